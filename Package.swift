@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "richpush",
+    products: [
+        .executable(name: "richpush", targets: ["richpush"]),
+        .library(name: "RichPush", targets: ["RichPush"]),
+        .library(name: "AssetServer", targets: ["AssetServer"]),
+    ],
+    targets: [
+        // The command-line front end: arguments, printing, exit codes. No logic of its own.
+        .executableTarget(name: "richpush", dependencies: ["RichPush", "AssetServer"]),
+
+        // The library: every pipeline stage.
+        .target(name: "RichPush", dependencies: ["CurlKit", "MagicKit"]),
+
+        // The only Swift code that touches libcurl and libmagic.
+        .target(name: "CurlKit", dependencies: ["CCurlShim"]),
+        .target(name: "MagicKit", dependencies: ["CMagic"]),
+
+        // The embedded asset server with fault modes, on libmicrohttpd.
+        .target(name: "AssetServer", dependencies: ["CAssetServerShim"]),
+
+        // C: system libraries from Debian and the small shims Swift needs to call them.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CMagic", providers: [.apt(["libmagic-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        .target(
+            name: "CAssetServerShim", dependencies: ["CMicroHTTPD"],
+            linkerSettings: [.linkedLibrary("z")]),
+
+        .testTarget(name: "CurlKitTests", dependencies: ["CurlKit"]),
+        .testTarget(name: "RichPushTests", dependencies: ["RichPush", "AssetServer"]),
+        .testTarget(name: "AssetServerTests", dependencies: ["AssetServer", "RichPush"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["AssetServer"]),
+    ]
+)
+
+// Shared compiler settings, applied in one place to every Swift target.
+let cTargets: Set<String> = ["CCurl", "CMagic", "CMicroHTTPD", "CCurlShim", "CAssetServerShim"]
+for target in package.targets where !cTargets.contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.swiftLanguageMode(.v6)]
+}

@@ -1,0 +1,96 @@
+/// How one response should misbehave, read from the request's query string.
+///
+/// Every fault is a query parameter, so a payload URL alone can ask for one
+/// (`https://cdn.example.com/hero.jpg?delay=40000`). Parameters combine. Numbers are decimal;
+/// a malformed value is a 400 response naming the parameter, so a typo never passes silently.
+///
+/// | parameter | effect |
+/// |---|---|
+/// | `delay=MS` | wait before sending the status line |
+/// | `status=CODE` | answer with that HTTP status and a small HTML error page |
+/// | `redirect=N` | a chain of N `302` redirects back to the same asset, then the asset |
+/// | `to=URL` | one `302` redirect to URL (any scheme, for example `file:///etc/passwd`) |
+/// | `type=MIME` | send this Content-Type instead of the one the file extension implies |
+/// | `gzip=1` | gzip the body and say `Content-Encoding: gzip` |
+/// | `size=BYTES` | make the body exactly BYTES long: the file, then zero bytes (or the file cut short) |
+/// | `chunked=1` | send no Content-Length: chunked transfer encoding |
+/// | `endless=1` | a chunked body that never ends (the server gives up after 4 GiB) |
+/// | `truncate=BYTES` | declare the full length, send BYTES, close the connection |
+/// | `length=BYTES` | declare `Content-Length: BYTES` whatever the real length (shorter cuts the body) |
+/// | `stall=BYTES` | after BYTES of body, send nothing for `stall-ms` (default 600000) |
+/// | `rate=BPS` | trickle the body at BPS bytes per second |
+/// | `reset=BYTES` | send BYTES of body, then reset the TCP connection (`reset=0`: before any response) |
+public struct FaultPlan: Sendable {
+    public var delayMilliseconds: Int = 0
+    public var status: Int?
+    public var redirects: Int = 0
+    public var redirectTarget: String?
+    public var contentType: String?
+    public var gzip = false
+    public var size: UInt64?
+    public var chunked = false
+    public var endless = false
+    public var truncateAt: UInt64?
+    public var declaredLength: UInt64?
+    public var stallAt: UInt64?
+    public var stallMilliseconds: Int = 600_000
+    public var bytesPerSecond: Int?
+    public var resetAt: UInt64?
+
+    /// The query without the `redirect` parameter, to carry other faults along a redirect chain.
+    public var passthroughQuery: [(String, String)] = []
+
+    public init() {}
+
+    /// Reads the plan from query arguments; throws the name of the first parameter that is malformed.
+    public init(query: [(String, String)]) throws(FaultPlanError) {
+        for (key, value) in query {
+            func number<T: FixedWidthInteger>(_: T.Type) throws(FaultPlanError) -> T {
+                guard let parsed = T(value), parsed >= 0 else { throw FaultPlanError(parameter: key, value: value) }
+                return parsed
+            }
+            func flag() throws(FaultPlanError) -> Bool {
+                switch value {
+                case "", "1", "true", "yes": return true
+                case "0", "false", "no": return false
+                default: throw FaultPlanError(parameter: key, value: value)
+                }
+            }
+            switch key {
+            case "delay": delayMilliseconds = try number(Int.self)
+            case "status":
+                let code = try number(Int.self)
+                guard (100...599).contains(code) else { throw FaultPlanError(parameter: key, value: value) }
+                status = code
+            case "redirect": redirects = try number(Int.self)
+            case "to": redirectTarget = value
+            case "type": contentType = value
+            case "gzip": gzip = try flag()
+            case "size": size = try number(UInt64.self)
+            case "chunked": chunked = try flag()
+            case "endless": endless = try flag()
+            case "truncate": truncateAt = try number(UInt64.self)
+            case "length": declaredLength = try number(UInt64.self)
+            case "stall": stallAt = try number(UInt64.self)
+            case "stall-ms": stallMilliseconds = try number(Int.self)
+            case "rate":
+                let rate = try number(Int.self)
+                guard rate > 0 else { throw FaultPlanError(parameter: key, value: value) }
+                bytesPerSecond = rate
+            case "reset": resetAt = try number(UInt64.self)
+            default: break  // Unknown parameters are ignored, as a CDN ignores cache-busting queries.
+            }
+            if key != "redirect" { passthroughQuery.append((key, value)) }
+        }
+    }
+}
+
+/// A query parameter whose value the server cannot use.
+public struct FaultPlanError: Error, Sendable, CustomStringConvertible {
+    public var parameter: String
+    public var value: String
+
+    public var description: String {
+        "fault parameter '\(parameter)' has an unusable value '\(value)'"
+    }
+}

@@ -1,0 +1,108 @@
+/// Everything one libcurl transfer is configured with; plain values, so it can cross threads.
+///
+/// CurlKit applies these options as given. The policy behind them (which schemes, which caps)
+/// belongs to the caller; see `RichPush.FetchPolicy`.
+public struct TransferSpec: Sendable {
+    /// The URL to download.
+    public var url: String
+    /// Schemes allowed for the URL and for every redirect, as curl spells them: "https" or "http,https".
+    public var allowedProtocols: String
+    /// Redirects followed at most; more fails with CURLE_TOO_MANY_REDIRECTS.
+    public var maxRedirects: Int
+    /// The instant by which the transfer must be over, whatever happens; time spent queued counts.
+    public var deadline: ContinuousClock.Instant
+    /// Time allowed for DNS, TCP and TLS together, in milliseconds.
+    public var connectTimeoutMilliseconds: Int
+    /// Stall detection: abort when fewer than `lowSpeedLimit` bytes/s arrive for `lowSpeedSeconds`.
+    public var lowSpeedLimit: Int
+    /// Seconds of low speed tolerated; 0 turns stall detection off.
+    public var lowSpeedSeconds: Int
+    /// Body bytes accepted at most (counted as they arrive, and checked against Content-Length early).
+    public var maxBytes: Int64?
+    /// An extra certificate authority file trusted besides the system's store.
+    public var caFile: String?
+    /// curl `--connect-to` entries: "HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT".
+    public var connectTo: [String]
+    /// A new connection (and TLS session) for this transfer, closed afterwards, as a separate phone would have.
+    public var freshConnection: Bool
+    /// Refuse TLS below 1.2.
+    public var requireTLS12: Bool
+    /// The User-Agent header sent.
+    public var userAgent: String
+
+    /// Creates a spec with conservative defaults: https only, 5 redirects, no cap.
+    public init(
+        url: String,
+        allowedProtocols: String = "https",
+        maxRedirects: Int = 5,
+        deadline: ContinuousClock.Instant,
+        connectTimeoutMilliseconds: Int = 10_000,
+        lowSpeedLimit: Int = 1,
+        lowSpeedSeconds: Int = 0,
+        maxBytes: Int64? = nil,
+        caFile: String? = nil,
+        connectTo: [String] = [],
+        freshConnection: Bool = true,
+        requireTLS12: Bool = true,
+        userAgent: String = "richpush"
+    ) {
+        self.url = url
+        self.allowedProtocols = allowedProtocols
+        self.maxRedirects = maxRedirects
+        self.deadline = deadline
+        self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
+        self.lowSpeedLimit = lowSpeedLimit
+        self.lowSpeedSeconds = lowSpeedSeconds
+        self.maxBytes = maxBytes
+        self.caFile = caFile
+        self.connectTo = connectTo
+        self.freshConnection = freshConnection
+        self.requireTLS12 = requireTLS12
+        self.userAgent = userAgent
+    }
+}
+
+/// What libcurl reported when a transfer ended, successful or not.
+public struct TransferOutcome: Sendable {
+    /// The CURLcode (0 is success); HTTP errors surface as 22 because FAILONERROR is set.
+    public var curlCode: Int
+    /// libcurl's own error text for a non-zero code.
+    public var curlMessage: String
+    /// The last HTTP status received (0 when none).
+    public var httpStatus: Int
+    /// The URL of the last request, after redirects.
+    public var effectiveURL: String
+    /// Redirects followed.
+    public var redirectCount: Int
+    /// The Content-Type response header, if any.
+    public var contentType: String?
+    /// The Content-Encoding response header, if any.
+    public var contentEncoding: String?
+    /// The declared Content-Length, if any.
+    public var contentLength: Int64?
+    /// Body bytes written to the sink.
+    public var bytes: Int64
+    /// The byte cap stopped the body.
+    public var capExceeded: Bool
+    /// Writing the body failed with this errno (0 when it did not).
+    public var writeErrno: Int32
+    /// The transfer was removed because the caller cancelled it.
+    public var cancelled: Bool
+    /// Whether a connection (and for https the TLS handshake) was established.
+    public var connected: Bool
+    /// Microseconds from start to: name resolved, TCP connected, TLS done, first byte, end.
+    public var dnsMicros: Int64, connectMicros: Int64, tlsMicros: Int64, firstByteMicros: Int64, totalMicros: Int64
+    /// Microseconds between submission to the loop and the transfer's start on it.
+    public var queueMicros: Int64
+    /// Milliseconds the transfer was allowed when it started (TIMEOUT_MS as set).
+    public var timeoutMilliseconds: Int
+
+    /// An outcome for a transfer that never reached libcurl.
+    public static func notStarted(curlCode: Int, message: String, cancelled: Bool = false) -> TransferOutcome {
+        TransferOutcome(
+            curlCode: curlCode, curlMessage: message, httpStatus: 0, effectiveURL: "", redirectCount: 0,
+            contentType: nil, contentEncoding: nil, contentLength: nil, bytes: 0, capExceeded: false,
+            writeErrno: 0, cancelled: cancelled, connected: false, dnsMicros: 0, connectMicros: 0, tlsMicros: 0,
+            firstByteMicros: 0, totalMicros: 0, queueMicros: 0, timeoutMilliseconds: 0)
+    }
+}

@@ -1,0 +1,44 @@
+import CMagic
+
+/// One libmagic handle with its database loaded.
+///
+/// - Warning: a cookie must not be used by two threads at once; ``MagicPool`` hands each one to a
+///   single thread at a time, which is what makes the `@unchecked Sendable` sound.
+final class MagicCookie: @unchecked Sendable {
+    private let cookie: magic_t
+
+    /// Opens a cookie and loads the system database; `nil` when libmagic or its database is missing.
+    init?() {
+        // MAGIC_NO_CHECK_BUILTIN skips the text/tar/ELF/CDF/JSON/CSV checks: much faster on
+        // non-media input, and media answers come from the soft database either way. No MAGIC_COMPRESS:
+        // a gzip body must be reported as gzip, not looked inside.
+        guard let cookie = magic_open(MAGIC_MIME_TYPE | RP_MAGIC_NO_CHECK_BUILTIN) else { return nil }
+        guard magic_load(cookie, nil) == 0 else {
+            magic_close(cookie)
+            return nil
+        }
+        self.cookie = cookie
+    }
+
+    deinit {
+        magic_close(cookie)
+    }
+
+    /// The MIME type and the human description of `bytes`.
+    func identify(_ bytes: UnsafeRawBufferPointer) -> (mime: String, description: String) {
+        let mime = query(bytes, flags: MAGIC_MIME_TYPE | RP_MAGIC_NO_CHECK_BUILTIN)
+        let description = query(bytes, flags: MAGIC_NONE | RP_MAGIC_NO_CHECK_BUILTIN)
+        return (mime ?? "application/octet-stream", description ?? "data")
+    }
+
+    private func query(_ bytes: UnsafeRawBufferPointer, flags: Int32) -> String? {
+        guard magic_setflags(cookie, flags) == 0 else { return nil }
+        // An empty buffer needs a valid pointer all the same.
+        var empty: UInt8 = 0
+        let answer = withUnsafeMutablePointer(to: &empty) { fallback in
+            magic_buffer(cookie, bytes.baseAddress ?? UnsafeRawPointer(fallback), bytes.count)
+        }
+        guard let answer else { return nil }
+        return String(cString: answer)
+    }
+}

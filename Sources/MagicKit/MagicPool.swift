@@ -1,0 +1,73 @@
+import Foundation
+import Synchronization
+
+/// What libmagic says a byte buffer is.
+public struct MagicAnswer: Sendable, Equatable {
+    /// The MIME type, for example `image/jpeg`.
+    public var mime: String
+    /// The human description, which carries image dimensions ("PNG image data, 1200 x 600, ...").
+    public var description: String
+}
+
+/// Errors MagicKit raises.
+public enum MagicKitError: Error, Sendable, CustomStringConvertible {
+    /// libmagic could not open or load its database.
+    case databaseUnavailable
+
+    public var description: String {
+        "libmagic could not load its database (is libmagic-mgc installed?)"
+    }
+}
+
+/// A pool of libmagic cookies, each used by one thread at a time.
+///
+/// Cookies are created lazily, one at a time, up to `capacity`; a caller that finds none idle
+/// makes one if the pool is below capacity, otherwise waits for one to be returned.
+/// Each cookie holds its own copy of the database (about 9 MB), so keep the pool small: one per core.
+///
+/// ```swift
+/// let pool = MagicPool()
+/// let answer = try pool.identify(bytes)   // MagicAnswer(mime: "image/png", description: "PNG image data, ...")
+/// ```
+public final class MagicPool: Sendable {
+    private struct State {
+        var idle: [MagicCookie] = []
+        var created = 0
+    }
+
+    private let state: Mutex<State>
+    private let available: DispatchSemaphore
+    private let capacity: Int
+
+    /// Creates an empty pool that will hold at most `capacity` cookies.
+    public init(capacity: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        self.capacity = max(1, capacity)
+        state = Mutex(State())
+        available = DispatchSemaphore(value: self.capacity)
+    }
+
+    /// Identifies `bytes`; blocks briefly when every cookie is busy.
+    public func identify(_ bytes: UnsafeRawBufferPointer) throws(MagicKitError) -> MagicAnswer {
+        available.wait()
+        defer { available.signal() }
+        let reused = state.withLock { state -> MagicCookie? in
+            if let cookie = state.idle.popLast() { return cookie }
+            state.created += 1
+            return nil
+        }
+        // Creating happens outside the lock but the semaphore bounds how many exist at once.
+        guard let cookie = reused ?? MagicCookie() else {
+            state.withLock { $0.created -= 1 }
+            throw .databaseUnavailable
+        }
+        let answer = cookie.identify(bytes)
+        state.withLock { $0.idle.append(cookie) }
+        return MagicAnswer(mime: answer.mime, description: answer.description)
+    }
+
+    /// Identifies a byte array.
+    public func identify(_ bytes: [UInt8]) throws(MagicKitError) -> MagicAnswer {
+        let result = bytes.withUnsafeBytes { buffer in Result { () throws(MagicKitError) in try identify(buffer) } }
+        return try result.get()
+    }
+}

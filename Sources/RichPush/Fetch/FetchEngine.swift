@@ -1,0 +1,191 @@
+import CurlKit
+import Foundation
+
+/// Downloads assets the way a service extension must: under a deadline, streamed to disk, capped.
+///
+/// The engine owns a ``CurlLoopGroup``: one loop thread per core by default, each running
+/// libcurl's multi loop over its own handles. Any number of tasks may call ``fetch(_:writingTo:)``
+/// at once; each call is one transfer. Cancelling the calling task aborts its transfer.
+///
+/// ```swift
+/// try await FetchEngine.withEngine { engine in
+///     let request = FetchRequest(url: "https://cdn.example.com/hero.jpg", budget: .seconds(30))
+///     let result = try await engine.fetch(request, toNewFileAt: "/tmp/out/hero.part")
+///     print(result.bytes, result.timings.total)
+/// }
+/// ```
+public final class FetchEngine: Sendable {
+    private let group: CurlLoopGroup
+
+    /// The number of loop threads.
+    public var loopCount: Int { group.loopCount }
+    /// Transfers in flight over all loops.
+    public var inFlight: Int { group.inFlight }
+
+    /// Starts `loops` loop threads (default: one per core).
+    public init(loops: Int = ProcessInfo.processInfo.activeProcessorCount) throws(FetchError) {
+        guard let group = CurlLoopGroup(loops: loops) else {
+            throw FetchError(.transferFailed, "libcurl could not be initialised (is libcurl4 installed?)")
+        }
+        self.group = group
+    }
+
+    /// Runs `body` with a new engine and shuts it down when `body` ends, so no curl handle outlives it.
+    public static func withEngine<Result>(
+        loops: Int = ProcessInfo.processInfo.activeProcessorCount, _ body: (FetchEngine) async throws -> Result
+    ) async throws -> Result {
+        let engine = try FetchEngine(loops: loops)
+        defer { engine.shutdown() }
+        return try await body(engine)
+    }
+
+    /// Aborts every transfer (they fail with `engine-stopped`) and joins the loop threads. Idempotent.
+    public func shutdown() {
+        group.stop()
+    }
+
+    /// Downloads `request.url`, writing the body to `descriptor` as it arrives (-1 discards it).
+    ///
+    /// The caller owns the descriptor and whatever it wrote on failure; see ``fetch(_:toNewFileAt:)``
+    /// for a version that cleans up after itself.
+    public func fetch(_ request: FetchRequest, writingTo descriptor: Int32) async throws(FetchError) -> FetchResult {
+        let policy = request.policy
+        guard let components = URLComponents(string: request.url), let scheme = components.scheme,
+            let host = components.host, !host.isEmpty
+        else {
+            throw FetchError(.invalidURL, "'\(request.url)' is not an absolute URL with a host")
+        }
+        guard policy.allows(scheme: scheme) else {
+            throw FetchError(
+                .schemeNotAllowed,
+                "\(scheme):// is not allowed for \(request.url) (allowed: \(policy.allowedProtocols))")
+        }
+        let spec = TransferSpec(
+            url: request.url,
+            allowedProtocols: policy.allowedProtocols,
+            maxRedirects: policy.maxRedirects,
+            deadline: request.deadline,
+            connectTimeoutMilliseconds: Int(max(1, policy.connectTimeout.wholeMilliseconds)),
+            lowSpeedLimit: policy.stallBytesPerSecond,
+            lowSpeedSeconds: policy.stallWindow.map { max(1, Int(($0.wholeMilliseconds + 999) / 1000)) } ?? 0,
+            maxBytes: policy.maxBytes,
+            caFile: policy.caFile,
+            connectTo: policy.hostMappings.map(\.description),
+            freshConnection: policy.connections == .fresh,
+            requireTLS12: policy.requireTLS12,
+            userAgent: policy.userAgent)
+        let outcome = await group.transfer(spec, writingTo: descriptor)
+        return try Self.result(of: outcome, request: request).get()
+    }
+
+    /// Downloads into a new file at `path`, created exclusively (never through a link, mode 0600).
+    ///
+    /// On failure the file is removed, so a failed fetch leaves nothing behind.
+    public func fetch(_ request: FetchRequest, toNewFileAt path: String) async throws(FetchError) -> FetchResult {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw FetchError(.storageFailed, "cannot create '\(path)': \(reason)")
+        }
+        do throws(FetchError) {
+            let result = try await fetch(request, writingTo: descriptor)
+            guard close(descriptor) == 0 else {
+                unlink(path)
+                throw FetchError(.storageFailed, "cannot finish writing '\(path)': \(String(cString: strerror(errno)))")
+            }
+            return result
+        } catch {
+            close(descriptor)
+            unlink(path)
+            throw error
+        }
+    }
+
+    static func result(of outcome: TransferOutcome, request: FetchRequest) -> Result<FetchResult, FetchError> {
+        let details = FetchResult(
+            httpStatus: outcome.httpStatus,
+            effectiveURL: outcome.effectiveURL.isEmpty ? request.url : outcome.effectiveURL,
+            redirectCount: outcome.redirectCount,
+            contentType: outcome.contentType,
+            contentEncoding: outcome.contentEncoding,
+            bytes: outcome.bytes,
+            timings: FetchTimings(
+                queue: .microseconds(outcome.queueMicros), dns: .microseconds(outcome.dnsMicros),
+                connect: .microseconds(outcome.connectMicros), tls: .microseconds(outcome.tlsMicros),
+                firstByte: .microseconds(outcome.firstByteMicros), total: .microseconds(outcome.totalMicros)))
+        let url = request.url
+        let cause = "curl error \(outcome.curlCode): \(outcome.curlMessage)"
+        func failure(_ code: FetchError.Code, _ message: String) -> Result<FetchResult, FetchError> {
+            .failure(FetchError(code, message, details: details, cause: cause))
+        }
+        if outcome.cancelled {
+            return failure(.cancelled, "the download of \(url) was cancelled")
+        }
+        let budget = String(format: "%.1f s", Double(outcome.timeoutMilliseconds) / 1000)
+        switch outcome.curlCode {
+        case 0:
+            guard (200..<300).contains(outcome.httpStatus) else {
+                return failure(
+                    .httpStatus, "\(details.effectiveURL) answered HTTP \(outcome.httpStatus); expected 2xx")
+            }
+            return .success(details)
+        case 1, 4:
+            return failure(
+                .redirectNotAllowed,
+                "\(url) redirected to a scheme that is not allowed (allowed: \(request.policy.allowedProtocols)): "
+                    + outcome.curlMessage)
+        case 3:
+            return failure(.invalidURL, "'\(url)' is malformed: \(outcome.curlMessage)")
+        case 5, 6:
+            return failure(.dnsFailed, "cannot resolve the host of \(url); check the name or map it with --connect-to")
+        case 7:
+            return failure(.connectFailed, "cannot connect to the host of \(url): \(outcome.curlMessage)")
+        case 28:
+            if outcome.timeoutMilliseconds == 0 || outcome.totalMicros >= Int64(outcome.timeoutMilliseconds) * 1000 - 50_000 {
+                return failure(
+                    .deadlineExceeded,
+                    "\(url) did not finish within the budget (\(budget)); \(outcome.bytes) bytes had arrived")
+            }
+            if !outcome.connected {
+                return failure(
+                    .connectTimeout,
+                    "connecting to the host of \(url) (DNS, TCP, TLS) took longer than the connect timeout")
+            }
+            return failure(.stalled, "\(url) stalled: too few bytes arrived for too long (\(outcome.curlMessage))")
+        case 35, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91, 98:
+            return failure(.tlsFailed, "TLS with the host of \(url) failed: \(outcome.curlMessage)")
+        case 47:
+            return failure(
+                .tooManyRedirects, "\(url) redirected more than \(request.policy.maxRedirects) times")
+        case 63:
+            return failure(
+                .tooLarge,
+                "\(url) declares \(outcome.contentLength.map(String.init) ?? "a") Content-Length over the cap "
+                    + "of \(request.policy.maxBytes.map(String.init) ?? "?") bytes")
+        case 23:
+            if outcome.capExceeded {
+                return failure(
+                    .tooLarge,
+                    "\(url) sent more than the cap of \(request.policy.maxBytes.map(String.init) ?? "?") bytes; stopped")
+            }
+            return failure(
+                .storageFailed, "writing the body of \(url) failed: \(String(cString: strerror(outcome.writeErrno)))")
+        case 22:
+            return failure(
+                .httpStatus, "\(details.effectiveURL) answered HTTP \(outcome.httpStatus); expected 2xx")
+        case 18:
+            return failure(
+                .truncated,
+                "\(url) closed the connection after \(outcome.bytes) of "
+                    + "\(outcome.contentLength.map(String.init) ?? "?") declared bytes")
+        case 52, 55, 56:
+            return failure(.connectionReset, "the connection to \(url) was reset or closed: \(outcome.curlMessage)")
+        case 8, 16, 61, 92:
+            return failure(.protocolError, "\(url) did not answer with valid HTTP: \(outcome.curlMessage)")
+        case 42:
+            return failure(.engineStopped, "the fetch engine stopped before \(url) finished")
+        default:
+            return failure(.transferFailed, "downloading \(url) failed: \(outcome.curlMessage)")
+        }
+    }
+}

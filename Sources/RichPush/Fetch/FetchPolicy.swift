@@ -1,0 +1,74 @@
+/// The limits one download runs under: what a service extension on a phone is allowed to do.
+///
+/// Every limit a hostile or broken server could push past is here, with the phone's values as
+/// defaults. The overall deadline is not here: it is per fetch (see ``FetchRequest``).
+public struct FetchPolicy: Sendable {
+    /// Whether a connection is shared between transfers.
+    public enum Connections: String, Sendable {
+        /// A new connection and TLS session per transfer, closed afterwards: what separate phones do.
+        case fresh
+        /// Connections (and TLS sessions) kept and reused between transfers on the same loop.
+        case shared
+    }
+
+    /// Accept `http://` URLs and redirects (an extension whose Info.plist allows arbitrary loads).
+    public var allowHTTP = false
+    /// Redirects followed at most.
+    public var maxRedirects = 5
+    /// Time allowed for DNS, TCP and TLS together.
+    public var connectTimeout: Duration = .seconds(10)
+    /// Abort when fewer than `stallBytesPerSecond` arrive for `stallWindow`; nil turns stall detection off.
+    ///
+    /// Off by default: URLSession on the phone waits out the whole budget for a silent server, so
+    /// the emulator reports `deadline-exceeded` there too. Turn it on to fail fast in tooling.
+    public var stallWindow: Duration?
+    /// The speed under which a transfer counts as stalled.
+    public var stallBytesPerSecond = 1
+    /// Body bytes accepted at most; the transfer stops as soon as one more would arrive.
+    public var maxBytes: Int64?
+    /// An extra certificate authority (PEM file) trusted besides the system store; verification is never off.
+    public var caFile: String?
+    /// curl `--connect-to` rules.
+    public var hostMappings: [HostMapping] = []
+    /// Fresh connection per transfer, or shared.
+    public var connections: Connections = .fresh
+    /// Refuse TLS below 1.2 (App Transport Security).
+    public var requireTLS12 = true
+    /// The User-Agent header.
+    public var userAgent = "richpush/0.1 (NotificationServiceExtension emulator)"
+
+    public init() {}
+
+    /// The schemes allowed for the URL and every redirect, in curl's spelling.
+    var allowedProtocols: String { allowHTTP ? "http,https" : "https" }
+
+    /// Whether `scheme` may be fetched under this policy.
+    public func allows(scheme: String) -> Bool {
+        switch scheme.lowercased() {
+        case "https": return true
+        case "http": return allowHTTP
+        default: return false
+        }
+    }
+}
+
+/// One download: where from and by when.
+public struct FetchRequest: Sendable {
+    /// The asset URL.
+    public var url: String
+    /// The instant by which the download must be over: the device's budget, made absolute once.
+    public var deadline: ContinuousClock.Instant
+    /// The limits it runs under.
+    public var policy: FetchPolicy
+
+    public init(url: String, deadline: ContinuousClock.Instant, policy: FetchPolicy = FetchPolicy()) {
+        self.url = url
+        self.deadline = deadline
+        self.policy = policy
+    }
+
+    /// A request whose deadline is `budget` from now.
+    public init(url: String, budget: Duration, policy: FetchPolicy = FetchPolicy()) {
+        self.init(url: url, deadline: .now + budget, policy: policy)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+@_exported import MagicKit
+
+/// What the bytes of a downloaded file really are.
+public struct Sniff: Sendable, Equatable, Codable {
+    /// libmagic's MIME type, for example `image/png`.
+    public var mime: String
+    /// libmagic's description, which carries image dimensions ("PNG image data, 1200 x 600, ...").
+    public var description: String
+    /// The supported format the bytes are, if any.
+    public var formatName: String?
+    /// Notes on how the answer was reached (an ID3 tag skipped, an MPEG-4 audio file).
+    public var notes: [String]
+
+    /// The supported format, looked up again from ``formatName``.
+    public var format: AttachmentFormat? {
+        formatName.flatMap { name in AttachmentFormat.all.first { $0.name == name } }
+    }
+}
+
+/// Tells what downloaded bytes are, over a pool of libmagic cookies.
+///
+/// Reads at most ``sniffLimit`` bytes from the start of the file. Two cases libmagic alone gets
+/// wrong are handled (PLATFORM.md section 6):
+/// - an MP3 behind a large ID3v2 tag sniffs as `application/octet-stream` when the audio frames
+///   are not in the buffer: the tag is skipped and the bytes after it are sniffed;
+/// - an audio-only MPEG-4 file with brand `mp42` sniffs as `video/mp4`: ``Sniff/notes`` says
+///   whether the file has a video track, so the validator can accept it for `m4a`.
+public struct TypeSniffer: Sendable {
+    /// Bytes read from the start of a file (enough for large ID3 tags and `moov` boxes at the front).
+    public static let sniffLimit = 1 << 20
+
+    private let pool: MagicPool
+
+    public init(pool: MagicPool = MagicPool()) {
+        self.pool = pool
+    }
+
+    /// Sniffs the file at `path`.
+    public func sniff(fileAt path: String) throws(SniffError) -> Sniff {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            throw SniffError("cannot open '\(path)' to sniff it: \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        return try sniff(descriptor: descriptor)
+    }
+
+    /// Sniffs the file open at `descriptor` (read from offset 0; the offset is not moved).
+    public func sniff(descriptor: Int32) throws(SniffError) -> Sniff {
+        var bytes = [UInt8](repeating: 0, count: Self.sniffLimit)
+        var filled = 0
+        while filled < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { buffer in
+                buffer.baseAddress.map { pread(descriptor, $0 + filled, buffer.count - filled, off_t(filled)) } ?? 0
+            }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { throw SniffError("cannot read the file to sniff it: \(String(cString: strerror(errno)))") }
+            if got == 0 { break }
+            filled += got
+        }
+        bytes.removeSubrange(filled...)
+        return try sniff(bytes: bytes)
+    }
+
+    /// Sniffs bytes held in memory.
+    public func sniff(bytes: [UInt8]) throws(SniffError) -> Sniff {
+        let answer: MagicAnswer
+        do { answer = try pool.identify(bytes) } catch { throw SniffError(error.description) }
+        var result = Sniff(
+            mime: answer.mime, description: answer.description,
+            formatName: AttachmentFormat.forMIME(answer.mime)?.name, notes: [])
+        if result.formatName == nil, let tagEnd = Self.id3TagEnd(bytes), tagEnd < bytes.count {
+            let after = Array(bytes[tagEnd...])
+            if let inner = try? pool.identify(after), AttachmentFormat.forMIME(inner.mime)?.name == "mp3" {
+                result = Sniff(
+                    mime: inner.mime, description: "Audio file with ID3 version 2 tag, " + inner.description,
+                    formatName: "mp3", notes: ["an ID3v2 tag of \(tagEnd) bytes precedes the MPEG audio frames"])
+            }
+        }
+        if result.formatName == "mp4", let box = MPEG4Box.brands(of: bytes) {
+            let video = MPEG4Box.hasVideoTrack(bytes)
+            result.notes.append(
+                "MPEG-4 major brand '\(box.major)'"
+                    + (video ? ", has a video track" : ", no video track: MPEG-4 audio"))
+        }
+        return result
+    }
+
+    /// The end of a leading ID3v2 tag (its 10-byte header plus syncsafe size), if the bytes start with one.
+    static func id3TagEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 10, bytes[0] == 0x49, bytes[1] == 0x44, bytes[2] == 0x33 else { return nil }
+        let size = bytes[6..<10].reduce(0) { ($0 << 7) | Int($1 & 0x7f) }
+        let footer = (bytes[5] & 0x10) != 0 ? 10 : 0
+        return 10 + size + footer
+    }
+}
+
+/// Reads the few MPEG-4 boxes the sniffer needs.
+enum MPEG4Box {
+    /// The `ftyp` box's major brand and compatible brands, when the file starts with one.
+    static func brands(of bytes: [UInt8]) -> (major: String, compatible: [String])? {
+        guard bytes.count >= 16, String(decoding: bytes[4..<8], as: UTF8.self) == "ftyp" else { return nil }
+        let size = bytes[0..<4].reduce(0) { ($0 << 8) | Int($1) }
+        let end = min(max(size, 16), bytes.count)
+        let major = String(decoding: bytes[8..<12], as: UTF8.self)
+        let compatible = stride(from: 16, to: end - 3, by: 4).map {
+            String(decoding: bytes[$0..<($0 + 4)], as: UTF8.self)
+        }
+        return (major, compatible)
+    }
+
+    /// Whether any track's handler (`hdlr` box) is `vide`, in the bytes read.
+    static func hasVideoTrack(_ bytes: [UInt8]) -> Bool {
+        let hdlr: [UInt8] = Array("hdlr".utf8)
+        let vide: [UInt8] = Array("vide".utf8)
+        var index = 0
+        while index + 16 <= bytes.count {
+            if bytes[index] == hdlr[0] && Array(bytes[index..<(index + 4)]) == hdlr {
+                // hdlr: type, version/flags (4), pre_defined (4), handler_type (4).
+                if Array(bytes[(index + 12)..<(index + 16)]) == vide { return true }
+            }
+            index += 1
+        }
+        return false
+    }
+}
+
+/// Sniffing failed: the file could not be read or libmagic is unusable.
+public struct SniffError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,72 @@
+/// A usage mistake: a message for stderr and exit code 64.
+struct UsageError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The command line as a queue of words, read by the options a command knows.
+///
+/// Options take the `--name value` or `--name=value` form. Whatever is left when a command has
+/// read its options must be its positional arguments; an unknown `--option` is a usage error.
+struct Arguments {
+    private var words: [String]
+
+    init(_ words: [String]) { self.words = words }
+
+    /// Removes `--name` (or an alias) and says whether it was there.
+    mutating func flag(_ names: String...) -> Bool {
+        var found = false
+        words.removeAll { word in
+            let hit = names.contains(word)
+            found = found || hit
+            return hit
+        }
+        return found
+    }
+
+    /// Removes every `--name VALUE` and returns the values in order.
+    mutating func values(_ names: String...) throws(UsageError) -> [String] {
+        var result: [String] = []
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            if let name = names.first(where: { word.hasPrefix($0 + "=") }) {
+                result.append(String(word.dropFirst(name.count + 1)))
+                words.remove(at: index)
+            } else if names.contains(word) {
+                guard index + 1 < words.count else { throw UsageError("\(word) needs a value") }
+                result.append(words[index + 1])
+                words.removeSubrange(index...(index + 1))
+            } else {
+                index += 1
+            }
+        }
+        return result
+    }
+
+    /// Removes `--name VALUE` and returns the last value given.
+    mutating func value(_ names: String...) throws(UsageError) -> String? {
+        var result: [String] = []
+        for name in names { result += try values(name) }
+        return result.last
+    }
+
+    /// Reads `--name N` as a number within `range`.
+    mutating func number<T: LosslessStringConvertible & Comparable>(
+        _ name: String, in range: ClosedRange<T>
+    ) throws(UsageError) -> T? {
+        guard let text = try value(name) else { return nil }
+        guard let number = T(text), range.contains(number) else {
+            throw UsageError("\(name) takes a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return number
+    }
+
+    /// The remaining words, which must all be positional.
+    func positionals() throws(UsageError) -> [String] {
+        if let unknown = words.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
+            throw UsageError("unknown option \(unknown)")
+        }
+        return words
+    }
+}

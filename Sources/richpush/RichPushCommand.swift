@@ -1,0 +1,72 @@
+import Foundation
+import RichPush
+
+/// The entry point: picks the subcommand, runs it, and turns every error into a message and an exit code.
+@main
+enum RichPushCommand {
+    static let overview = """
+        richpush: emulate the iOS Notification Service Extension for rich push (Braze first).
+
+        Usage: richpush <command> [options]
+
+        Commands:
+          serve [DIR]     Serve a folder of assets over HTTP and HTTPS on 127.0.0.1, with fault modes.
+          fetch URL       Download one asset as a service extension would, and report how it went.
+          sniff FILE...   Tell what files really are, and whether iOS would attach them.
+          help [COMMAND]  Show help for a command.
+
+        Run 'richpush help <command>' or 'richpush <command> --help' for a command's options.
+        """
+
+    static func main() async {
+        var words = Array(CommandLine.arguments.dropFirst())
+        guard let command = words.first else {
+            printError(overview)
+            exit(ExitCode.usage.rawValue)
+        }
+        words.removeFirst()
+        let code: ExitCode
+        do {
+            code = try await run(command, words)
+        } catch let error as UsageError {
+            printError("richpush \(command): \(error)\nRun 'richpush \(command) --help' for usage.")
+            code = .usage
+        } catch {
+            printError("richpush \(command): \(error)")
+            code = .software
+        }
+        exit(code.rawValue)
+    }
+
+    static func run(_ command: String, _ words: [String]) async throws -> ExitCode {
+        let wantsHelp = words.contains("--help") || words.contains("-h")
+        switch command {
+        case "serve":
+            if wantsHelp { return help(ServeCommand.help) }
+            return try ServeCommand.run(Arguments(words))
+        case "fetch":
+            if wantsHelp { return help(FetchCommand.help) }
+            return try await FetchCommand.run(Arguments(words))
+        case "sniff":
+            if wantsHelp { return help(SniffCommand.help) }
+            return try SniffCommand.run(Arguments(words))
+        case "help", "--help", "-h":
+            switch words.first {
+            case "serve": return help(ServeCommand.help)
+            case "fetch": return help(FetchCommand.help)
+            case "sniff": return help(SniffCommand.help)
+            default: return help(overview)
+            }
+        case "version", "--version":
+            printLine("richpush 0.1.0 (\(CurlRuntimeInfo.version))")
+            return .success
+        default:
+            throw UsageError("unknown command '\(command)'\n\n\(overview)")
+        }
+    }
+
+    private static func help(_ text: String) -> ExitCode {
+        printLine(text)
+        return .success
+    }
+}

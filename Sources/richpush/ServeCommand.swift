@@ -1,0 +1,81 @@
+import AssetServer
+import Foundation
+
+/// `richpush serve`: the embedded asset server in the foreground.
+enum ServeCommand {
+    static let help = """
+        Serve a folder of assets over HTTP and HTTPS on 127.0.0.1, with fault modes.
+
+        Usage: richpush serve [DIR] [options]
+
+        DIR defaults to Samples/assets. The URLs the server listens on are printed on stdout, one per
+        line (http first, then https); everything else goes to stderr. Stop it with Ctrl-C.
+
+        Options:
+          --port N           HTTP port (default 0: any free port).
+          --https-port N     HTTPS port (default 0: any free port).
+          --cert FILE        Certificate chain (PEM) for HTTPS (default Samples/certs/server.pem).
+          --key FILE         Private key (PEM) for HTTPS (default Samples/certs/server-key.pem).
+          --no-tls           Serve plain HTTP only.
+          --host ADDRESS     IPv4 address to bind (default 127.0.0.1).
+
+        Fault modes are query parameters, so a payload URL alone can ask for one:
+          delay=MS        wait before the status line      status=CODE     answer with that HTTP status
+          redirect=N      N redirects, then the asset      to=URL          one redirect to URL (any scheme)
+          type=MIME       force the Content-Type           gzip=1          gzip the body (Content-Encoding)
+          size=BYTES      body of exactly BYTES (padded)   chunked=1       no Content-Length
+          endless=1       a body that never ends           truncate=BYTES  send BYTES, then close
+          length=BYTES    declare this Content-Length      stall=BYTES     go silent after BYTES (stall-ms=MS)
+          rate=BPS        trickle at BPS bytes/second      reset=BYTES     TCP reset after BYTES (0: at once)
+
+        Example:
+          richpush serve Samples/assets --port 8080
+          curl --cacert Samples/certs/ca.pem -o /dev/null -w '%{http_code} %{size_download}\\n' \\
+               'https://127.0.0.1:<https-port>/hero.jpg?truncate=1000'
+        """
+
+    static func run(_ arguments: Arguments) throws -> ExitCode {
+        var arguments = arguments
+        let httpPort: UInt16 = try arguments.number("--port", in: 0...65535) ?? 0
+        let httpsPort: UInt16 = try arguments.number("--https-port", in: 0...65535) ?? 0
+        let noTLS = arguments.flag("--no-tls")
+        let host = try arguments.value("--host") ?? "127.0.0.1"
+        var certificate = try arguments.value("--cert")
+        var key = try arguments.value("--key")
+        let positionals = try arguments.positionals()
+        guard positionals.count <= 1 else { throw UsageError("serve takes one folder, got \(positionals.count)") }
+        let samples = SamplesFolder.locate()
+        guard let root = positionals.first ?? samples.map({ $0 + "/assets" }) else {
+            throw UsageError("no folder given and no Samples/assets here: run 'richpush serve DIR'")
+        }
+        if !noTLS, certificate == nil, key == nil, let samples {
+            certificate = samples + "/certs/server.pem"
+            key = samples + "/certs/server-key.pem"
+        }
+        var identity: TLSIdentity?
+        if !noTLS {
+            guard let certificate, let key else {
+                throw UsageError("HTTPS needs --cert and --key (or --no-tls)")
+            }
+            identity = try TLSIdentity.load(certificate: certificate, key: key)
+        }
+        let server = try AssetServer(
+            root: root, tls: identity, host: host, httpPort: httpPort, httpsPort: httpsPort)
+        printLine(server.httpBaseURL + "/")
+        if let https = server.httpsBaseURL { printLine(https + "/") }
+        printError("richpush: serving \(root)")
+        if identity != nil, let samples, certificate == samples + "/certs/server.pem" {
+            printError("richpush: HTTPS uses the test certificate; trust it with --cacert \(samples)/certs/ca.pem")
+        }
+        printError("richpush: fault modes are query parameters (see 'richpush serve --help'); Ctrl-C stops.")
+        let semaphore = DispatchSemaphore(value: 0)
+        Task.detached {
+            _ = await TerminationSignal.wait()
+            semaphore.signal()
+        }
+        semaphore.wait()
+        server.stop()
+        printError("richpush: stopped after \(server.requestCount) requests")
+        return .success
+    }
+}

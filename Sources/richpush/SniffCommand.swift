@@ -1,0 +1,54 @@
+import Foundation
+import RichPush
+
+/// `richpush sniff`: what files really are, and what iOS would make of them.
+enum SniffCommand {
+    static let help = """
+        Tell what files really are (libmagic), and whether iOS would attach them.
+
+        Usage: richpush sniff FILE... [--json]
+
+        For each file: the MIME type, the supported format and class it maps to (or 'unsupported'),
+        and libmagic's description (which carries image dimensions). With --json, one JSON object per
+        line instead. Exit status 0 when every file is a supported attachment format, 1 otherwise.
+
+        Example:
+          richpush sniff Samples/assets/*
+        """
+
+    static func run(_ arguments: Arguments) throws -> ExitCode {
+        var arguments = arguments
+        let json = arguments.flag("--json")
+        let files = try arguments.positionals()
+        guard !files.isEmpty else { throw UsageError("sniff needs at least one file") }
+        let sniffer = TypeSniffer(pool: MagicPool(capacity: 1))
+        var allSupported = true
+        for file in files {
+            let sniff = try sniffer.sniff(fileAt: file)
+            let format = sniff.format
+            allSupported = allSupported && format != nil
+            if json {
+                printLine(
+                    try JSON.string(
+                        SniffLine(
+                            file: file, mime: sniff.mime, format: format?.name, uti: format?.uti,
+                            attachmentClass: format?.attachmentClass.rawValue, description: sniff.description,
+                            notes: sniff.notes)))
+            } else {
+                let kind = format.map { "\($0.attachmentClass.rawValue)/\($0.name) \($0.uti)" } ?? "unsupported"
+                printLine("\(file)\t\(sniff.mime)\t\(kind)\t\(sniff.description)")
+            }
+        }
+        return allSupported ? .success : .failure
+    }
+
+    private struct SniffLine: Codable {
+        var file: String
+        var mime: String
+        var format: String?
+        var uti: String?
+        var attachmentClass: String?
+        var description: String
+        var notes: [String]
+    }
+}
