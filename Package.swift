@@ -32,10 +32,12 @@ let package = Package(
             name: "CAssetServerShim", dependencies: ["CMicroHTTPD"],
             linkerSettings: [.linkedLibrary("z")]),
 
+        // Fixtures the test targets share: the repository's samples and a started asset server.
+        .target(name: "TestSupport", dependencies: ["AssetServer"], path: "Tests/TestSupport"),
         .testTarget(name: "CurlKitTests", dependencies: ["CurlKit"]),
-        .testTarget(name: "RichPushTests", dependencies: ["RichPush", "AssetServer"]),
-        .testTarget(name: "AssetServerTests", dependencies: ["AssetServer", "RichPush"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["AssetServer"]),
+        .testTarget(name: "RichPushTests", dependencies: ["RichPush", "AssetServer", "TestSupport"]),
+        .testTarget(name: "AssetServerTests", dependencies: ["AssetServer", "RichPush", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["RichPush", "AssetServer", "TestSupport"]),
     ]
 )
 

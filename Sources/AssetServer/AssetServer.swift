@@ -101,10 +101,12 @@ public final class AssetServer: Sendable {
         var started = [plain]
         self.httpPort = rp_mhd_port(plain)
         if let tls {
-            guard let secure = rp_mhd_start(host, httpsPort, handleRequest, context, tls.keyPEM, tls.certificatePEM, limit)
+            guard
+                let secure = rp_mhd_start(
+                    host, httpsPort, handleRequest, context, tls.keyPEM, tls.certificatePEM, limit)
             else {
                 MHD_stop_daemon(plain)
-                    throw AssetServerError(
+                throw AssetServerError(
                     "cannot start HTTPS on \(host):\(httpsPort): port in use, or the certificate/key PEM is unusable")
             }
             started.append(secure)

@@ -37,7 +37,8 @@ func handleRequest(
     if plan.redirects > 0 {
         var query = plan.passthroughQuery
         if plan.redirects > 1 { query.append(("redirect", String(plan.redirects - 1))) }
-        let location = path + (query.isEmpty ? "" : "?" + query.map { "\(escape($0))=\(escape($1))" }.joined(separator: "&"))
+        let location =
+            path + (query.isEmpty ? "" : "?" + query.map { "\(escape($0))=\(escape($1))" }.joined(separator: "&"))
         return redirect(connection, to: location)
     }
     if let target = plan.redirectTarget { return redirect(connection, to: target) }
@@ -80,7 +81,9 @@ func handleRequest(
     return MHD_queue_response(connection, UInt32(plan.status ?? 200), response)
 }
 
-private func readBody(_ context: UnsafeMutableRawPointer?, _ position: UInt64, _ buffer: UnsafeMutablePointer<CChar>?, _ max: Int)
+private func readBody(
+    _ context: UnsafeMutableRawPointer?, _ position: UInt64, _ buffer: UnsafeMutablePointer<CChar>?, _ max: Int
+)
     -> Int
 {
     guard let context, let buffer else { return RP_READER_END_WITH_ERROR }
@@ -100,11 +103,13 @@ private final class QueryBox {
 private func queryArguments(of connection: OpaquePointer) -> [(String, String)] {
     let box = QueryBox()
     withExtendedLifetime(box) {
-        rp_mhd_query_arguments(connection, { context, key, value in
-            guard let context, let key, let value else { return }
-            let box = Unmanaged<QueryBox>.fromOpaque(context).takeUnretainedValue()
-            box.arguments.append((String(cString: key), String(cString: value)))
-        }, Unmanaged.passUnretained(box).toOpaque())
+        rp_mhd_query_arguments(
+            connection,
+            { context, key, value in
+                guard let context, let key, let value else { return }
+                let box = Unmanaged<QueryBox>.fromOpaque(context).takeUnretainedValue()
+                box.arguments.append((String(cString: key), String(cString: value)))
+            }, Unmanaged.passUnretained(box).toOpaque())
     }
     return box.arguments
 }
@@ -135,7 +140,10 @@ private func gzipped(_ source: ResponseBody.Source, size: UInt64?) -> [UInt8]? {
     let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, wanted, 0) }
     guard got == wanted else { return nil }
     var outLength = 0
-    guard let output = bytes.withUnsafeBytes({ rp_gzip($0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count, &outLength) })
+    guard
+        let output = bytes.withUnsafeBytes({
+            rp_gzip($0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count, &outLength)
+        })
     else { return nil }
     defer { rp_free(output) }
     return Array(UnsafeBufferPointer(start: output, count: outLength))
@@ -163,8 +171,10 @@ private func respond(
     _ connection: OpaquePointer, status: Int, page: String, detail: String, headers: [(String, String)] = []
 ) -> MHD_Result {
     let safe = detail.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-    let html = "<!DOCTYPE html>\n<html><head><title>\(status) \(page)</title></head>\n<body><h1>\(page)</h1><p>\(safe)</p></body></html>\n"
-    return respond(connection, status: status, body: Array(html.utf8), type: "text/html; charset=utf-8", headers: headers)
+    let html =
+        "<!DOCTYPE html>\n<html><head><title>\(status) \(page)</title></head>\n<body><h1>\(page)</h1><p>\(safe)</p></body></html>\n"
+    return respond(
+        connection, status: status, body: Array(html.utf8), type: "text/html; charset=utf-8", headers: headers)
 }
 
 private func respond(

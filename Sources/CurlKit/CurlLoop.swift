@@ -182,7 +182,8 @@ public final class CurlLoop: @unchecked Sendable {
         guard remaining > 0 else {
             load.subtract(1, ordering: .relaxed)
             var outcome = TransferOutcome.notStarted(
-                curlCode: Int(CURLE_OPERATION_TIMEDOUT.rawValue), message: "the deadline passed before the transfer started")
+                curlCode: Int(CURLE_OPERATION_TIMEDOUT.rawValue),
+                message: "the deadline passed before the transfer started")
             outcome.queueMicros = queueMicros
             pending.completion(outcome)
             return

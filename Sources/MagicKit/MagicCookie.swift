@@ -25,10 +25,19 @@ final class MagicCookie: @unchecked Sendable {
     }
 
     /// The MIME type and the human description of `bytes`.
+    ///
+    /// Media is identified by the soft database alone, the fast path. When that finds nothing
+    /// (`application/octet-stream`), the builtin checks run too, so an HTML error page or a text
+    /// body is named as such in reports rather than called "data".
     func identify(_ bytes: UnsafeRawBufferPointer) -> (mime: String, description: String) {
-        let mime = query(bytes, flags: MAGIC_MIME_TYPE | RP_MAGIC_NO_CHECK_BUILTIN)
-        let description = query(bytes, flags: MAGIC_NONE | RP_MAGIC_NO_CHECK_BUILTIN)
-        return (mime ?? "application/octet-stream", description ?? "data")
+        var flags = RP_MAGIC_NO_CHECK_BUILTIN
+        var mime = query(bytes, flags: MAGIC_MIME_TYPE | flags) ?? "application/octet-stream"
+        if mime == "application/octet-stream" {
+            flags = MAGIC_NONE
+            mime = query(bytes, flags: MAGIC_MIME_TYPE) ?? mime
+        }
+        let description = query(bytes, flags: MAGIC_NONE | flags) ?? "data"
+        return (mime, description)
     }
 
     private func query(_ bytes: UnsafeRawBufferPointer, flags: Int32) -> String? {

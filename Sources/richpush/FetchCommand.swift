@@ -65,7 +65,9 @@ enum FetchCommand {
         case .success(let result):
             report.record(result)
             printLine(try JSON.string(report))
-            printError("richpush: HTTP \(result.httpStatus), \(result.bytes) bytes in \(result.timings.total.wholeMilliseconds) ms")
+            printError(
+                "richpush: HTTP \(result.httpStatus), \(result.bytes) bytes in \(result.timings.total.wholeMilliseconds) ms"
+            )
             return .success
         case .failure(let error):
             report.record(error)
@@ -112,7 +114,9 @@ enum FetchCommand {
             policy.caFile = caFile
         }
         do {
-            policy.hostMappings = try arguments.values("--connect-to").map { text throws in try HostMapping(parsing: text) }
+            policy.hostMappings = try arguments.values("--connect-to").map { text throws in
+                try HostMapping(parsing: text)
+            }
         } catch let error as FetchError {
             throw UsageError("--connect-to \(error.message)")
         }

@@ -50,15 +50,16 @@ public final class FetchEngine: Sendable {
     /// for a version that cleans up after itself.
     public func fetch(_ request: FetchRequest, writingTo descriptor: Int32) async throws(FetchError) -> FetchResult {
         let policy = request.policy
-        guard let components = URLComponents(string: request.url), let scheme = components.scheme,
-            let host = components.host, !host.isEmpty
-        else {
-            throw FetchError(.invalidURL, "'\(request.url)' is not an absolute URL with a host")
+        guard let components = URLComponents(string: request.url), let scheme = components.scheme else {
+            throw FetchError(.invalidURL, "'\(request.url)' is not an absolute URL")
         }
         guard policy.allows(scheme: scheme) else {
             throw FetchError(
                 .schemeNotAllowed,
                 "\(scheme):// is not allowed for \(request.url) (allowed: \(policy.allowedProtocols))")
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw FetchError(.invalidURL, "'\(request.url)' has no host")
         }
         let spec = TransferSpec(
             url: request.url,
@@ -141,7 +142,9 @@ public final class FetchEngine: Sendable {
         case 7:
             return failure(.connectFailed, "cannot connect to the host of \(url): \(outcome.curlMessage)")
         case 28:
-            if outcome.timeoutMilliseconds == 0 || outcome.totalMicros >= Int64(outcome.timeoutMilliseconds) * 1000 - 50_000 {
+            if outcome.timeoutMilliseconds == 0
+                || outcome.totalMicros >= Int64(outcome.timeoutMilliseconds) * 1000 - 50_000
+            {
                 return failure(
                     .deadlineExceeded,
                     "\(url) did not finish within the budget (\(budget)); \(outcome.bytes) bytes had arrived")
@@ -166,7 +169,8 @@ public final class FetchEngine: Sendable {
             if outcome.capExceeded {
                 return failure(
                     .tooLarge,
-                    "\(url) sent more than the cap of \(request.policy.maxBytes.map(String.init) ?? "?") bytes; stopped")
+                    "\(url) sent more than the cap of \(request.policy.maxBytes.map(String.init) ?? "?") bytes; stopped"
+                )
             }
             return failure(
                 .storageFailed, "writing the body of \(url) failed: \(String(cString: strerror(outcome.writeErrno)))")

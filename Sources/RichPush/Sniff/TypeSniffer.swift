@@ -9,6 +9,11 @@ public struct Sniff: Sendable, Equatable, Codable {
     public var description: String
     /// The supported format the bytes are, if any.
     public var formatName: String?
+    /// For MPEG-4 files: whether a track has a video handler (nil for other formats or when unknown).
+    ///
+    /// An audio-only MPEG-4 file sniffs as `video/mp4` when its brand is `mp42`; iOS plays it as
+    /// `m4a` all the same, so the validator accepts it for a declared `m4a` when this is false.
+    public var hasVideoTrack: Bool?
     /// Notes on how the answer was reached (an ID3 tag skipped, an MPEG-4 audio file).
     public var notes: [String]
 
@@ -55,7 +60,9 @@ public struct TypeSniffer: Sendable {
                 buffer.baseAddress.map { pread(descriptor, $0 + filled, buffer.count - filled, off_t(filled)) } ?? 0
             }
             if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else { throw SniffError("cannot read the file to sniff it: \(String(cString: strerror(errno)))") }
+            guard got >= 0 else {
+                throw SniffError("cannot read the file to sniff it: \(String(cString: strerror(errno)))")
+            }
             if got == 0 { break }
             filled += got
         }
@@ -69,17 +76,19 @@ public struct TypeSniffer: Sendable {
         do { answer = try pool.identify(bytes) } catch { throw SniffError(error.description) }
         var result = Sniff(
             mime: answer.mime, description: answer.description,
-            formatName: AttachmentFormat.forMIME(answer.mime)?.name, notes: [])
+            formatName: AttachmentFormat.forMIME(answer.mime)?.name, hasVideoTrack: nil, notes: [])
         if result.formatName == nil, let tagEnd = Self.id3TagEnd(bytes), tagEnd < bytes.count {
             let after = Array(bytes[tagEnd...])
             if let inner = try? pool.identify(after), AttachmentFormat.forMIME(inner.mime)?.name == "mp3" {
                 result = Sniff(
                     mime: inner.mime, description: "Audio file with ID3 version 2 tag, " + inner.description,
-                    formatName: "mp3", notes: ["an ID3v2 tag of \(tagEnd) bytes precedes the MPEG audio frames"])
+                    formatName: "mp3", hasVideoTrack: nil,
+                    notes: ["an ID3v2 tag of \(tagEnd) bytes precedes the MPEG audio frames"])
             }
         }
-        if result.formatName == "mp4", let box = MPEG4Box.brands(of: bytes) {
+        if result.formatName == "mp4" || result.formatName == "m4a", let box = MPEG4Box.brands(of: bytes) {
             let video = MPEG4Box.hasVideoTrack(bytes)
+            result.hasVideoTrack = video
             result.notes.append(
                 "MPEG-4 major brand '\(box.major)'"
                     + (video ? ", has a video track" : ", no video track: MPEG-4 audio"))

@@ -1,0 +1,123 @@
+import AssetServer
+import Foundation
+import RichPush
+import TestSupport
+import Testing
+
+/// The server itself: paths, methods, listeners and fault parsing. Fault behaviour seen by a client
+/// is covered in FetchEngineTests.
+@Suite struct AssetServerTests {
+    @Test func listensOnLoopbackWithSystemChosenPorts() throws {
+        let server = try Fixtures.startServer()
+        defer { server.stop() }
+        #expect(server.httpPort != 0)
+        #expect(server.httpsPort != nil && server.httpsPort != server.httpPort)
+        #expect(server.httpBaseURL.hasPrefix("http://127.0.0.1:"))
+    }
+
+    @Test func twoServersNeverCollide() throws {
+        let first = try Fixtures.startServer()
+        let second = try Fixtures.startServer()
+        defer {
+            first.stop()
+            second.stop()
+        }
+        #expect(first.httpPort != second.httpPort)
+    }
+
+    @Test func refusesAFolderThatDoesNotExist() {
+        #expect(throws: AssetServerError.self) { try AssetServer(root: "/nonexistent/richpush") }
+    }
+
+    @Test func refusesAnUnusableCertificate() {
+        let bogus = TLSIdentity(certificatePEM: "not a certificate", keyPEM: "not a key")
+        #expect(throws: AssetServerError.self) { try AssetServer(root: Fixtures.assets, tls: bogus) }
+    }
+
+    @Test(arguments: ["/../Package.swift", "/%2e%2e/Package.swift", "/../../etc/passwd", "/./../certs/ca.pem"])
+    func neverServesOutsideItsFolder(path: String) async throws {
+        let status = try await Self.status(of: path)
+        #expect(status == 404 || status == 400)
+    }
+
+    @Test func refusesAFolderAsAnAsset() async throws {
+        let folder = try Fixtures.temporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder + "/sub", withIntermediateDirectories: true)
+        let server = try AssetServer(root: folder)
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        #expect(try await Self.status(of: "/sub", on: server) == 404)
+    }
+
+    @Test func neverFollowsALinkOutOfItsFolder() async throws {
+        let folder = try Fixtures.temporaryFolder()
+        try FileManager.default.createSymbolicLink(atPath: folder + "/passwd.jpg", withDestinationPath: "/etc/passwd")
+        let server = try AssetServer(root: folder)
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        #expect(try await Self.status(of: "/passwd.jpg", on: server) == 404)
+    }
+
+    @Test func answersAMalformedFaultWith400() async throws {
+        #expect(try await Self.status(of: "/hero.jpg?delay=soon") == 400)
+        #expect(try await Self.status(of: "/hero.jpg?status=42") == 400)
+    }
+
+    @Test func countsRequests() async throws {
+        let server = try Fixtures.startServer()
+        defer { server.stop() }
+        _ = try await Self.status(of: "/hero.jpg", on: server)
+        _ = try await Self.status(of: "/hero.jpg?redirect=2", on: server)
+        #expect(server.requestCount == 2, "one for the asset, one for the redirect that was not followed")
+    }
+
+    @Test func stopsPromptlyWhileAResponseIsStalled() async throws {
+        let server = try Fixtures.startServer()
+        let engine = try FetchEngine(loops: 1)
+        defer { engine.shutdown() }
+        var policy = FetchPolicy()
+        policy.allowHTTP = true
+        let request = FetchRequest(
+            url: server.httpBaseURL + "/hero.jpg?stall=100", budget: .seconds(60), policy: policy)
+        let task = Task { try? await engine.fetch(request, writingTo: -1) }
+        try await Task.sleep(for: .milliseconds(300))
+        let started = ContinuousClock.now
+        server.stop()
+        #expect(ContinuousClock.now - started < .seconds(3))
+        _ = await task.value
+    }
+
+    @Test func parsesFaultPlans() throws {
+        let plan = try FaultPlan(query: [
+            ("delay", "250"), ("status", "503"), ("redirect", "2"), ("gzip", "1"), ("rate", "10"),
+        ])
+        #expect(plan.delayMilliseconds == 250 && plan.status == 503 && plan.redirects == 2 && plan.gzip)
+        #expect(plan.bytesPerSecond == 10)
+        #expect(plan.passthroughQuery.map(\.0) == ["delay", "status", "gzip", "rate"])
+        #expect(throws: FaultPlanError.self) { try FaultPlan(query: [("rate", "0")]) }
+        #expect(throws: FaultPlanError.self) { try FaultPlan(query: [("gzip", "maybe")]) }
+        #expect(throws: FaultPlanError.self) { try FaultPlan(query: [("size", "-1")]) }
+    }
+
+    /// The HTTP status of GET `path` (plain HTTP, redirects not followed).
+    static func status(of path: String, on server: AssetServer? = nil) async throws -> Int {
+        let own = server == nil ? try Fixtures.startServer() : nil
+        defer { own?.stop() }
+        let target = try #require(server ?? own)
+        let engine = try FetchEngine(loops: 1)
+        defer { engine.shutdown() }
+        var policy = FetchPolicy()
+        policy.allowHTTP = true
+        policy.maxRedirects = 0
+        let request = FetchRequest(url: target.httpBaseURL + path, budget: .seconds(10), policy: policy)
+        do throws(FetchError) {
+            return try await engine.fetch(request, writingTo: -1).httpStatus
+        } catch {
+            return error.details?.httpStatus ?? -1
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import AssetServer
+import Foundation
+import TestSupport
+import Testing
+
+/// `richpush fetch` run as a separate process: output, exit codes, and its memory.
+@Suite struct FetchCommandTests {
+    let server: AssetServer
+
+    init() throws {
+        server = try Fixtures.startServer()
+    }
+
+    var mapping: [String] {
+        ["--cacert", Fixtures.caFile, "--connect-to", "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)"]
+    }
+
+    func json(_ text: String) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        return try #require(object as? [String: Any])
+    }
+
+    @Test func printsTheDownloadAsJSONAndStoresTheBody() throws {
+        defer { server.stop() }
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = folder + "/hero.png"
+        let run = try RichPushBinary.run(["fetch", "https://cdn.example.com/hero.png", "-o", output] + mapping)
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try json(run.stdout)
+        #expect(report["ok"] as? Bool == true)
+        #expect(report["status"] as? Int == 200)
+        #expect(report["bytes"] as? Int == (try Fixtures.bytes(ofAsset: "hero.png").count))
+        #expect(FileManager.default.contents(atPath: output) == Data(try Fixtures.bytes(ofAsset: "hero.png")))
+        #expect(Fixtures.files(in: folder) == ["hero.png"], "no .part file left")
+        #expect(run.stderr.contains("HTTP 200"))
+    }
+
+    @Test func reportsAFailureWithItsCodeAndExitsOne() throws {
+        defer { server.stop() }
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let run = try RichPushBinary.run(
+            ["fetch", "https://cdn.example.com/hero.jpg?truncate=500", "-o", folder + "/x.jpg"] + mapping)
+        #expect(run.status == 1)
+        let report = try json(run.stdout)
+        #expect(report["ok"] as? Bool == false)
+        #expect(report["error"] as? String == "truncated")
+        #expect(Fixtures.files(in: folder).isEmpty, "a failed download leaves no file")
+    }
+
+    @Test func refusesPlainHTTPWithoutAllowHTTP() throws {
+        defer { server.stop() }
+        let run = try RichPushBinary.run(["fetch", server.httpBaseURL + "/hero.jpg"])
+        #expect(run.status == 1)
+        #expect(try json(run.stdout)["error"] as? String == "scheme-not-allowed")
+        let allowed = try RichPushBinary.run(["fetch", server.httpBaseURL + "/hero.jpg", "--allow-http"])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+    }
+
+    @Test(arguments: [
+        ["fetch"], ["fetch", "a", "b"], ["fetch", "x", "--budget", "soon"], ["fetch", "x", "--bogus"],
+        ["fetch", "x", "--connect-to", "nonsense"], ["no-such-command"],
+    ])
+    func rejectsBadUsageWithExitCode64(arguments: [String]) throws {
+        defer { server.stop() }
+        let run = try RichPushBinary.run(arguments)
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(!run.stderr.isEmpty)
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func repeatsADownloadAndSummarizesThroughput() throws {
+        defer { server.stop() }
+        let run = try RichPushBinary.run(
+            ["fetch", "https://cdn.example.com/hero.jpg", "--repeat", "40", "--parallel", "8"] + mapping)
+        #expect(run.status == 0, "\(run.stderr)")
+        let summary = try json(run.stdout)
+        #expect(summary["downloads"] as? Int == 40)
+        #expect(summary["succeeded"] as? Int == 40)
+        #expect((summary["downloads_per_second"] as? Double ?? 0) > 0)
+    }
+
+    /// The body streams to disk: a 50 MB download raises peak memory by only a few MB over a 4 KB one.
+    @Test func streamsALargeBodyWithConstantMemory() throws {
+        defer { server.stop() }
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let small = try RichPushBinary.run(
+            ["fetch", "https://cdn.example.com/hero.jpg", "-o", folder + "/a"] + mapping)
+        let large = try RichPushBinary.run(
+            ["fetch", "https://cdn.example.com/hero.jpg?size=50000000", "-o", folder + "/b", "--budget", "120"]
+                + mapping)
+        #expect(small.status == 0 && large.status == 0, "\(large.stderr)")
+        #expect(try json(large.stdout)["bytes"] as? Int == 50_000_000)
+        let growth = large.peakResidentBytes - small.peakResidentBytes
+        #expect(growth < 6_000_000, "peak memory grew by \(growth) bytes for a 50 MB download")
+        print(
+            "fetch peak RSS: 4 KB body \(small.peakResidentBytes / 1024) KiB, 50 MB body \(large.peakResidentBytes / 1024) KiB"
+        )
+    }
+}

@@ -1,0 +1,309 @@
+import AssetServer
+import Foundation
+import RichPush
+import TestSupport
+import Testing
+
+/// The fetch engine against the embedded asset server: every fault mode, cap and scheme rule.
+///
+/// Elapsed-time bounds are generous: they prove a deadline was enforced, not how fast the machine is.
+@Suite struct FetchEngineTests {
+    let server: AssetServer
+    let engine: FetchEngine
+    let folder: String
+
+    init() throws {
+        server = try Fixtures.startServer()
+        engine = try FetchEngine(loops: 2)
+        folder = try Fixtures.temporaryFolder()
+    }
+
+    /// A policy that trusts the test CA and maps the sample host to the local HTTPS port.
+    var policy: FetchPolicy {
+        var policy = FetchPolicy()
+        policy.caFile = Fixtures.caFile
+        policy.hostMappings = [
+            HostMapping(
+                host: "cdn.example.com", port: "443", targetHost: "127.0.0.1", targetPort: "\(server.httpsPort ?? 0)")
+        ]
+        return policy
+    }
+
+    var https: String { server.httpsBaseURL ?? "" }
+
+    /// Fetches into a new file; returns the result or the error, and the file's bytes.
+    func fetch(_ url: String, budget: Duration = .seconds(10), policy: FetchPolicy? = nil) async -> (
+        Result<FetchResult, FetchError>, [UInt8]?
+    ) {
+        let path = folder + "/" + UUID().uuidString
+        let request = FetchRequest(url: url, budget: budget, policy: policy ?? self.policy)
+        do throws(FetchError) {
+            let result = try await engine.fetch(request, toNewFileAt: path)
+            return (.success(result), Array((try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()))
+        } catch {
+            return (.failure(error), FileManager.default.contents(atPath: path).map { Array($0) })
+        }
+    }
+
+    func expectFailure(
+        _ url: String, _ code: FetchError.Code, budget: Duration = .seconds(10), policy: FetchPolicy? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> FetchError? {
+        let (result, file) = await fetch(url, budget: budget, policy: policy)
+        #expect(file == nil, "a failed fetch must leave no file", sourceLocation: sourceLocation)
+        switch result {
+        case .success(let value):
+            Issue.record("expected \(code), got success with \(value.bytes) bytes", sourceLocation: sourceLocation)
+            return nil
+        case .failure(let error):
+            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+            return error
+        }
+    }
+
+    func cleanUp() {
+        engine.shutdown()
+        server.stop()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    @Test func downloadsOverHTTPSWithTheSampleHostMapped() async throws {
+        defer { cleanUp() }
+        let (result, file) = await fetch("https://cdn.example.com/hero.jpg")
+        let value = try result.get()
+        #expect(value.httpStatus == 200)
+        #expect(value.contentType == "image/jpeg")
+        #expect(value.effectiveURL == "https://cdn.example.com/hero.jpg")
+        #expect(value.bytes == Int64(try Fixtures.bytes(ofAsset: "hero.jpg").count))
+        #expect(file == (try Fixtures.bytes(ofAsset: "hero.jpg")))
+        let t = value.timings
+        #expect(t.connect > .zero && t.connect <= t.tls && t.tls <= t.firstByte && t.firstByte <= t.total)
+    }
+
+    @Test func refusesAnUntrustedCertificate() async {
+        defer { cleanUp() }
+        var untrusting = policy
+        untrusting.caFile = nil
+        await expectFailure("https://cdn.example.com/hero.jpg", .tlsFailed, policy: untrusting)
+    }
+
+    @Test func refusesHTTPUnlessAllowed() async throws {
+        defer { cleanUp() }
+        await expectFailure(server.httpBaseURL + "/hero.jpg", .schemeNotAllowed)
+        var allowing = policy
+        allowing.allowHTTP = true
+        let (result, _) = await fetch(server.httpBaseURL + "/hero.jpg", policy: allowing)
+        #expect(try result.get().httpStatus == 200)
+    }
+
+    @Test(arguments: ["file:///etc/passwd", "ftp://127.0.0.1/x", "gopher://127.0.0.1/x", "dict://127.0.0.1/x"])
+    func refusesOtherSchemes(url: String) async {
+        defer { cleanUp() }
+        var allowing = policy
+        allowing.allowHTTP = true
+        await expectFailure(url, .schemeNotAllowed, policy: allowing)
+    }
+
+    @Test func rejectsAMalformedURL() async {
+        defer { cleanUp() }
+        await expectFailure("not a url", .invalidURL)
+    }
+
+    @Test func followsUpToFiveRedirects() async throws {
+        defer { cleanUp() }
+        let (result, _) = await fetch("https://cdn.example.com/hero.jpg?redirect=5")
+        #expect(try result.get().redirectCount == 5)
+        await expectFailure("https://cdn.example.com/hero.jpg?redirect=6", .tooManyRedirects)
+    }
+
+    @Test func refusesARedirectToAFileURL() async {
+        defer { cleanUp() }
+        var allowing = policy
+        allowing.allowHTTP = true
+        await expectFailure(
+            "https://cdn.example.com/hero.jpg?to=file:///etc/passwd", .redirectNotAllowed, policy: allowing)
+    }
+
+    @Test func refusesARedirectFromHTTPSToHTTPUnderATS() async {
+        defer { cleanUp() }
+        let target = server.httpBaseURL + "/hero.jpg"
+        await expectFailure("https://cdn.example.com/hero.jpg?to=\(target)", .redirectNotAllowed)
+    }
+
+    @Test func enforcesTheDeadlineOnASlowServer() async {
+        defer { cleanUp() }
+        let started = ContinuousClock.now
+        await expectFailure(
+            "https://cdn.example.com/hero.jpg?delay=5000", .deadlineExceeded, budget: .milliseconds(700))
+        #expect(ContinuousClock.now - started < .seconds(3))
+    }
+
+    @Test func enforcesTheDeadlineOnATricklingServer() async {
+        defer { cleanUp() }
+        let started = ContinuousClock.now
+        let error = await expectFailure(
+            "https://cdn.example.com/hero.jpg?rate=1000", .deadlineExceeded, budget: .milliseconds(1500))
+        #expect((error?.details?.bytes ?? 0) > 0, "some bytes arrived before the deadline")
+        #expect(ContinuousClock.now - started < .seconds(4))
+    }
+
+    @Test func detectsAStallWhenStallDetectionIsOn() async {
+        defer { cleanUp() }
+        var stalling = policy
+        stalling.stallWindow = .seconds(1)
+        let started = ContinuousClock.now
+        await expectFailure(
+            "https://cdn.example.com/hero.jpg?stall=0", .stalled, budget: .seconds(20), policy: stalling)
+        #expect(ContinuousClock.now - started < .seconds(8))
+    }
+
+    @Test func refusesADeclaredLengthOverTheCap() async {
+        defer { cleanUp() }
+        var capped = policy
+        capped.maxBytes = 1000
+        await expectFailure("https://cdn.example.com/hero.jpg", .tooLarge, policy: capped)
+    }
+
+    @Test(arguments: ["chunked=1", "endless=1", "chunked=1&size=5000000"])
+    func countsBytesAgainstTheCapWhenNoLengthIsDeclared(fault: String) async {
+        defer { cleanUp() }
+        var capped = policy
+        capped.maxBytes = 1000
+        let error = await expectFailure("https://cdn.example.com/hero.jpg?\(fault)", .tooLarge, policy: capped)
+        #expect((error?.details?.bytes ?? .max) <= 1000)
+    }
+
+    @Test func stopsAnEndlessBodyAtTheCapWithinTheBudget() async {
+        defer { cleanUp() }
+        var capped = policy
+        capped.maxBytes = 5_000_000
+        let error = await expectFailure("https://cdn.example.com/hero.jpg?endless=1", .tooLarge, policy: capped)
+        #expect((error?.details?.bytes ?? .max) <= 5_000_000)
+    }
+
+    @Test(arguments: [404, 403, 500, 503])
+    func reportsAnErrorStatus(status: Int) async {
+        defer { cleanUp() }
+        let error = await expectFailure("https://cdn.example.com/hero.jpg?status=\(status)", .httpStatus)
+        #expect(error?.details?.httpStatus == status)
+    }
+
+    @Test func reportsAMissingAsset() async {
+        defer { cleanUp() }
+        let error = await expectFailure("https://cdn.example.com/missing.jpg", .httpStatus)
+        #expect(error?.details?.httpStatus == 404)
+    }
+
+    @Test(arguments: ["truncate=1000", "length=100000"])
+    func reportsATruncatedBody(fault: String) async {
+        defer { cleanUp() }
+        await expectFailure("https://cdn.example.com/hero.jpg?\(fault)", .truncated)
+    }
+
+    /// A Content-Length shorter than the file is indistinguishable from a short file: curl stops there.
+    @Test func takesAShortLyingLengthAtItsWord() async throws {
+        defer { cleanUp() }
+        let (result, file) = await fetch("https://cdn.example.com/hero.jpg?length=100")
+        #expect(try result.get().bytes == 100)
+        #expect(file == Array(try Fixtures.bytes(ofAsset: "hero.jpg").prefix(100)))
+    }
+
+    @Test(arguments: ["reset=0", "reset=1000"])
+    func reportsAConnectionReset(fault: String) async {
+        defer { cleanUp() }
+        var allowing = policy
+        allowing.allowHTTP = true
+        await expectFailure(server.httpBaseURL + "/hero.jpg?\(fault)", .connectionReset, policy: allowing)
+    }
+
+    @Test func neverDecodesAGzipBody() async throws {
+        defer { cleanUp() }
+        let (result, file) = await fetch("https://cdn.example.com/hero.jpg?gzip=1&size=2000000")
+        let value = try result.get()
+        #expect(value.contentEncoding == "gzip")
+        #expect(value.bytes < 100_000, "the compressed bytes, not the 2 MB they decode to")
+        #expect(file?.prefix(2) == [0x1f, 0x8b])
+    }
+
+    @Test func reportsTheContentTypeTheServerSent() async throws {
+        defer { cleanUp() }
+        let (result, _) = await fetch("https://cdn.example.com/hero.jpg?type=text/html")
+        #expect(try result.get().contentType == "text/html")
+    }
+
+    @Test func reportsARefusedConnection() async throws {
+        defer { cleanUp() }
+        let port = try ClosedPort()
+        await expectFailure("https://127.0.0.1:\(port.number)/hero.jpg", .connectFailed)
+    }
+
+    @Test func timesOutAHandshakeThatNeverHappens() async throws {
+        defer { cleanUp() }
+        let silent = try SilentListener()
+        defer { silent.close() }
+        var quick = policy
+        quick.connectTimeout = .milliseconds(500)
+        let started = ContinuousClock.now
+        await expectFailure("https://127.0.0.1:\(silent.port)/hero.jpg", .connectTimeout, policy: quick)
+        #expect(ContinuousClock.now - started < .seconds(4))
+    }
+
+    @Test func cancellingTheTaskAbortsTheTransfer() async throws {
+        defer { cleanUp() }
+        let started = ContinuousClock.now
+        let task = Task { await fetch("https://cdn.example.com/hero.jpg?delay=20000", budget: .seconds(30)) }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        let (result, file) = await task.value
+        #expect(throws: FetchError.self) { try result.get() }
+        if case .failure(let error) = result { #expect(error.code == .cancelled) }
+        #expect(file == nil)
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test func shuttingDownEndsTransfersInFlight() async throws {
+        defer { cleanUp() }
+        let task = Task { await fetch("https://cdn.example.com/hero.jpg?delay=20000", budget: .seconds(30)) }
+        try await Task.sleep(for: .milliseconds(300))
+        engine.shutdown()
+        let (result, _) = await task.value
+        #expect(throws: FetchError.self) { try result.get() }
+        let (after, _) = await fetch("https://cdn.example.com/hero.jpg")
+        if case .failure(let error) = after {
+            #expect(error.code == .engineStopped)
+        } else {
+            Issue.record("fetched after shutdown")
+        }
+    }
+
+    @Test(arguments: [FetchPolicy.Connections.fresh, .shared])
+    func completesHundredsOfConcurrentTransfers(connections: FetchPolicy.Connections) async throws {
+        defer { cleanUp() }
+        var parallel = policy
+        parallel.connections = connections
+        let expected = Int64(try Fixtures.bytes(ofAsset: "hero.png").count)
+        let count = 300
+        let engine = self.engine
+        let shared = parallel
+        let results = await withTaskGroup(of: Result<FetchResult, FetchError>.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    let request = FetchRequest(
+                        url: "https://cdn.example.com/hero.png", budget: .seconds(60), policy: shared)
+                    do throws(FetchError) { return .success(try await engine.fetch(request, writingTo: -1)) } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            var all: [Result<FetchResult, FetchError>] = []
+            for await result in group { all.append(result) }
+            return all
+        }
+        #expect(results.count == count)
+        let bytes = results.compactMap { try? $0.get().bytes }
+        #expect(
+            bytes.count == count,
+            "\(results.compactMap { if case .failure(let e) = $0 { e.description } else { nil } }.prefix(3))")
+        #expect(bytes.allSatisfy { $0 == expected })
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// What a run of the built `richpush` binary produced.
+public struct BinaryRun: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+    /// The child's peak resident memory in bytes (from wait4's rusage).
+    public var peakResidentBytes: Int
+}
+
+/// Runs the `richpush` executable built next to the test bundle, as a user would.
+public enum RichPushBinary {
+    /// The executable's path: in the same build folder as the running test binary.
+    public static var path: String {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("richpush").path
+    }
+
+    /// Runs the binary with `arguments`, feeding `stdin`, in `directory`; waits for it to exit.
+    ///
+    /// Output goes through files, not pipes, so a chatty child never blocks on a full pipe.
+    public static func run(
+        _ arguments: [String], stdin: Data = Data(), directory: String? = nil, environment: [String: String] = [:]
+    ) throws -> BinaryRun {
+        let scratch = try Fixtures.temporaryFolder("richpush-run")
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let inPath = scratch + "/stdin", outPath = scratch + "/stdout", errPath = scratch + "/stderr"
+        try stdin.write(to: URL(fileURLWithPath: inPath))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // A working directory goes through `sh -c 'cd DIR && exec ...'`: exec keeps the pid, so wait4's
+        // rusage is still the binary's own.
+        let command = directory.map { ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", $0, path] } ?? [path]
+        let argv = (command + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { $1 }
+        let envp = merged.map { strdup("\($0)=\($1)") } + [nil]
+        defer { envp.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, envp)
+        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOENT) }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return BinaryRun(
+            status: exitStatus,
+            stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "",
+            peakResidentBytes: usage.ru_maxrss * 1024)
+    }
+}

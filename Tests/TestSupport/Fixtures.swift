@@ -1,0 +1,53 @@
+import AssetServer
+import Foundation
+
+/// Paths to the repository's samples, and helpers every test target shares.
+public enum Fixtures {
+    /// The package root, found from this file's location.
+    public static let root: String = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    public static let assets = root + "/Samples/assets"
+    public static let certs = root + "/Samples/certs"
+    public static let caFile = certs + "/ca.pem"
+
+    /// The test server identity from Samples/certs.
+    public static func tlsIdentity() throws -> TLSIdentity {
+        try TLSIdentity.load(certificate: certs + "/server.pem", key: certs + "/server-key.pem")
+    }
+
+    /// Starts the asset server on 127.0.0.1, ports chosen by the system, HTTP and HTTPS.
+    public static func startServer(root: String = assets) throws -> AssetServer {
+        try AssetServer(root: root, tls: try tlsIdentity())
+    }
+
+    /// The bytes of a sample asset.
+    public static func bytes(ofAsset name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: assets + "/" + name)))
+    }
+
+    /// A new empty folder under the system's temporary folder, removed by `cleanup`.
+    public static func temporaryFolder(_ label: String = "richpush-test") throws -> String {
+        let path = NSTemporaryDirectory() + "\(label)-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// The files below `folder`, relative paths, sorted.
+    public static func files(in folder: String) -> [String] {
+        ((FileManager.default.enumerator(atPath: folder)?.allObjects as? [String]) ?? []).filter {
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: folder + "/" + $0, isDirectory: &isDirectory)
+                && !isDirectory.boolValue
+        }.sorted()
+    }
+
+    /// The process's resident memory in bytes (VmRSS), from /proc.
+    public static func residentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
+        return kilobytes * 1024
+    }
+}
