@@ -13,7 +13,7 @@ let package = Package(
         .executableTarget(name: "richpush", dependencies: ["RichPush", "AssetServer"]),
 
         // The library: every pipeline stage.
-        .target(name: "RichPush", dependencies: ["CurlKit", "MagicKit"]),
+        .target(name: "RichPush", dependencies: ["CurlKit", "MagicKit", "CCrypto"]),
 
         // The only Swift code that touches libcurl and libmagic.
         .target(name: "CurlKit", dependencies: ["CCurlShim"]),
@@ -25,6 +25,7 @@ let package = Package(
         // C: system libraries from Debian and the small shims Swift needs to call them.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMagic", providers: [.apt(["libmagic-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
@@ -42,7 +43,7 @@ let package = Package(
 )
 
 // Shared compiler settings, applied in one place to every Swift target.
-let cTargets: Set<String> = ["CCurl", "CMagic", "CMicroHTTPD", "CCurlShim", "CAssetServerShim"]
+let cTargets: Set<String> = ["CCurl", "CMagic", "CCrypto", "CMicroHTTPD", "CCurlShim", "CAssetServerShim"]
 for target in package.targets where !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.swiftLanguageMode(.v6)]
 }

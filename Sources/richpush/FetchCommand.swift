@@ -165,9 +165,10 @@ struct FetchReport: Codable {
 
 /// JSON text with sorted keys and snake_case names, as `jq` users expect.
 enum JSON {
-    static func string<T: Encodable>(_ value: T) throws -> String {
+    static func string<T: Encodable>(_ value: T, pretty: Bool = false) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if pretty { encoder.outputFormatting.insert(.prettyPrinted) }
         encoder.keyEncodingStrategy = .convertToSnakeCase
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }

@@ -10,6 +10,8 @@ enum RichPushCommand {
         Usage: richpush <command> [options]
 
         Commands:
+          process [FILE]  Run one payload (stdin or FILE) through the emulated extension; mutated payload on stdout.
+          demo            Serve the samples and run every sample payload through the extension, as a table.
           serve [DIR]     Serve a folder of assets over HTTP and HTTPS on 127.0.0.1, with fault modes.
           fetch URL       Download one asset as a service extension would, and report how it went.
           sniff FILE...   Tell what files really are, and whether iOS would attach them.
@@ -19,6 +21,8 @@ enum RichPushCommand {
         """
 
     static func main() async {
+        // A closed stdout must surface as a write error (exit 74), not kill the process.
+        signal(SIGPIPE, SIG_IGN)
         var words = Array(CommandLine.arguments.dropFirst())
         guard let command = words.first else {
             printError(overview)
@@ -44,6 +48,12 @@ enum RichPushCommand {
         case "serve":
             if wantsHelp { return help(ServeCommand.help) }
             return try ServeCommand.run(Arguments(words))
+        case "process":
+            if wantsHelp { return help(ProcessCommand.help) }
+            return try await ProcessCommand.run(Arguments(words))
+        case "demo":
+            if wantsHelp { return help(DemoCommand.help) }
+            return try await DemoCommand.run(Arguments(words))
         case "fetch":
             if wantsHelp { return help(FetchCommand.help) }
             return try await FetchCommand.run(Arguments(words))
@@ -52,6 +62,8 @@ enum RichPushCommand {
             return try SniffCommand.run(Arguments(words))
         case "help", "--help", "-h":
             switch words.first {
+            case "process": return help(ProcessCommand.help)
+            case "demo": return help(DemoCommand.help)
             case "serve": return help(ServeCommand.help)
             case "fetch": return help(FetchCommand.help)
             case "sniff": return help(SniffCommand.help)

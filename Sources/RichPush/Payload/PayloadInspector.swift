@@ -1,0 +1,172 @@
+/// What a payload asks of the extension, or the verdict it gets before any download.
+public enum Inspection: Sendable {
+    /// Decided without downloading: rejected, not invoked, no attachment, or a malformed request.
+    case decided(Outcome, root: JSONValue?)
+    /// An attachment to download: the URL, the declared type as written, and the format iOS will assume.
+    case attachment(url: String, declaredType: String, format: AttachmentFormat, root: JSONValue, warnings: [Warning])
+}
+
+/// Stages 1 to 3: is it a payload APNs accepts, would iOS run the extension, what does Braze's `ab.att` ask for.
+///
+/// Everything outside `aps.alert`, `aps.mutable-content` and `ab.att` is opaque and untouched.
+public enum PayloadInspector {
+    /// The `type` values Braze's REST API lets a campaign send.
+    public static let brazeAPITypes: Set<String> = ["aif", "gif", "jpg", "m4a", "mp3", "mp4", "png", "wav"]
+
+    public static func inspect(_ bytes: [UInt8], pushType: ExtensionPolicy.PushType = .alert) -> Inspection {
+        let size = bytes.count
+        func decided(
+            _ verdict: Verdict, _ reason: ReasonCode, _ message: String, hint: String? = nil, root: JSONValue? = nil
+        ) -> Inspection {
+            .decided(
+                Outcome(verdict: verdict, reason: reason, message: message, hint: hint, payloadBytes: size), root: root)
+        }
+        // 1. Read: APNs' rules.
+        let limit = pushType.maxPayloadBytes
+        guard size <= limit else {
+            return decided(
+                .rejected, .payloadTooLarge,
+                "the payload is \(size) bytes; APNs refuses \(pushType.rawValue) pushes over \(limit) bytes. "
+                    + "Shorten the text or move data behind a URL.")
+        }
+        let root: JSONValue
+        do {
+            root = try JSONValue.parse(bytes)
+        } catch {
+            return decided(.rejected, .invalidJSON, "the payload is not valid JSON: \(error). Fix the JSON text.")
+        }
+        guard case .object = root else {
+            return decided(
+                .rejected, .notAnObject, "the payload is \(root.typeName), not a JSON object; APNs needs an object.")
+        }
+        guard let aps = root["aps"] else {
+            let stray = ["alert", "mutable-content", "badge", "sound"].filter { root[$0] != nil }
+            return decided(
+                .rejected, .apsMissing, "the payload has no 'aps' dictionary; APNs needs one.",
+                hint: stray.isEmpty ? nil : "\(stray.joined(separator: ", ")) must go inside 'aps'.", root: root)
+        }
+        guard case .object = aps else {
+            return decided(
+                .rejected, .apsNotAnObject, "'aps' is \(aps.typeName); APNs needs a dictionary.", root: root)
+        }
+        // A payload that asks for no attachment shows as intended whether or not the extension runs.
+        guard case .object = root["ab"], let att = root["ab"]?["att"] else {
+            return decided(
+                .noAttachment, .noAttachmentRequested, "the payload asks for no attachment (no 'ab.att').",
+                hint: root["att"] != nil ? "'att' is at the top level; Braze reads it from inside 'ab'." : nil,
+                root: root)
+        }
+        // 2. Would iOS run the extension?
+        if let decision = invocation(aps: aps, root: root, size: size) { return .decided(decision, root: root) }
+        // 3. Braze's attachment request.
+        guard case .object = att else {
+            return decided(
+                .fallback, .attachmentNotAnObject,
+                "'ab.att' is \(att.typeName), not an object with 'url' and 'type'; the plain notification shows.",
+                root: root)
+        }
+        guard let urlValue = att["url"] else {
+            return decided(
+                .fallback, .attachmentURLMissing, "'ab.att' has no 'url'; the plain notification shows.", root: root)
+        }
+        guard case .string(let url) = urlValue else {
+            return decided(
+                .fallback, .attachmentURLNotAString, "'ab.att.url' is \(urlValue.typeName), not a string.", root: root)
+        }
+        guard let typeValue = att["type"] else {
+            return decided(
+                .fallback, .attachmentTypeMissing,
+                "'ab.att' has no 'type'; the extension cannot name the file, so iOS cannot attach it.", root: root)
+        }
+        guard case .string(let declared) = typeValue else {
+            return decided(
+                .fallback, .attachmentTypeNotAString, "'ab.att.type' is \(typeValue.typeName), not a string.",
+                root: root)
+        }
+        let normalized = AttachmentFormat.normalizedExtension(declared)
+        guard let format = AttachmentFormat.forExtension(declared) else {
+            let accepted = AttachmentFormat.all.flatMap(\.extensions).joined(separator: ", ")
+            return .decided(
+                withRequest(
+                    Outcome(
+                        verdict: .fallback, reason: .unsupportedType,
+                        message:
+                            "'ab.att.type' is '\(declared)', which is not a file extension iOS can attach "
+                            + "(UNError 101). Use one of: \(accepted).",
+                        hint: declared.contains("/") || declared.contains("..")
+                            ? "a type is a file extension, never a path; richpush never builds a path from it." : nil,
+                        payloadBytes: size), url: url, declared: declared), root: root)
+        }
+        var warnings: [Warning] = []
+        if normalized != declared {
+            warnings.append(
+                Warning(
+                    "type-normalized",
+                    "'ab.att.type' is '\(declared)'; read as '\(normalized)'. Braze's API sends lower case without a dot."
+                ))
+        }
+        if !brazeAPITypes.contains(normalized) {
+            warnings.append(
+                Warning(
+                    "type-outside-braze-api",
+                    "'\(normalized)' works on iOS, but Braze campaigns can only send "
+                        + brazeAPITypes.sorted().joined(separator: ", ") + "."))
+        }
+        return .attachment(url: url, declaredType: declared, format: format, root: root, warnings: warnings)
+    }
+
+    /// Attaches the request's URL and type to an outcome decided from them.
+    static func withRequest(_ outcome: Outcome, url: String, declared: String) -> Outcome {
+        var outcome = outcome
+        outcome.url = url
+        outcome.declaredType = declared
+        return outcome
+    }
+
+    /// iOS runs a service extension only for an alert push with `aps.mutable-content` equal to 1.
+    private static func invocation(aps: JSONValue, root: JSONValue, size: Int) -> Outcome? {
+        func notInvoked(_ reason: ReasonCode, _ message: String, hint: String? = nil) -> Outcome {
+            Outcome(verdict: .notInvoked, reason: reason, message: message, hint: hint, payloadBytes: size)
+        }
+        switch aps["mutable-content"] {
+        case .none:
+            var hint: String?
+            if aps["mutable_content"] != nil || aps["mutableContent"] != nil {
+                hint = "the key is spelled with an underscore or in camel case; APNs reads 'mutable-content'."
+            } else if root["mutable-content"] != nil {
+                hint = "'mutable-content' is at the top level; it must be inside 'aps'."
+            }
+            return notInvoked(
+                .mutableContentMissing,
+                "'aps' has no 'mutable-content': iOS does not run the service extension, so no attachment shows. "
+                    + "Add \"mutable-content\": 1 to 'aps'.", hint: hint)
+        case .number(let text) where Double(text) == 1:
+            break
+        case .some(let other):
+            var hint: String?
+            if case .string = other {
+                hint = "it is a string; APNs wants the number 1, not \"1\"."
+            } else if case .bool = other {
+                hint = "it is a boolean; APNs documents the number 1."
+            }
+            return notInvoked(
+                .mutableContentNotOne,
+                "'aps.mutable-content' is \(other.text), not 1: iOS does not run the service extension.", hint: hint)
+        }
+        let alert = aps["alert"]
+        let hasAlert: Bool
+        switch alert {
+        case .string(let text): hasAlert = !text.isEmpty
+        case .object(let members): hasAlert = !members.isEmpty
+        default: hasAlert = false
+        }
+        guard hasAlert else {
+            let kind = aps["content-available"] != nil ? "a silent (content-available) push" : "a push without an alert"
+            return notInvoked(
+                .noAlert,
+                "this is \(kind): iOS runs service extensions only for pushes that show an alert. "
+                    + "Add an 'alert' to 'aps'.")
+        }
+        return nil
+    }
+}

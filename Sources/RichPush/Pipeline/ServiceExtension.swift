@@ -1,0 +1,217 @@
+import Foundation
+
+/// One payload through the emulated service extension: the outcome, and the mutated payload.
+public struct ProcessResult: Sendable {
+    public var outcome: Outcome
+    /// The original payload text plus the `richpush` member; nil when the input was not a JSON object.
+    public var mutatedPayload: [UInt8]?
+
+    public init(outcome: Outcome, mutatedPayload: [UInt8]?) {
+        self.outcome = outcome
+        self.mutatedPayload = mutatedPayload
+    }
+
+    /// The result for input that could not be read at all.
+    public static func unreadable(_ message: String) -> ProcessResult {
+        ProcessResult(
+            outcome: Outcome(verdict: .rejected, reason: .unreadableInput, message: message, payloadBytes: 0),
+            mutatedPayload: nil)
+    }
+}
+
+/// The emulated Notification Service Extension: payload in, verdict, attachment and mutated payload out.
+///
+/// Stages: read (APNs rules), invocation (`mutable-content`, alert), Braze's `ab.att`, policy (ATS,
+/// budget, caps), fetch, sniff and validate, store, emit. The budget is one deadline from the
+/// moment ``process(_:)`` starts, as on the device. Safe to call from many tasks at once.
+///
+/// ```swift
+/// let service = ServiceExtension(engine: engine, store: try AttachmentStore(folder: "out"))
+/// let result = await service.process(Array(payloadData))
+/// print(result.outcome.verdict)
+/// ```
+public struct ServiceExtension: Sendable {
+    public let engine: FetchEngine
+    public let sniffer: TypeSniffer
+    public let store: AttachmentStore
+    public let policy: ExtensionPolicy
+
+    public init(
+        engine: FetchEngine, sniffer: TypeSniffer = TypeSniffer(), store: AttachmentStore,
+        policy: ExtensionPolicy = ExtensionPolicy()
+    ) {
+        self.engine = engine
+        self.sniffer = sniffer
+        self.store = store
+        self.policy = policy
+    }
+
+    public func process(_ bytes: [UInt8]) async -> ProcessResult {
+        let started = ContinuousClock.now
+        let deadline = started + policy.budget
+        var (outcome, root) = await run(bytes, deadline: deadline)
+        outcome.elapsedMilliseconds = (ContinuousClock.now - started).inMilliseconds
+        guard let root, case .object(let members) = root else {
+            return ProcessResult(outcome: outcome, mutatedPayload: nil)
+        }
+        if root["richpush"] != nil {
+            outcome.warnings.append(
+                Warning(
+                    "richpush-key-replaced",
+                    "the payload already has a top-level 'richpush' key; the added one comes last and wins in JSON parsers."
+                ))
+        }
+        let mutated = PayloadText.inserting(
+            key: "richpush", value: outcome.payloadSummary, into: bytes, isEmpty: members.isEmpty)
+        return ProcessResult(outcome: outcome, mutatedPayload: mutated)
+    }
+
+    private func run(_ bytes: [UInt8], deadline: ContinuousClock.Instant) async -> (Outcome, JSONValue?) {
+        switch PayloadInspector.inspect(bytes, pushType: policy.pushType) {
+        case .decided(let outcome, let root):
+            return (outcome, root)
+        case .attachment(let url, let declared, let format, let root, let warnings):
+            var outcome = await attach(
+                url: url, format: format, fileExtension: AttachmentFormat.normalizedExtension(declared),
+                deadline: deadline, payloadBytes: bytes.count)
+            outcome.url = url
+            outcome.declaredType = declared
+            outcome.warnings = warnings + outcome.warnings
+            return (outcome, root)
+        }
+    }
+
+    /// Stages 4 to 7 for a well-formed request.
+    private func attach(
+        url: String, format: AttachmentFormat, fileExtension: String, deadline: ContinuousClock.Instant,
+        payloadBytes: Int
+    ) async -> Outcome {
+        func finish(_ verdict: Verdict, _ reason: ReasonCode, _ message: String, hint: String? = nil) -> Outcome {
+            Outcome(verdict: verdict, reason: reason, message: message, hint: hint, payloadBytes: payloadBytes)
+        }
+        // 4. Policy: App Transport Security and the class cap.
+        let trimmed = url.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, let components = URLComponents(string: trimmed),
+            let scheme = components.scheme?.lowercased(),
+            components.host?.isEmpty == false || scheme == "file"
+        else {
+            return finish(.fallback, .invalidURL, "'ab.att.url' ('\(url)') is not an absolute URL (UNError 100).")
+        }
+        if scheme == "http" && !policy.fetch.allowHTTP {
+            return finish(
+                .fallback, .atsBlocked,
+                "\(url) is plain http: App Transport Security blocks it in an extension without an arbitrary-loads "
+                    + "exception. Serve the asset over https (or pass --allow-http to emulate such an exception).")
+        }
+        guard scheme == "https" || scheme == "http" else {
+            return finish(
+                .fallback, .schemeNotAllowed, "\(scheme):// URLs cannot be downloaded by the extension: use https.")
+        }
+        var fetchPolicy = policy.fetch
+        let cap = policy.maxBytes(for: format.attachmentClass)
+        fetchPolicy.maxBytes = cap
+        // 5. Fetch into a temporary file in the output folder.
+        let temporary: TemporaryFile
+        do { temporary = try store.makeTemporary() } catch {
+            return finish(.fallback, .storageFailed, "\(error.message) (UNError 104). Check the --out folder.")
+        }
+        defer { temporary.discard() }
+        let result: FetchResult
+        do {
+            result = try await engine.fetch(
+                FetchRequest(url: trimmed, deadline: deadline, policy: fetchPolicy), writingTo: temporary.descriptor)
+        } catch {
+            var outcome = failure(error, cap: cap, format: format, payloadBytes: payloadBytes)
+            outcome.download = error.details.map(Outcome.Download.init)
+            return outcome
+        }
+        var warnings: [Warning] = []
+        // 6. Sniff and validate.
+        let sniff: Sniff
+        do { sniff = try sniffer.sniff(descriptor: temporary.descriptor) } catch {
+            var outcome = finish(
+                .fallback, .storageFailed, "cannot read the download back: \(error.message) (UNError 104).")
+            outcome.download = Outcome.Download(result)
+            return outcome
+        }
+        if let header = result.contentType, let sniffed = sniff.format, AttachmentFormat.forMIME(header) != sniffed {
+            warnings.append(
+                Warning(
+                    "content-type-mismatch",
+                    "the server sends Content-Type '\(header)' for \(sniffed.name) bytes; iOS ignores it, "
+                        + "but other SDKs and caches rely on it."))
+        }
+        if format.attachmentClass == .image && result.bytes > policy.brazeImageAdvisoryBytes {
+            warnings.append(
+                Warning(
+                    "image-over-braze-advice",
+                    "the image is \(result.bytes) bytes; Braze advises at most 5 MB (about 500 KB recommended)."))
+        }
+        let decision = AttachmentValidator.validate(declared: format, sniff: sniff)
+        var outcome: Outcome
+        switch decision {
+        case .reject(let reason, let message):
+            outcome = finish(.fallback, reason, message)
+        case .attach(let more):
+            warnings += more
+            guard ContinuousClock.now < deadline else {
+                outcome = finish(.expired, .deadlineExceeded, "the budget ran out before the attachment was stored.")
+                break
+            }
+            // 7. Store under a generated name with the normalised declared extension, which iOS reads.
+            do {
+                let stored = try store.commit(temporary, fileExtension: fileExtension)
+                outcome = finish(.attached, .ok, "the \(format.attachmentClass.rawValue) would show (\(format.uti)).")
+                outcome.attachment = Outcome.Attachment(
+                    file: stored.path, uti: format.uti, bytes: stored.bytes, sha256: stored.sha256,
+                    type: fileExtension, attachmentClass: format.attachmentClass)
+            } catch {
+                outcome = finish(.fallback, .storageFailed, "\(error.message) (UNError 104).")
+            }
+        }
+        outcome.download = Outcome.Download(result)
+        outcome.sniff = sniff
+        outcome.warnings += warnings
+        return outcome
+    }
+
+    private func failure(_ error: FetchError, cap: Int64, format: AttachmentFormat, payloadBytes: Int) -> Outcome {
+        func make(_ verdict: Verdict, _ reason: ReasonCode, _ message: String? = nil) -> Outcome {
+            Outcome(
+                verdict: verdict, reason: reason, message: message ?? error.message + ".", payloadBytes: payloadBytes)
+        }
+        switch error.code {
+        case .deadlineExceeded:
+            return make(
+                .expired, .deadlineExceeded,
+                error.message + ": iOS would call serviceExtensionTimeWillExpire and show the plain notification.")
+        case .tooLarge:
+            return make(
+                .fallback, .fileTooLarge,
+                "the asset is over Apple's \(format.attachmentClass.maxMegabytes) MB cap for "
+                    + "\(format.attachmentClass.rawValue) (\(cap) bytes) (UNError 102); the download was stopped early."
+            )
+        case .invalidURL: return make(.fallback, .invalidURL)
+        case .schemeNotAllowed: return make(.fallback, .schemeNotAllowed)
+        case .redirectNotAllowed:
+            let ats = !policy.fetch.allowHTTP && error.cause?.contains("\"http\"") == true
+            return make(
+                .fallback, ats ? .atsBlocked : .redirectNotAllowed,
+                error.message + (ats ? ": App Transport Security blocks the redirect to http." : "."))
+        case .tooManyRedirects: return make(.fallback, .tooManyRedirects)
+        case .dnsFailed: return make(.fallback, .dnsFailed)
+        case .connectFailed: return make(.fallback, .connectFailed)
+        case .connectTimeout: return make(.fallback, .connectTimeout)
+        case .tlsFailed: return make(.fallback, .tlsFailed)
+        case .stalled: return make(.fallback, .stalled)
+        case .httpStatus: return make(.fallback, .httpStatus)
+        case .truncated: return make(.fallback, .truncated)
+        case .connectionReset: return make(.fallback, .connectionReset)
+        case .protocolError: return make(.fallback, .protocolError)
+        case .storageFailed: return make(.fallback, .storageFailed, error.message + " (UNError 104).")
+        case .cancelled, .engineStopped:
+            return make(.expired, .cancelled, "the run was interrupted before it finished.")
+        default: return make(.fallback, .transferFailed)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+/// What the phone would show for a payload.
+public enum Verdict: String, Sendable, Codable, CaseIterable {
+    /// The attachment would show.
+    case attached
+    /// The extension ran but the attachment would not show: the plain notification appears.
+    case fallback
+    /// The budget ran out: iOS calls `serviceExtensionTimeWillExpire`, the plain notification appears.
+    case expired
+    /// iOS would not run the extension at all (no `mutable-content: 1`, or no alert).
+    case notInvoked = "not-invoked"
+    /// The payload asks for no attachment; the notification shows as intended.
+    case noAttachment = "no-attachment"
+    /// APNs would refuse the payload, or it is not a payload at all.
+    case rejected
+
+    /// Whether the notification shows as the payload intends (exit status 0).
+    public var showsAsIntended: Bool { self == .attached || self == .noAttachment }
+
+    /// The exit status `richpush process` ends with for this verdict.
+    public var exitStatus: Int32 {
+        switch self {
+        case .attached, .noAttachment: return 0
+        case .fallback, .expired, .notInvoked: return 1
+        case .rejected: return 65
+        }
+    }
+}
+
+/// Why a payload got its verdict: a stable kebab-case code, mirroring Apple's UNError where one applies.
+///
+/// The raw values never change once released; reports, CI gates and dashboards key on them. The
+/// README has the same table, and a test checks that it lists every code.
+public enum ReasonCode: String, Sendable, Codable, CaseIterable {
+    // attached / no-attachment
+    case ok
+    case noAttachmentRequested = "no-attachment-requested"
+    // rejected
+    case unreadableInput = "unreadable-input"
+    case invalidJSON = "invalid-json"
+    case notAnObject = "not-an-object"
+    case payloadTooLarge = "payload-too-large"
+    case apsMissing = "aps-missing"
+    case apsNotAnObject = "aps-not-an-object"
+    // not-invoked
+    case mutableContentMissing = "mutable-content-missing"
+    case mutableContentNotOne = "mutable-content-not-one"
+    case noAlert = "no-alert"
+    // fallback: the attachment request
+    case attachmentNotAnObject = "attachment-not-an-object"
+    case attachmentURLMissing = "attachment-url-missing"
+    case attachmentURLNotAString = "attachment-url-not-a-string"
+    case attachmentTypeMissing = "attachment-type-missing"
+    case attachmentTypeNotAString = "attachment-type-not-a-string"
+    case unsupportedType = "unsupported-type"
+    case invalidURL = "invalid-url"
+    // fallback: policy and download
+    case atsBlocked = "ats-blocked"
+    case schemeNotAllowed = "scheme-not-allowed"
+    case redirectNotAllowed = "redirect-not-allowed"
+    case tooManyRedirects = "too-many-redirects"
+    case dnsFailed = "dns-failed"
+    case connectFailed = "connect-failed"
+    case connectTimeout = "connect-timeout"
+    case tlsFailed = "tls-failed"
+    case stalled
+    case httpStatus = "http-status"
+    case truncated
+    case connectionReset = "connection-reset"
+    case protocolError = "protocol-error"
+    case transferFailed = "transfer-failed"
+    case fileTooLarge = "file-too-large"
+    // fallback: the bytes
+    case contentUnrecognized = "content-unrecognized"
+    case contentClassMismatch = "content-class-mismatch"
+    case contentFormatMismatch = "content-format-mismatch"
+    case storageFailed = "storage-failed"
+    // expired
+    case deadlineExceeded = "deadline-exceeded"
+    case cancelled
+
+    /// The UNError code iOS would raise for this failure, where one applies.
+    ///
+    /// 100 invalid URL, 101 unrecognized type, 102 invalid file size, 104 move into data store failed.
+    public var unErrorCode: Int? {
+        switch self {
+        case .invalidURL, .attachmentURLMissing, .attachmentURLNotAString: return 100
+        case .unsupportedType, .attachmentTypeMissing, .attachmentTypeNotAString, .contentUnrecognized,
+            .contentClassMismatch, .contentFormatMismatch:
+            return 101
+        case .fileTooLarge: return 102
+        case .storageFailed: return 104
+        default: return nil
+        }
+    }
+}
+
+/// Something worth knowing that does not change the verdict.
+public struct Warning: Sendable, Codable, Equatable {
+    /// A stable kebab-case code.
+    public var code: String
+    /// What it means and what to do.
+    public var message: String
+
+    public init(_ code: String, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+}

@@ -1,0 +1,31 @@
+/// How the emulated extension behaves: the device's budget, App Transport Security, caps.
+///
+/// Defaults are a current iPhone running Braze's service extension in an app without ATS
+/// exceptions.
+public struct ExtensionPolicy: Sendable {
+    /// The APNs push type, which sets the payload size limit.
+    public enum PushType: String, Sendable, CaseIterable {
+        case alert, background, voip, complication, fileprovider, mdm, location, liveactivity
+
+        /// The largest payload APNs accepts for this push type, in bytes.
+        public var maxPayloadBytes: Int { self == .voip ? 5120 : 4096 }
+    }
+
+    /// The extension's time budget, one deadline for the whole run (download, sniff, store).
+    public var budget: Duration = .seconds(30)
+    /// The push type (only the size limit depends on it).
+    public var pushType: PushType = .alert
+    /// Count caps in binary megabytes (2^20) instead of decimal (10^6, the default: stricter).
+    public var binaryMegabytes = false
+    /// Braze's advice for images, in bytes: a warning above it, not a failure.
+    public var brazeImageAdvisoryBytes: Int64 = 5_000_000
+    /// Download limits. `allowHTTP` here emulates an Info.plist that allows arbitrary loads.
+    public var fetch = FetchPolicy()
+
+    public init() {}
+
+    /// Apple's cap for a class, in bytes, in the configured megabytes.
+    public func maxBytes(for attachmentClass: AttachmentClass) -> Int64 {
+        attachmentClass.maxBytes(binaryMegabytes: binaryMegabytes)
+    }
+}

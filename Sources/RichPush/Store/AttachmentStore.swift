@@ -1,0 +1,161 @@
+import Foundation
+
+/// A file written into the output folder: where it is and what it holds.
+public struct StoredFile: Sendable, Codable, Equatable {
+    /// The absolute path.
+    public var path: String
+    /// Its size in bytes.
+    public var bytes: Int64
+    /// SHA-256 of its content, lower-case hex.
+    public var sha256: String
+}
+
+/// Why something could not be stored.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Atomic, contained writes into one output folder.
+///
+/// Every file starts as a hidden temporary (`.richpush-<random>.part`), created exclusively and
+/// never through a link, mode 0600. It is flushed to disk, then linked under its final name, which
+/// fails rather than replacing anything already there, and the temporary is removed. A failure at
+/// any point removes the temporary, so a failed run leaves no file. Final names are made here, from
+/// the content hash and a normalised extension: payload text never becomes part of a path.
+public struct AttachmentStore: Sendable {
+    /// The output folder, absolute.
+    public let folder: String
+
+    /// Uses `folder` (created if missing, with parents).
+    public init(folder: String) throws(StoreError) {
+        let absolute =
+            folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
+        do {
+            try FileManager.default.createDirectory(atPath: absolute, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError("cannot create the output folder '\(folder)': \(error.localizedDescription)")
+        }
+        var info = stat()
+        guard stat(absolute, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, access(absolute, W_OK) == 0 else {
+            throw StoreError("the output folder '\(folder)' is not a writable folder")
+        }
+        self.folder = URL(fileURLWithPath: absolute).standardizedFileURL.path
+    }
+
+    /// A new temporary file in the folder, open for writing.
+    public func makeTemporary() throws(StoreError) -> TemporaryFile {
+        for _ in 0..<8 {
+            let path = folder + "/.richpush-" + UUID().uuidString.lowercased() + ".part"
+            let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if descriptor >= 0 { return TemporaryFile(path: path, descriptor: descriptor) }
+            if errno != EEXIST { break }
+        }
+        throw StoreError("cannot create a file in '\(folder)': \(String(cString: strerror(errno)))")
+    }
+
+    /// Flushes `temporary`, hashes it, and links it as `<sha256 prefix>.<fileExtension>`.
+    ///
+    /// `fileExtension` must be a normalised attachment extension (checked: letters and digits only).
+    /// When a file of that name already exists with the same size (the same content stored by an
+    /// earlier run) it is reused. The temporary is always removed.
+    public func commit(_ temporary: TemporaryFile, fileExtension: String) throws(StoreError) -> StoredFile {
+        let path = temporary.path
+        defer { temporary.discard() }
+        guard !fileExtension.isEmpty, fileExtension.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            throw StoreError("refusing to store under the extension '\(fileExtension)'")
+        }
+        guard fsync(temporary.descriptor) == 0 else {
+            throw StoreError("cannot flush '\(path)': \(String(cString: strerror(errno)))")
+        }
+        let (hash, bytes) = try Self.hash(descriptor: temporary.descriptor)
+        let final = folder + "/" + String(hash.prefix(32)) + "." + fileExtension
+        if link(path, final) != 0 {
+            guard errno == EEXIST else {
+                throw StoreError("cannot store '\(final)': \(String(cString: strerror(errno)))")
+            }
+            var info = stat()
+            guard lstat(final, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int64(info.st_size) == bytes else {
+                throw StoreError("'\(final)' exists and is not the same file; remove it and run again")
+            }
+        }
+        return StoredFile(path: final, bytes: bytes, sha256: hash)
+    }
+
+    /// Writes `data` to `name` in the folder atomically (temporary, flush, rename over the old one).
+    ///
+    /// `name` may contain subfolders (created as needed) but no `..` and no leading `/`.
+    public func writeAtomically(_ data: [UInt8], to name: String) throws(StoreError) -> String {
+        let parts = name.split(separator: "/")
+        guard !name.hasPrefix("/"), !parts.isEmpty, !parts.contains(where: { $0 == ".." || $0 == "." }) else {
+            throw StoreError("refusing to write outside the output folder: '\(name)'")
+        }
+        let destination = folder + "/" + parts.joined(separator: "/")
+        let parent = (destination as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError("cannot create '\(parent)': \(error.localizedDescription)")
+        }
+        let temporary = try makeTemporary()
+        let path = temporary.path
+        defer { temporary.discard() }
+        let written = data.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(temporary.descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
+        }
+        guard written, fsync(temporary.descriptor) == 0, rename(path, destination) == 0 else {
+            throw StoreError("cannot write '\(destination)': \(String(cString: strerror(errno)))")
+        }
+        return destination
+    }
+
+    private static func hash(descriptor: Int32) throws(StoreError) -> (String, Int64) {
+        var digest = SHA256Digest()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var offset: off_t = 0
+        while true {
+            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else {
+                throw StoreError("cannot read back a stored file: \(String(cString: strerror(errno)))")
+            }
+            if got == 0 { break }
+            buffer.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[0..<got])) }
+            offset += off_t(got)
+        }
+        guard let hex = digest.hex() else { throw StoreError("libcrypto could not compute SHA-256") }
+        return (hex, Int64(offset))
+    }
+}
+
+/// A temporary file in the output folder; removed by ``discard()`` (which every path must reach).
+///
+/// Used by one task at a time, which is what makes the `@unchecked Sendable` sound.
+public final class TemporaryFile: @unchecked Sendable {
+    public let path: String
+    public let descriptor: Int32
+    private var discarded = false
+
+    init(path: String, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    /// Closes and removes the temporary file (after a commit only the temporary name goes). Idempotent.
+    public func discard() {
+        guard !discarded else { return }
+        discarded = true
+        close(descriptor)
+        unlink(path)
+    }
+
+    deinit { discard() }
+}

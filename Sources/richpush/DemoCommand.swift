@@ -1,0 +1,120 @@
+import AssetServer
+import Foundation
+import RichPush
+
+/// `richpush demo`: the samples against the embedded server, as a table.
+enum DemoCommand {
+    static let help = """
+        Serve the sample assets and run every sample payload through the emulated extension.
+
+        Usage: richpush demo [options]
+
+        Starts the embedded asset server over HTTPS on Samples/assets, maps the sample host
+        cdn.example.com to it (as curl's --connect-to does; the test CA in Samples/certs is trusted),
+        runs every payload in Samples/payloads through the same pipeline as 'richpush process', all
+        at once, and prints one row per payload: verdict, reason, bytes, time, and whether it matches
+        Samples/expected.tsv. Exit status 0 when every payload got its expected verdict.
+
+        Options:
+          --budget SECONDS   The extension's budget (default 5 here, so the slow-server sample expires
+                             quickly; the device's is 30).
+          --out DIR          Keep the attachments in DIR (default: a temporary folder, removed after).
+          --samples DIR      The samples folder (default: ./Samples).
+          --json             One JSON outcome per payload on stdout instead of the table.
+
+        Example:
+          richpush demo
+          richpush process --help     # to run your own payloads
+        """
+
+    static func run(_ arguments: Arguments) async throws -> ExitCode {
+        var arguments = arguments
+        let keep = try arguments.value("--out")
+        let json = arguments.flag("--json")
+        let samplesOption = try arguments.value("--samples")
+        var policy = try ProcessCommand.extensionPolicy(&arguments)
+        if !CommandLine.arguments.contains(where: { $0 == "--budget" || $0.hasPrefix("--budget=") }) {
+            policy.budget = .seconds(5)
+        }
+        _ = try arguments.positionals().first.map { throw UsageError("demo takes no argument '\($0)'") }
+        guard let samples = samplesOption ?? SamplesFolder.locate() else {
+            throw UsageError("no Samples folder here: run from the repository, or pass --samples DIR")
+        }
+        let payloadFolder = samples + "/payloads"
+        let names = try FileManager.default.contentsOfDirectory(atPath: payloadFolder).filter { $0.hasSuffix(".json") }
+            .sorted()
+        let expectations = try SampleExpectations(
+            text: (try? String(contentsOfFile: samples + "/expected.tsv", encoding: .utf8)) ?? "")
+
+        let server = try AssetServer(
+            root: samples + "/assets",
+            tls: TLSIdentity.load(certificate: samples + "/certs/server.pem", key: samples + "/certs/server-key.pem"))
+        defer { server.stop() }
+        policy.fetch.caFile = samples + "/certs/ca.pem"
+        policy.fetch.hostMappings += [
+            HostMapping(
+                host: "cdn.example.com", port: "443", targetHost: "127.0.0.1", targetPort: "\(server.httpsPort ?? 0)"),
+            HostMapping(host: "cdn.example.com", port: "80", targetHost: "127.0.0.1", targetPort: "\(server.httpPort)"),
+        ]
+        let folder = keep ?? NSTemporaryDirectory() + "richpush-demo-\(UUID().uuidString)"
+        defer { if keep == nil { try? FileManager.default.removeItem(atPath: folder) } }
+        let engine = try FetchEngine()
+        defer { engine.shutdown() }
+        let service = ServiceExtension(engine: engine, store: try AttachmentStore(folder: folder), policy: policy)
+        if !json {
+            printError(
+                "richpush demo: \(names.count) payloads from \(payloadFolder), assets served at \(server.httpsBaseURL ?? "")"
+                    + " as https://cdn.example.com, budget \(policy.budget.inSeconds) s")
+        }
+        let outcomes = await withTaskGroup(of: (String, Outcome).self) { group in
+            for name in names {
+                group.addTask {
+                    let bytes = Array(
+                        (try? Data(contentsOf: URL(fileURLWithPath: payloadFolder + "/" + name))) ?? Data())
+                    return (name, await service.process(bytes).outcome)
+                }
+            }
+            return await group.reduce(into: [String: Outcome]()) { $0[$1.0] = $1.1 }
+        }
+        var table = TextTable(["PAYLOAD", "VERDICT", "REASON", "BYTES", "TIME", "EXPECTED"], rightAligned: [3, 4])
+        var unexpected = 0
+        for name in names {
+            guard let outcome = outcomes[name] else { continue }
+            let expected = expectations.byPayload[name]
+            let matches = expected.map { $0.verdict == outcome.verdict && $0.reason == outcome.reason }
+            if matches == false { unexpected += 1 }
+            if json {
+                printLine(try JSON.string(DemoLine(payload: name, expectedMatch: matches, outcome: outcome)))
+                continue
+            }
+            table.append([
+                name, outcome.verdict.rawValue, outcome.reason.rawValue,
+                outcome.download.map { String($0.bytes) } ?? "-",
+                String(format: "%.0f ms", outcome.elapsedMilliseconds),
+                matches.map {
+                    $0 ? "yes" : "NO, expected \(expected.map { "\($0.verdict.rawValue)/\($0.reason.rawValue)" } ?? "")"
+                }
+                    ?? "-",
+            ])
+        }
+        if !json {
+            printLine(table.rendered)
+            let counts = Dictionary(grouping: outcomes.values, by: \.verdict).mapValues(\.count)
+            let summary = Verdict.allCases.compactMap { verdict in counts[verdict].map { "\($0) \(verdict.rawValue)" } }
+            printLine("\n\(names.count) payloads: " + summary.joined(separator: ", ") + ".")
+            printLine(
+                unexpected == 0
+                    ? "Every payload got the verdict Samples/expected.tsv expects."
+                    : "\(unexpected) payload(s) did not get the expected verdict.")
+            if let keep { printLine("Attachments are in \(keep).") }
+            printLine("Run one yourself: richpush process --help")
+        }
+        return unexpected == 0 ? .success : .failure
+    }
+
+    private struct DemoLine: Encodable {
+        var payload: String
+        var expectedMatch: Bool?
+        var outcome: Outcome
+    }
+}
