@@ -1,6 +1,11 @@
 #include "CCurlShim.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 CURLcode rp_easy_setopt_long(CURL *easy, CURLoption option, long value) {
@@ -79,4 +84,115 @@ const char *rp_easy_header(CURL *easy, const char *name) {
         return header->value;
     }
     return "";
+}
+
+struct rp_loop {
+    CURLM *multi;
+    int epoll_fd;
+    int wake_fd;
+    int64_t timer_due;  // when curl's timer fires, in CLOCK_MONOTONIC milliseconds; -1: no timer
+    int running;
+};
+
+static int64_t rp_now_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+static int rp_loop_socket(CURL *easy, curl_socket_t socket, int what, void *userp, void *socketp) {
+    (void)easy;
+    (void)socketp;
+    rp_loop *loop = (rp_loop *)userp;
+    if (what == CURL_POLL_REMOVE) {
+        epoll_ctl(loop->epoll_fd, EPOLL_CTL_DEL, socket, NULL);
+        return 0;
+    }
+    struct epoll_event event;
+    event.events = 0;
+    if (what & CURL_POLL_IN) event.events |= EPOLLIN;
+    if (what & CURL_POLL_OUT) event.events |= EPOLLOUT;
+    event.data.fd = socket;
+    if (epoll_ctl(loop->epoll_fd, EPOLL_CTL_MOD, socket, &event) != 0 && errno == ENOENT) {
+        epoll_ctl(loop->epoll_fd, EPOLL_CTL_ADD, socket, &event);
+    }
+    return 0;
+}
+
+static int rp_loop_timer(CURLM *multi, long timeout_ms, void *userp) {
+    (void)multi;
+    ((rp_loop *)userp)->timer_due = timeout_ms < 0 ? -1 : rp_now_ms() + timeout_ms;
+    return 0;
+}
+
+rp_loop *rp_loop_create(CURLM *multi) {
+    rp_loop *loop = calloc(1, sizeof *loop);
+    if (loop == NULL) return NULL;
+    loop->multi = multi;
+    loop->timer_due = -1;
+    loop->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    loop->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (loop->epoll_fd < 0 || loop->wake_fd < 0) {
+        if (loop->epoll_fd >= 0) close(loop->epoll_fd);
+        if (loop->wake_fd >= 0) close(loop->wake_fd);
+        free(loop);
+        return NULL;
+    }
+    struct epoll_event event;
+    event.events = EPOLLIN;
+    event.data.fd = loop->wake_fd;
+    epoll_ctl(loop->epoll_fd, EPOLL_CTL_ADD, loop->wake_fd, &event);
+    curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, rp_loop_socket);
+    curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, (void *)loop);
+    curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, rp_loop_timer);
+    curl_multi_setopt(multi, CURLMOPT_TIMERDATA, (void *)loop);
+    return loop;
+}
+
+void rp_loop_destroy(rp_loop *loop) {
+    if (loop == NULL) return;
+    curl_multi_setopt(loop->multi, CURLMOPT_SOCKETFUNCTION, NULL);
+    curl_multi_setopt(loop->multi, CURLMOPT_TIMERFUNCTION, NULL);
+    close(loop->epoll_fd);
+    close(loop->wake_fd);
+    free(loop);
+}
+
+void rp_loop_wakeup(rp_loop *loop) {
+    uint64_t one = 1;
+    ssize_t ignored = write(loop->wake_fd, &one, sizeof one);
+    (void)ignored;
+}
+
+int rp_loop_step(rp_loop *loop, int max_wait_ms) {
+    enum { capacity = 256 };
+    struct epoll_event events[capacity];
+    int wait = max_wait_ms;
+    if (loop->timer_due >= 0) {
+        int64_t left = loop->timer_due - rp_now_ms();
+        if (left < 0) left = 0;
+        if (left < wait) wait = (int)left;
+    }
+    int count = epoll_wait(loop->epoll_fd, events, capacity, wait);
+    if (count < 0) count = 0;  // EINTR: act on timeouts below
+    for (int i = 0; i < count; i++) {
+        int fd = events[i].data.fd;
+        if (fd == loop->wake_fd) {
+            uint64_t value;
+            ssize_t ignored = read(loop->wake_fd, &value, sizeof value);
+            (void)ignored;
+            continue;
+        }
+        int mask = 0;
+        if (events[i].events & EPOLLIN) mask |= CURL_CSELECT_IN;
+        if (events[i].events & EPOLLOUT) mask |= CURL_CSELECT_OUT;
+        if (events[i].events & (EPOLLERR | EPOLLHUP)) mask |= CURL_CSELECT_ERR;
+        curl_multi_socket_action(loop->multi, fd, mask, &loop->running);
+    }
+    // curl's timer; cleared first because acting on it may set a new one.
+    if (loop->timer_due >= 0 && rp_now_ms() >= loop->timer_due) {
+        loop->timer_due = -1;
+        curl_multi_socket_action(loop->multi, CURL_SOCKET_TIMEOUT, 0, &loop->running);
+    }
+    return loop->running;
 }

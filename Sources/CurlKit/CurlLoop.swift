@@ -6,9 +6,10 @@ import Synchronization
 /// One thread running libcurl's multi loop; it owns its multi handle and every easy handle on it.
 ///
 /// Other threads never touch a curl handle: they put transfers and cancellations in a
-/// lock-guarded inbox and wake the loop with `curl_multi_wakeup`, which is safe from any thread.
-/// The loop then does what curl's own tool does: start what arrived, `curl_multi_perform`,
-/// drain finished transfers, `curl_multi_poll`.
+/// lock-guarded inbox and wake the loop through an eventfd when it sleeps. The loop starts what
+/// arrived, waits on epoll for the sockets curl asked it to watch (curl's socket interface, so curl
+/// acts on exactly the sockets that are ready instead of polling each one), and drains finished
+/// transfers.
 ///
 /// - Warning: call ``stop()`` before the process exits. It cancels what is in flight, cleans up
 ///   every handle and joins the thread, so no curl handle outlives `main`.
@@ -26,7 +27,8 @@ public final class CurlLoop: @unchecked Sendable {
         var pending: [Pending] = []
         var cancelled: [UInt64] = []
         var stopping = false
-        var stopped = false
+        /// The loop is about to wait, or waiting, for events: a submitter must wake it.
+        var sleeping = false
     }
 
     /// A transfer on the multi handle. Touched by the loop thread only.
@@ -66,6 +68,7 @@ public final class CurlLoop: @unchecked Sendable {
 
     private let inbox = Mutex(Inbox())
     private let multi: UnsafeMutableRawPointer
+    private let events: OpaquePointer
     private let exited = DispatchSemaphore(value: 0)
     private let load = Atomic<Int>(0)
     // Loop-thread state.
@@ -78,7 +81,12 @@ public final class CurlLoop: @unchecked Sendable {
     /// Creates the multi handle and starts the loop thread; `nil` when libcurl cannot be initialised.
     public init?(name: String = "richpush.curl") {
         guard CurlRuntime.ensureInitialized(), let multi = curl_multi_init() else { return nil }
+        guard let events = rp_loop_create(multi) else {
+            curl_multi_cleanup(multi)
+            return nil
+        }
         self.multi = multi
+        self.events = events
         // Connections a transfer is allowed to keep are held per loop; keep enough for wide reuse runs.
         _ = rp_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 1024)
         let thread = Thread { [self] in run() }
@@ -91,14 +99,14 @@ public final class CurlLoop: @unchecked Sendable {
     /// After ``stop()`` the completion runs at once with an "engine stopped" outcome.
     func submit(_ pending: Pending) {
         load.add(1, ordering: .relaxed)
-        let accepted = inbox.withLock { inbox -> Bool in
-            guard !inbox.stopping else { return false }
+        let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
+            guard !inbox.stopping else { return (false, false) }
             inbox.pending.append(pending)
-            return true
+            defer { inbox.sleeping = false }
+            return (true, inbox.sleeping)
         }
-        if accepted {
-            curl_multi_wakeup(multi)
-        } else {
+        if wake { rp_loop_wakeup(events) }
+        if !accepted {
             load.subtract(1, ordering: .relaxed)
             pending.completion(
                 .notStarted(curlCode: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: "the fetch engine has stopped"))
@@ -107,12 +115,13 @@ public final class CurlLoop: @unchecked Sendable {
 
     /// Asks the loop to abort a transfer; it completes with `cancelled` set. Unknown ids are ignored.
     func cancel(_ id: UInt64) {
-        let accepted = inbox.withLock { inbox -> Bool in
+        let wake = inbox.withLock { inbox -> Bool in
             guard !inbox.stopping else { return false }
             inbox.cancelled.append(id)
-            return true
+            defer { inbox.sleeping = false }
+            return inbox.sleeping
         }
-        if accepted { curl_multi_wakeup(multi) }
+        if wake { rp_loop_wakeup(events) }
     }
 
     /// Cancels every transfer, cleans up every curl handle and joins the loop thread. Idempotent.
@@ -122,18 +131,22 @@ public final class CurlLoop: @unchecked Sendable {
             return !inbox.stopping
         }
         guard first else { return }
-        curl_multi_wakeup(multi)
+        rp_loop_wakeup(events)
         exited.wait()
         curl_multi_cleanup(multi)
+        rp_loop_destroy(events)
     }
 
     private func run() {
-        var running: Int32 = 0
+        var idle = false
         while true {
+            // Take the inbox; when it is empty after a pass that finished nothing, say the loop sleeps
+            // so the next submitter wakes it (both under the lock: no wakeup is lost).
             let (arrived, cancelled, stopping) = inbox.withLock { inbox in
                 defer {
                     inbox.pending.removeAll(keepingCapacity: true)
                     inbox.cancelled.removeAll(keepingCapacity: true)
+                    inbox.sleeping = idle && inbox.pending.isEmpty && inbox.cancelled.isEmpty
                 }
                 return (inbox.pending, inbox.cancelled, inbox.stopping)
             }
@@ -142,14 +155,18 @@ public final class CurlLoop: @unchecked Sendable {
                 if let transfer = active[id] { finish(transfer, code: CURLE_ABORTED_BY_CALLBACK, cancelled: true) }
             }
             if stopping { break }
-            curl_multi_perform(multi, &running)
+            // Only a loop that has declared itself asleep may block; otherwise look without waiting.
+            let sleeping = inbox.withLock { $0.sleeping }
+            _ = rp_loop_step(events, sleeping ? 1000 : 0)
             var easy: UnsafeMutableRawPointer?
             var result = CURLE_OK
+            var finished = 0
             while rp_multi_next_done(multi, &easy, &result) != 0 {
                 guard let easy, let transfer = active[Self.id(of: easy)] else { continue }
                 finish(transfer, code: result, cancelled: false)
+                finished += 1
             }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            idle = arrived.isEmpty && cancelled.isEmpty && finished == 0
         }
         for transfer in Array(active.values) { finish(transfer, code: CURLE_ABORTED_BY_CALLBACK, cancelled: true) }
         // Anything submitted after the last drain but before `stopping` was seen.
@@ -251,8 +268,12 @@ public final class CurlLoop: @unchecked Sendable {
         set(CURLOPT_SSL_VERIFYHOST, 2)
         if spec.requireTLS12 { set(CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2) }
         set(CURLOPT_NOSIGNAL, 1)
+        // No proxy from the environment (http_proxy, ...): the emulated phone talks to the host directly,
+        // and libcurl skips the environment look-ups it would otherwise make for every transfer.
+        set(CURLOPT_PROXY, "")
         set(CURLOPT_FAILONERROR, 1)
         set(CURLOPT_USERAGENT, spec.userAgent)
+        set(CURLOPT_BUFFERSIZE, spec.receiveBufferBytes)
         set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(transfer.errorBuffer))
         set(CURLOPT_PRIVATE, pointer: UnsafeMutableRawPointer(bitPattern: UInt(transfer.pending.id)))
         if code == CURLE_OK { code = rp_easy_attach_sink(easy, transfer.sink) }

@@ -29,6 +29,12 @@ public struct TransferSpec: Sendable {
     public var requireTLS12: Bool
     /// The User-Agent header sent.
     public var userAgent: String
+    /// libcurl's receive buffer (CURLOPT_BUFFERSIZE), allocated per transfer.
+    ///
+    /// libcurl 7.88 checks the socket with poll(2) after every read; a larger buffer means fewer
+    /// read+poll pairs per body. 64 KiB cuts them fourfold against the 16 KiB default while keeping
+    /// a thousand transfers in flight within 64 MB.
+    public var receiveBufferBytes: Int = 64 * 1024
 
     /// Creates a spec with conservative defaults: https only, 5 redirects, no cap.
     public init(

@@ -31,6 +31,24 @@ typedef struct rp_sink {
 /// Points the handle's WRITEFUNCTION/WRITEDATA at `sink`.
 CURLcode rp_easy_attach_sink(CURL *easy, rp_sink *sink);
 
+/// An event loop for one multi handle: epoll plus curl's socket interface (curl_multi_socket_action).
+///
+/// curl tells the loop which sockets to watch (CURLMOPT_SOCKETFUNCTION) and when its next timeout
+/// is due (CURLMOPT_TIMERFUNCTION); the loop waits on epoll and tells curl exactly which socket is
+/// ready. Unlike curl_multi_perform, curl then never polls every socket itself before reading.
+/// An eventfd in the same epoll set lets other threads wake the loop.
+typedef struct rp_loop rp_loop;
+
+/// Creates a loop for `multi` (installs the socket and timer callbacks); NULL on failure.
+rp_loop *rp_loop_create(CURLM *multi);
+/// Frees the loop (the multi handle stays the caller's).
+void rp_loop_destroy(rp_loop *loop);
+/// Wakes the loop from another thread. Async-signal-safe.
+void rp_loop_wakeup(rp_loop *loop);
+/// Waits for socket events, curl's timeout or a wakeup (at most `max_wait_ms`), then lets curl act.
+/// Returns the number of transfers still running.
+int rp_loop_step(rp_loop *loop, int max_wait_ms);
+
 /// Reads the next finished transfer from the multi handle; returns 0 when there is none.
 int rp_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result);
 

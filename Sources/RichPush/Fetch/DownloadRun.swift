@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The summary of downloading one URL many times: throughput, latency and failures.
 public struct DownloadRunSummary: Sendable, Codable {
@@ -27,34 +28,33 @@ public enum DownloadRun {
         engine: FetchEngine, url: String, count: Int, concurrency: Int, budget: Duration, policy: FetchPolicy
     ) async -> DownloadRunSummary {
         let started = ContinuousClock.now
-        var latencies: [Double] = []
-        latencies.reserveCapacity(count)
-        var failures: [String: Int] = [:]
-        var bytes: Int64 = 0
-        await withTaskGroup(of: Result<FetchResult, FetchError>.self) { group in
-            var launched = 0
-            func launch() {
+        // `concurrency` workers, each downloading one after another, take numbers from a shared
+        // counter: one task per worker rather than one per download keeps scheduling off the hot path.
+        let next = Ticket()
+        let workers = max(1, min(concurrency, count))
+        let partials = await withTaskGroup(of: WorkerTally.self) { group in
+            for _ in 0..<workers {
                 group.addTask {
-                    let request = FetchRequest(url: url, budget: budget, policy: policy)
-                    do throws(FetchError) {
-                        return .success(try await engine.fetch(request, writingTo: -1))
-                    } catch {
-                        return .failure(error)
+                    var tally = WorkerTally()
+                    while next.take() < count {
+                        let request = FetchRequest(url: url, budget: budget, policy: policy)
+                        do throws(FetchError) {
+                            let result = try await engine.fetch(request, writingTo: -1)
+                            tally.latencies.append(result.timings.total.inMilliseconds)
+                            tally.bytes += result.bytes
+                        } catch {
+                            tally.failures[error.code.description, default: 0] += 1
+                        }
                     }
+                    return tally
                 }
-                launched += 1
             }
-            while launched < min(count, max(1, concurrency)) { launch() }
-            for await outcome in group {
-                switch outcome {
-                case .success(let result):
-                    latencies.append(result.timings.total.inMilliseconds)
-                    bytes += result.bytes
-                case .failure(let error):
-                    failures[error.code.description, default: 0] += 1
-                }
-                if launched < count { launch() }
-            }
+            return await group.reduce(into: [WorkerTally]()) { $0.append($1) }
+        }
+        var latencies = partials.flatMap(\.latencies)
+        let bytes = partials.reduce(0) { $0 + $1.bytes }
+        let failures = partials.reduce(into: [String: Int]()) { total, tally in
+            total.merge(tally.failures, uniquingKeysWith: +)
         }
         let seconds = max(1e-9, (ContinuousClock.now - started).inSeconds)
         latencies.sort()
@@ -71,4 +71,17 @@ public enum DownloadRun {
                 "p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": latencies.last ?? 0,
             ])
     }
+}
+
+/// One worker's share of a ``DownloadRun``.
+private struct WorkerTally: Sendable {
+    var latencies: [Double] = []
+    var bytes: Int64 = 0
+    var failures: [String: Int] = [:]
+}
+
+/// Hands out 0, 1, 2, ... to any number of tasks.
+private final class Ticket: Sendable {
+    private let counter = Atomic<Int>(0)
+    func take() -> Int { counter.wrappingAdd(1, ordering: .relaxed).oldValue }
 }

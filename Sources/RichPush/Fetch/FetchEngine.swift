@@ -50,15 +50,21 @@ public final class FetchEngine: Sendable {
     /// for a version that cleans up after itself.
     public func fetch(_ request: FetchRequest, writingTo descriptor: Int32) async throws(FetchError) -> FetchResult {
         let policy = request.policy
-        guard let components = URLComponents(string: request.url), let scheme = components.scheme else {
+        // A light check (curl parses the URL fully): the scheme decides the policy, a host must follow.
+        let utf8 = Array(request.url.utf8.prefix(64))
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), colon > 0, utf8.count >= colon + 3,
+            utf8[colon + 1] == UInt8(ascii: "/"), utf8[colon + 2] == UInt8(ascii: "/"),
+            utf8[..<colon].allSatisfy(Self.isSchemeByte)
+        else {
             throw FetchError(.invalidURL, "'\(request.url)' is not an absolute URL")
         }
+        let scheme = String(decoding: utf8[..<colon], as: UTF8.self)
         guard policy.allows(scheme: scheme) else {
             throw FetchError(
                 .schemeNotAllowed,
                 "\(scheme):// is not allowed for \(request.url) (allowed: \(policy.allowedProtocols))")
         }
-        guard let host = components.host, !host.isEmpty else {
+        guard colon + 3 < utf8.count, !"/?#".utf8.contains(utf8[colon + 3]) else {
             throw FetchError(.invalidURL, "'\(request.url)' has no host")
         }
         let spec = TransferSpec(
@@ -102,6 +108,17 @@ public final class FetchEngine: Sendable {
         }
     }
 
+    /// RFC 3986 scheme characters: ASCII letters, digits, `+`, `-`, `.`.
+    private static func isSchemeByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+            return true
+        default:
+            return false
+        }
+    }
+
     static func result(of outcome: TransferOutcome, request: FetchRequest) -> Result<FetchResult, FetchError> {
         let details = FetchResult(
             httpStatus: outcome.httpStatus,
@@ -122,7 +139,6 @@ public final class FetchEngine: Sendable {
         if outcome.cancelled {
             return failure(.cancelled, "the download of \(url) was cancelled")
         }
-        let budget = String(format: "%.1f s", Double(outcome.timeoutMilliseconds) / 1000)
         switch outcome.curlCode {
         case 0:
             guard (200..<300).contains(outcome.httpStatus) else {
@@ -147,7 +163,8 @@ public final class FetchEngine: Sendable {
             {
                 return failure(
                     .deadlineExceeded,
-                    "\(url) did not finish within the budget (\(budget)); \(outcome.bytes) bytes had arrived")
+                    "\(url) did not finish within the budget (\(Double(outcome.timeoutMilliseconds) / 1000) s); "
+                        + "\(outcome.bytes) bytes had arrived")
             }
             if !outcome.connected {
                 return failure(
