@@ -21,17 +21,19 @@ public enum RichPushBinary {
     ///
     /// Output goes through files, not pipes, so a chatty child never blocks on a full pipe.
     public static func run(
-        _ arguments: [String], stdin: Data = Data(), directory: String? = nil, environment: [String: String] = [:]
+        _ arguments: [String], stdin: Data = Data(), directory: String? = nil, environment: [String: String] = [:],
+        stdoutPath: String? = nil
     ) throws -> BinaryRun {
         let scratch = try Fixtures.temporaryFolder("richpush-run")
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let inPath = scratch + "/stdin", outPath = scratch + "/stdout", errPath = scratch + "/stderr"
+        let inPath = scratch + "/stdin", outPath = stdoutPath ?? scratch + "/stdout", errPath = scratch + "/stderr"
         try stdin.write(to: URL(fileURLWithPath: inPath))
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(
+            &actions, 1, outPath, O_WRONLY | O_CREAT | (stdoutPath == nil ? O_TRUNC : 0), 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         // A working directory goes through `sh -c 'cd DIR && exec ...'`: exec keeps the pid, so wait4's
         // rusage is still the binary's own.

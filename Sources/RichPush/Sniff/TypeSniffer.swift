@@ -17,6 +17,14 @@ public struct Sniff: Sendable, Equatable, Codable {
     /// Notes on how the answer was reached (an ID3 tag skipped, an MPEG-4 audio file).
     public var notes: [String]
 
+    public init(mime: String, description: String, formatName: String?, hasVideoTrack: Bool?, notes: [String]) {
+        self.mime = mime
+        self.description = description
+        self.formatName = formatName
+        self.hasVideoTrack = hasVideoTrack
+        self.notes = notes
+    }
+
     /// The supported format, looked up again from ``formatName``.
     public var format: AttachmentFormat? {
         formatName.flatMap { name in AttachmentFormat.all.first { $0.name == name } }

@@ -1,0 +1,138 @@
+import AssetServer
+import Foundation
+import RichPush
+import TestSupport
+import Testing
+
+/// `richpush process` run as a user would: payload on stdin, mutated payload on stdout.
+@Suite struct ProcessCommandTests {
+    let server: AssetServer
+    let folder: String
+
+    init() throws {
+        server = try Fixtures.startServer()
+        folder = try Fixtures.temporaryFolder()
+    }
+
+    func cleanUp() {
+        server.stop()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    var options: [String] {
+        [
+            "--out", folder + "/out", "--budget", "2", "--cacert", Fixtures.caFile, "--connect-to",
+            "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)",
+        ]
+    }
+
+    @Test(arguments: SamplePayloads.expectations.map(\.name))
+    func everySamplePayloadEndToEnd(name: String) throws {
+        defer { cleanUp() }
+        let expected = try #require(SamplePayloads.expectations.first { $0.name == name })
+        let input = try SamplePayloads.bytes(name)
+        let started = ContinuousClock.now
+        let run = try RichPushBinary.run(["process"] + options, stdin: Data(input), directory: folder)
+        #expect(ContinuousClock.now - started < .seconds(5))
+        let expectedStatus: Int32 = ["attached", "no-attachment"].contains(expected.verdict) ? 0 : 1
+        #expect(run.status == expectedStatus, "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("richpush: \(expected.verdict)"), "\(run.stderr)")
+        let output = try JSONValue.parse(Array(run.stdout.utf8))
+        #expect(output["richpush"]?["verdict"] == .string(expected.verdict))
+        #expect(output["richpush"]?["reason"] == .string(expected.reason))
+        // Every file the run wrote is inside --out.
+        let written = Fixtures.files(in: folder)
+        #expect(written.allSatisfy { $0.hasPrefix("out/") && !$0.hasSuffix(".part") }, "\(written)")
+        if expected.verdict == "attached" {
+            guard case .array(let list) = output["richpush"]?["attachments"],
+                case .string(let file) = list.first?["file"],
+                case .string(let hash) = list.first?["sha256"]
+            else {
+                Issue.record("no attachment in the output")
+                return
+            }
+            #expect(file.hasPrefix(folder + "/out/"))
+            #expect(hash.hasPrefix(URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent))
+            #expect(FileManager.default.fileExists(atPath: file))
+        } else {
+            #expect(written.isEmpty)
+        }
+    }
+
+    @Test func readsAPayloadFileAndWritesAReport() throws {
+        defer { cleanUp() }
+        let report = folder + "/report.json"
+        let run = try RichPushBinary.run(
+            ["process", SamplePayloads.folder + "/audio-mp3.json", "--report", report, "--quiet"] + options)
+        #expect(run.status == 0)
+        #expect(run.stderr.isEmpty, "--quiet")
+        let json =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any]
+        #expect(json?["verdict"] as? String == "attached")
+        #expect((json?["download"] as? [String: Any])?["status"] as? Int == 200)
+        #expect((json?["sniff"] as? [String: Any])?["mime"] as? String == "audio/mpeg")
+    }
+
+    @Test(arguments: ["not json at all", "[1]", "", "{\"aps\": 1}"])
+    func rejectsUnusableInputWithExitCode65(input: String) throws {
+        defer { cleanUp() }
+        let run = try RichPushBinary.run(["process"] + options, stdin: Data(input.utf8))
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(run.stderr.contains("rejected"))
+    }
+
+    @Test func rejectsAnUnreadableFile() throws {
+        defer { cleanUp() }
+        let run = try RichPushBinary.run(["process", folder + "/missing.json"] + options)
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("unreadable-input"))
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test(arguments: [["--budget", "never"], ["--push-type", "carrier-pigeon"], ["a.json", "b.json"], ["--unknown"]])
+    func rejectsBadUsageWithExitCode64(extra: [String]) throws {
+        defer { cleanUp() }
+        let run = try RichPushBinary.run(["process"] + extra)
+        #expect(run.status == 64, "\(run.stderr)")
+    }
+
+    @Test func exitsWith74WhenStdoutCannotBeWritten() throws {
+        defer { cleanUp() }
+        let run = try RichPushBinary.run(
+            ["process"] + options, stdin: Data(try SamplePayloads.bytes("no-attachment.json")), stdoutPath: "/dev/full")
+        #expect(run.status == 74, "\(run.stderr)")
+    }
+
+    @Test func exitsWith74WhenTheOutputFolderIsUnusable() throws {
+        defer { cleanUp() }
+        FileManager.default.createFile(atPath: folder + "/file", contents: Data())
+        let run = try RichPushBinary.run(
+            ["process", "--out", folder + "/file"], stdin: Data(try SamplePayloads.bytes("image-jpg.json")))
+        #expect(run.status == 74, "\(run.stderr)")
+    }
+}
+
+/// `richpush demo`: the README's main job.
+@Suite struct DemoCommandTests {
+    @Test func showsEverySampleWithItsExpectedVerdict() throws {
+        let run = try RichPushBinary.run(["demo", "--budget", "2"], directory: Fixtures.root)
+        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+        for expected in SamplePayloads.expectations {
+            #expect(run.stdout.contains(expected.name), "\(expected.name) missing from the table")
+        }
+        #expect(run.stdout.contains("Every payload got the verdict Samples/expected.tsv expects."))
+    }
+}
+
+/// The README documents every reason code in one table.
+@Suite struct DocumentationTests {
+    @Test func readmeListsEveryReasonCode() throws {
+        let readme = try String(contentsOfFile: Fixtures.root + "/README.md", encoding: .utf8)
+        for reason in ReasonCode.allCases {
+            #expect(readme.contains("| `\(reason.rawValue)` |"), "README lacks a row for \(reason.rawValue)")
+        }
+        for code in FetchError.Code.all {
+            #expect(readme.contains("| `\(code.description)` |"), "README lacks a row for \(code)")
+        }
+    }
+}

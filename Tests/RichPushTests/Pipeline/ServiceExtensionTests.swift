@@ -1,0 +1,147 @@
+import AssetServer
+import Foundation
+import RichPush
+import TestSupport
+import Testing
+
+/// The whole pipeline in process, against the embedded server.
+@Suite struct ServiceExtensionTests {
+    let server: AssetServer
+    let engine: FetchEngine
+    let folder: String
+    let service: ServiceExtension
+
+    init() throws {
+        server = try Fixtures.startServer()
+        engine = try FetchEngine(loops: 1)
+        folder = try Fixtures.temporaryFolder()
+        var policy = ExtensionPolicy()
+        policy.budget = .seconds(2)
+        policy.fetch.caFile = Fixtures.caFile
+        policy.fetch.hostMappings = [
+            HostMapping(
+                host: "cdn.example.com", port: "443", targetHost: "127.0.0.1", targetPort: "\(server.httpsPort ?? 0)")
+        ]
+        service = ServiceExtension(engine: engine, store: try AttachmentStore(folder: folder), policy: policy)
+    }
+
+    func cleanUp() {
+        engine.shutdown()
+        server.stop()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    func payload(url: String, type: String) -> [UInt8] {
+        Array(#"{"aps":{"alert":"hi","mutable-content":1},"ab":{"att":{"url":"\#(url)","type":"\#(type)"}}}"#.utf8)
+    }
+
+    @Test(arguments: SamplePayloads.expectations.map(\.name))
+    func everySampleGetsItsExpectedVerdict(name: String) async throws {
+        defer { cleanUp() }
+        let expected = try #require(SamplePayloads.expectations.first { $0.name == name })
+        let result = await service.process(try SamplePayloads.bytes(name))
+        #expect(result.outcome.verdict.rawValue == expected.verdict, "\(result.outcome.summaryLine)")
+        #expect(result.outcome.reason.rawValue == expected.reason, "\(result.outcome.summaryLine)")
+        #expect(!Fixtures.files(in: folder).contains { $0.hasSuffix(".part") }, "no temporary file is left")
+        if result.outcome.verdict != .attached {
+            #expect(Fixtures.files(in: folder).isEmpty, "a run that attaches nothing stores nothing")
+        }
+    }
+
+    @Test(arguments: [
+        ("hero.jpg", "jpg", "public.jpeg"), ("banner.gif", "gif", "com.compuserve.gif"),
+        ("chime.mp3", "mp3", "public.mp3"),
+        ("chime.m4a", "m4a", "public.mpeg-4-audio"), ("chime-mp42.m4a", "m4a", "public.mpeg-4-audio"),
+        ("chime.wav", "wav", "com.microsoft.waveform-audio"), ("chime.aiff", "aif", "public.aiff-audio"),
+        ("clip.mp4", "mp4", "public.mpeg-4"), ("clip.mpg", "mpg", "public.mpeg"), ("clip.avi", "avi", "public.avi"),
+    ])
+    func attachesEverySupportedSample(file: String, type: String, uti: String) async throws {
+        defer { cleanUp() }
+        let result = await service.process(payload(url: "https://cdn.example.com/\(file)", type: type))
+        let attachment = try #require(result.outcome.attachment, "\(result.outcome.summaryLine)")
+        #expect(attachment.uti == uti)
+        #expect(attachment.file.hasPrefix(folder + "/") && attachment.file.hasSuffix("." + type))
+        let stored = try Data(contentsOf: URL(fileURLWithPath: attachment.file))
+        #expect(Array(stored) == (try Fixtures.bytes(ofAsset: file)))
+        #expect(Int64(stored.count) == attachment.bytes)
+    }
+
+    @Test func keepsEveryByteOfTheOriginalPayload() async throws {
+        defer { cleanUp() }
+        let original = try SamplePayloads.bytes("image-jpg.json")
+        let result = await service.process(original)
+        let mutated = try #require(result.mutatedPayload)
+        guard case .object(let members) = try JSONValue.parse(mutated) else {
+            Issue.record("the output is not an object")
+            return
+        }
+        #expect(members.last?.key == "richpush")
+        #expect(JSONValue.object(Array(members.dropLast())) == (try JSONValue.parse(original)))
+        let text = String(decoding: mutated, as: UTF8.self)
+        #expect(text.contains("9007199254740993") && text.contains("1.10") && text.contains("🌞"))
+        let added = try #require(try JSONValue.parse(mutated)["richpush"])
+        #expect(added["verdict"] == .string("attached"))
+        guard case .array(let attachments) = added["attachments"], let first = attachments.first else {
+            Issue.record("no attachments list")
+            return
+        }
+        #expect(first["uti"] == .string("public.jpeg"))
+        #expect(first["sha256"] == .string(result.outcome.attachment?.sha256 ?? "?"))
+    }
+
+    @Test func returnsPromptlyWhenTheBudgetRunsOut() async throws {
+        defer { cleanUp() }
+        let started = ContinuousClock.now
+        let result = await service.process(payload(url: "https://cdn.example.com/hero.jpg?stall=100", type: "jpg"))
+        #expect(result.outcome.verdict == .expired)
+        #expect(ContinuousClock.now - started < .seconds(3), "budget 2 s plus at most a second")
+    }
+
+    @Test func stopsAnOversizedDownloadEarly() async throws {
+        defer { cleanUp() }
+        let result = await service.process(payload(url: "https://cdn.example.com/chime.mp3?endless=1", type: "mp3"))
+        #expect(result.outcome.reason == .fileTooLarge)
+        #expect(result.outcome.unError == 102)
+        #expect((result.outcome.download?.bytes ?? .max) <= 5_000_000)
+    }
+
+    @Test func warnsAboutImagesOverBrazesAdvice() async throws {
+        defer { cleanUp() }
+        let result = await service.process(payload(url: "https://cdn.example.com/hero.jpg?size=6000000", type: "jpg"))
+        #expect(result.outcome.verdict == .attached)
+        #expect(result.outcome.warnings.contains { $0.code == "image-over-braze-advice" })
+    }
+
+    @Test(arguments: [
+        ("hero.jpg?gzip=1", ReasonCode.contentUnrecognized), ("error.html", .contentUnrecognized),
+        ("hero.jpg?size=0", .contentUnrecognized), ("chime.mp3", .contentClassMismatch),
+        ("hero.jpg?truncate=100", .truncated), ("hero.jpg?status=500", .httpStatus),
+        ("hero.jpg?redirect=9", .tooManyRedirects), ("hero.jpg?reset=0", .connectionReset),
+    ])
+    func explainsEveryFailure(path: String, reason: ReasonCode) async throws {
+        defer { cleanUp() }
+        let result = await service.process(payload(url: "https://cdn.example.com/\(path)", type: "jpg"))
+        #expect(result.outcome.verdict == .fallback)
+        #expect(result.outcome.reason == reason, "\(result.outcome.summaryLine)")
+        #expect(Fixtures.files(in: folder).isEmpty)
+    }
+
+    @Test func blocksARedirectToHTTPUnderATS() async throws {
+        defer { cleanUp() }
+        let target = server.httpBaseURL + "/hero.jpg"
+        let result = await service.process(payload(url: "https://cdn.example.com/hero.jpg?to=\(target)", type: "jpg"))
+        #expect(result.outcome.reason == .atsBlocked)
+    }
+
+    @Test func processesManyPayloadsAtOnce() async throws {
+        defer { cleanUp() }
+        let service = self.service
+        let bytes = payload(url: "https://cdn.example.com/hero.png", type: "png")
+        let verdicts = await withTaskGroup(of: Verdict.self) { group in
+            for _ in 0..<100 { group.addTask { await service.process(bytes).outcome.verdict } }
+            return await group.reduce(into: [Verdict]()) { $0.append($1) }
+        }
+        #expect(verdicts.count == 100 && verdicts.allSatisfy { $0 == .attached })
+        #expect(Fixtures.files(in: folder).count == 1, "the same content is stored once")
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import RichPush
+import TestSupport
+import Testing
+
+@Suite struct AttachmentStoreTests {
+    let folder: String
+    let store: AttachmentStore
+
+    init() throws {
+        folder = try Fixtures.temporaryFolder()
+        store = try AttachmentStore(folder: folder + "/out")
+    }
+
+    func fill(_ temporary: TemporaryFile, with bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.write(temporary.descriptor, $0.baseAddress, $0.count) }
+    }
+
+    @Test func storesUnderTheContentHashAndRemovesTheTemporary() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try store.makeTemporary()
+        fill(temporary, with: Array("hello".utf8))
+        let stored = try store.commit(temporary, fileExtension: "jpg")
+        #expect(stored.sha256 == "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824")
+        #expect(stored.path == store.folder + "/2cf24dba5fb0a30e26e83b2ac5b9e29e.jpg")
+        #expect(stored.bytes == 5)
+        #expect(Fixtures.files(in: store.folder) == ["2cf24dba5fb0a30e26e83b2ac5b9e29e.jpg"])
+    }
+
+    @Test func reusesAnIdenticalFileAlreadyStored() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for _ in 0..<2 {
+            let temporary = try store.makeTemporary()
+            fill(temporary, with: Array("same".utf8))
+            _ = try store.commit(temporary, fileExtension: "png")
+        }
+        #expect(Fixtures.files(in: store.folder).count == 1)
+    }
+
+    @Test func neverWritesThroughALinkAtTheFinalName() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let target = folder + "/victim"
+        FileManager.default.createFile(atPath: target, contents: Data("keep".utf8))
+        try FileManager.default.createSymbolicLink(
+            atPath: store.folder + "/2cf24dba5fb0a30e26e83b2ac5b9e29e.jpg", withDestinationPath: target)
+        let temporary = try store.makeTemporary()
+        fill(temporary, with: Array("hello".utf8))
+        #expect(throws: StoreError.self) { try store.commit(temporary, fileExtension: "jpg") }
+        #expect(FileManager.default.contents(atPath: target) == Data("keep".utf8))
+        #expect(!Fixtures.files(in: store.folder).contains { $0.hasSuffix(".part") })
+    }
+
+    @Test(arguments: ["", "../x", "a/b", "jp g", ".jpg"])
+    func refusesAnUnsafeExtension(fileExtension: String) throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try store.makeTemporary()
+        #expect(throws: StoreError.self) { try store.commit(temporary, fileExtension: fileExtension) }
+        #expect(Fixtures.files(in: store.folder).isEmpty, "the temporary is removed")
+    }
+
+    @Test func writesFilesAtomicallyInsideTheFolderOnly() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = try store.writeAtomically(Array("{}".utf8), to: "sub/a.json")
+        #expect(path == store.folder + "/sub/a.json")
+        _ = try store.writeAtomically(Array("{\"v\":2}".utf8), to: "sub/a.json")
+        #expect(FileManager.default.contents(atPath: path) == Data("{\"v\":2}".utf8))
+        for name in ["../escape.json", "/etc/x", "a/../../b", ""] {
+            #expect(throws: StoreError.self) { try store.writeAtomically([], to: name) }
+        }
+        #expect(Fixtures.files(in: store.folder) == ["sub/a.json"])
+    }
+
+    @Test func refusesAnOutputFolderThatIsAFile() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        FileManager.default.createFile(atPath: folder + "/file", contents: Data())
+        #expect(throws: StoreError.self) { try AttachmentStore(folder: folder + "/file") }
+    }
+}
