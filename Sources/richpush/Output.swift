@@ -20,4 +20,6 @@ enum ExitCode: Int32 {
     case unavailable = 69
     case software = 70
     case ioError = 74
+    /// Stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
+    case interrupted = 130
 }

@@ -33,6 +33,7 @@ enum ProcessCommand {
           --push-type TYPE        alert (4096-byte limit) or voip (5120); default alert.
           --binary-mb             Count Apple's size caps in 2^20-byte megabytes (default 10^6).
           --report FILE           Also write the full outcome as JSON (download timings, sniffed type).
+          --fsync                 fsync each file before it gets its name (survives power loss; slower).
           --quiet                 No verdict line on stderr.
 
         Example:
@@ -49,12 +50,13 @@ enum ProcessCommand {
         let folder = try arguments.value("--out") ?? "richpush-out"
         let reportPath = try arguments.value("--report")
         let quiet = arguments.flag("--quiet", "-q")
+        let durable = arguments.flag("--fsync")
         let policy = try extensionPolicy(&arguments)
         let positionals = try arguments.positionals()
         guard positionals.count <= 1 else { throw UsageError("process takes one payload file (or stdin)") }
         let source = positionals.first ?? "-"
         let store: AttachmentStore
-        do { store = try AttachmentStore(folder: folder) } catch {
+        do { store = try AttachmentStore(folder: folder, durable: durable) } catch {
             printError("richpush process: \(error.message)")
             return .ioError
         }

@@ -11,6 +11,7 @@ enum RichPushCommand {
 
         Commands:
           process [FILE]  Run one payload (stdin or FILE) through the emulated extension; mutated payload on stdout.
+          batch DIR       Run a folder (or NDJSON file) of payloads, concurrently and resumably.
           demo            Serve the samples and run every sample payload through the extension, as a table.
           serve [DIR]     Serve a folder of assets over HTTP and HTTPS on 127.0.0.1, with fault modes.
           fetch URL       Download one asset as a service extension would, and report how it went.
@@ -51,6 +52,9 @@ enum RichPushCommand {
         case "process":
             if wantsHelp { return help(ProcessCommand.help) }
             return try await ProcessCommand.run(Arguments(words))
+        case "batch":
+            if wantsHelp { return help(BatchCommand.help) }
+            return try await BatchCommand.run(Arguments(words))
         case "demo":
             if wantsHelp { return help(DemoCommand.help) }
             return try await DemoCommand.run(Arguments(words))
@@ -64,6 +68,7 @@ enum RichPushCommand {
             switch words.first {
             case "process": return help(ProcessCommand.help)
             case "demo": return help(DemoCommand.help)
+            case "batch": return help(BatchCommand.help)
             case "serve": return help(ServeCommand.help)
             case "fetch": return help(FetchCommand.help)
             case "sniff": return help(SniffCommand.help)

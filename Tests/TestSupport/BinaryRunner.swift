@@ -24,8 +24,16 @@ public enum RichPushBinary {
         _ arguments: [String], stdin: Data = Data(), directory: String? = nil, environment: [String: String] = [:],
         stdoutPath: String? = nil
     ) throws -> BinaryRun {
+        try start(arguments, stdin: stdin, directory: directory, environment: environment, stdoutPath: stdoutPath)
+            .wait()
+    }
+
+    /// Starts the binary and returns at once; ``RunningBinary/wait()`` collects the result.
+    public static func start(
+        _ arguments: [String], stdin: Data = Data(), directory: String? = nil, environment: [String: String] = [:],
+        stdoutPath: String? = nil
+    ) throws -> RunningBinary {
         let scratch = try Fixtures.temporaryFolder("richpush-run")
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
         let inPath = scratch + "/stdin", outPath = stdoutPath ?? scratch + "/stdout", errPath = scratch + "/stderr"
         try stdin.write(to: URL(fileURLWithPath: inPath))
         var actions = posix_spawn_file_actions_t()
@@ -46,7 +54,29 @@ public enum RichPushBinary {
         defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, envp)
-        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOENT) }
+        guard spawned == 0 else {
+            try? FileManager.default.removeItem(atPath: scratch)
+            throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOENT)
+        }
+        return RunningBinary(pid: pid, scratch: scratch, outPath: outPath, errPath: errPath)
+    }
+}
+
+/// A started `richpush` process.
+public struct RunningBinary: Sendable {
+    public let pid: pid_t
+    let scratch: String
+    let outPath: String
+    let errPath: String
+
+    /// Sends a signal (for example SIGINT) to the process.
+    public func signal(_ number: Int32) {
+        kill(pid, number)
+    }
+
+    /// Waits for the process to exit and returns what it produced.
+    public func wait() -> BinaryRun {
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}

@@ -35,15 +35,18 @@ public struct ServiceExtension: Sendable {
     public let sniffer: TypeSniffer
     public let store: AttachmentStore
     public let policy: ExtensionPolicy
+    /// When set, each URL is downloaded once and shared by every payload that names it.
+    public let sharedDownloads: SharedDownloads?
 
     public init(
         engine: FetchEngine, sniffer: TypeSniffer = TypeSniffer(), store: AttachmentStore,
-        policy: ExtensionPolicy = ExtensionPolicy()
+        policy: ExtensionPolicy = ExtensionPolicy(), sharedDownloads: SharedDownloads? = nil
     ) {
         self.engine = engine
         self.sniffer = sniffer
         self.store = store
         self.policy = policy
+        self.sharedDownloads = sharedDownloads
     }
 
     public func process(_ bytes: [UInt8]) async -> ProcessResult {
@@ -110,23 +113,43 @@ public struct ServiceExtension: Sendable {
         var fetchPolicy = policy.fetch
         let cap = policy.maxBytes(for: format.attachmentClass)
         fetchPolicy.maxBytes = cap
-        // 5. Fetch into a temporary file in the output folder.
+        // 5. Fetch into a temporary file in the output folder (or share one download of the URL).
         let temporary: TemporaryFile
-        do { temporary = try store.makeTemporary() } catch {
-            return finish(.fallback, .storageFailed, "\(error.message) (UNError 104). Check the --out folder.")
-        }
-        defer { temporary.discard() }
         let result: FetchResult
-        do {
-            result = try await engine.fetch(
-                FetchRequest(url: trimmed, deadline: deadline, policy: fetchPolicy), writingTo: temporary.descriptor)
-        } catch {
+        switch await download(trimmed, deadline: deadline, policy: fetchPolicy) {
+        case .success(let (file, fetched)):
+            temporary = file
+            result = fetched
+        case .failure(let error):
             var outcome = failure(error, cap: cap, format: format, payloadBytes: payloadBytes)
             outcome.download = error.details.map(Outcome.Download.init)
             return outcome
         }
+        // Sniffing, hashing and writing block: they run off the cooperative pool.
+        return await Offload.run {
+            defer { temporary.discard() }
+            return self.judge(
+                temporary, result: result, format: format, fileExtension: fileExtension, cap: cap, deadline: deadline,
+                payloadBytes: payloadBytes)
+        }
+    }
+
+    /// Stages 6 and 7: sniff, validate, store.
+    private func judge(
+        _ temporary: TemporaryFile, result: FetchResult, format: AttachmentFormat, fileExtension: String, cap: Int64,
+        deadline: ContinuousClock.Instant, payloadBytes: Int
+    ) -> Outcome {
+        func finish(_ verdict: Verdict, _ reason: ReasonCode, _ message: String) -> Outcome {
+            Outcome(verdict: verdict, reason: reason, message: message, payloadBytes: payloadBytes)
+        }
+        if result.bytes > cap {
+            var outcome = failure(
+                FetchError(.tooLarge, "shared download over the cap"), cap: cap, format: format,
+                payloadBytes: payloadBytes)
+            outcome.download = Outcome.Download(result)
+            return outcome
+        }
         var warnings: [Warning] = []
-        // 6. Sniff and validate.
         let sniff: Sniff
         do { sniff = try sniffer.sniff(descriptor: temporary.descriptor) } catch {
             var outcome = finish(
@@ -173,6 +196,34 @@ public struct ServiceExtension: Sendable {
         outcome.sniff = sniff
         outcome.warnings += warnings
         return outcome
+    }
+
+    /// Downloads into a new temporary file, or links the run's shared download of the URL.
+    private func download(_ url: String, deadline: ContinuousClock.Instant, policy fetchPolicy: FetchPolicy) async
+        -> Result<(TemporaryFile, FetchResult), FetchError>
+    {
+        let request = FetchRequest(url: url, deadline: deadline, policy: fetchPolicy)
+        if let sharedDownloads {
+            var widest = request
+            widest.policy.maxBytes = policy.maxBytes(for: .movie)
+            switch await sharedDownloads.download(widest) {
+            case .failure(let error): return .failure(error)
+            case .success(let (path, result)):
+                do throws(StoreError) { return .success((try store.makeTemporary(linking: path), result)) } catch {
+                    return .failure(FetchError(.storageFailed, error.message))
+                }
+            }
+        }
+        let temporary: TemporaryFile
+        do throws(StoreError) { temporary = try store.makeTemporary() } catch {
+            return .failure(FetchError(.storageFailed, error.message + " Check the --out folder."))
+        }
+        do throws(FetchError) {
+            return .success((temporary, try await engine.fetch(request, writingTo: temporary.descriptor)))
+        } catch {
+            temporary.discard()
+            return .failure(error)
+        }
     }
 
     private func failure(_ error: FetchError, cap: Int64, format: AttachmentFormat, payloadBytes: Int) -> Outcome {

@@ -20,16 +20,23 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
 /// Atomic, contained writes into one output folder.
 ///
 /// Every file starts as a hidden temporary (`.richpush-<random>.part`), created exclusively and
-/// never through a link, mode 0600. It is flushed to disk, then linked under its final name, which
+/// never through a link, mode 0600. It is written in full, then linked under its final name, which
 /// fails rather than replacing anything already there, and the temporary is removed. A failure at
 /// any point removes the temporary, so a failed run leaves no file. Final names are made here, from
 /// the content hash and a normalised extension: payload text never becomes part of a path.
+///
+/// Renaming (or linking) a fully written file makes every write atomic for readers and for a
+/// crashed or killed process. With `durable`, each file is also fsync'ed before it gets its name,
+/// which survives power loss too, at a cost of milliseconds per file.
 public struct AttachmentStore: Sendable {
     /// The output folder, absolute.
     public let folder: String
+    /// fsync every file before it is renamed or linked into place.
+    public let durable: Bool
 
     /// Uses `folder` (created if missing, with parents).
-    public init(folder: String) throws(StoreError) {
+    public init(folder: String, durable: Bool = false) throws(StoreError) {
+        self.durable = durable
         let absolute =
             folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
         do {
@@ -55,6 +62,31 @@ public struct AttachmentStore: Sendable {
         throw StoreError("cannot create a file in '\(folder)': \(String(cString: strerror(errno)))")
     }
 
+    /// A new temporary name for an existing file in the same folder (a hard link), open for reading and writing.
+    public func makeTemporary(linking path: String) throws(StoreError) -> TemporaryFile {
+        for _ in 0..<8 {
+            let name = folder + "/.richpush-" + UUID().uuidString.lowercased() + ".part"
+            if link(path, name) == 0 {
+                let descriptor = open(name, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+                guard descriptor >= 0 else {
+                    unlink(name)
+                    break
+                }
+                return TemporaryFile(path: name, descriptor: descriptor)
+            }
+            if errno != EEXIST { break }
+        }
+        throw StoreError("cannot link '\(path)' in '\(folder)': \(String(cString: strerror(errno)))")
+    }
+
+    /// Removes temporary files an interrupted or crashed run left in the folder (`.richpush-*`).
+    public func removeLeftovers() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        for name in names where name.hasPrefix(".richpush-") {
+            unlink(folder + "/" + name)
+        }
+    }
+
     /// Flushes `temporary`, hashes it, and links it as `<sha256 prefix>.<fileExtension>`.
     ///
     /// `fileExtension` must be a normalised attachment extension (checked: letters and digits only).
@@ -66,7 +98,7 @@ public struct AttachmentStore: Sendable {
         guard !fileExtension.isEmpty, fileExtension.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
             throw StoreError("refusing to store under the extension '\(fileExtension)'")
         }
-        guard fsync(temporary.descriptor) == 0 else {
+        guard !durable || fsync(temporary.descriptor) == 0 else {
             throw StoreError("cannot flush '\(path)': \(String(cString: strerror(errno)))")
         }
         let (hash, bytes) = try Self.hash(descriptor: temporary.descriptor)
@@ -111,7 +143,7 @@ public struct AttachmentStore: Sendable {
             }
             return true
         }
-        guard written, fsync(temporary.descriptor) == 0, rename(path, destination) == 0 else {
+        guard written, !durable || fsync(temporary.descriptor) == 0, rename(path, destination) == 0 else {
             throw StoreError("cannot write '\(destination)': \(String(cString: strerror(errno)))")
         }
         return destination

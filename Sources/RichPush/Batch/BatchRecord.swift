@@ -1,0 +1,79 @@
+/// One payload's line in `results.ndjson`.
+public struct BatchRecord: Sendable, Codable, Equatable {
+    public struct Timings: Sendable, Codable, Equatable {
+        public var dns: Double
+        public var connect: Double
+        public var tls: Double
+        public var firstByte: Double
+        public var total: Double
+    }
+
+    /// The input's name (relative path, or `file.ndjson:LINE`).
+    public var input: String
+    /// The output's path relative to the output folder.
+    public var output: String
+    public var verdict: Verdict
+    public var reason: ReasonCode
+    public var message: String
+    public var hint: String?
+    public var unError: Int?
+    public var warnings: [String]
+    public var url: String?
+    public var httpStatus: Int?
+    public var bytes: Int64?
+    public var sniffedMIME: String?
+    /// The stored attachment (absolute path), when attached.
+    public var file: String?
+    public var sha256: String?
+    /// Download milestones in milliseconds.
+    public var timingsMilliseconds: Timings?
+    public var elapsedMilliseconds: Double
+
+    public init(item: BatchItem, output: String, outcome: Outcome) {
+        input = item.name
+        self.output = output
+        verdict = outcome.verdict
+        reason = outcome.reason
+        message = outcome.message
+        hint = outcome.hint
+        unError = outcome.unError
+        warnings = outcome.warnings.map(\.code)
+        url = outcome.url
+        httpStatus = outcome.download?.status
+        bytes = outcome.download?.bytes
+        sniffedMIME = outcome.sniff?.mime
+        file = outcome.attachment?.file
+        sha256 = outcome.attachment?.sha256
+        timingsMilliseconds = outcome.download.map {
+            Timings(
+                dns: $0.dnsMilliseconds, connect: $0.connectMilliseconds, tls: $0.tlsMilliseconds,
+                firstByte: $0.firstByteMilliseconds, total: $0.totalMilliseconds)
+        }
+        elapsedMilliseconds = outcome.elapsedMilliseconds
+    }
+}
+
+/// What `summary.json` holds, and the stderr table shows.
+public struct BatchSummary: Sendable, Codable, Equatable {
+    /// Payloads found in the input.
+    public var total: Int
+    /// Payloads with a record (done in this run or an earlier one).
+    public var recorded: Int
+    /// Payloads processed by this run.
+    public var processed: Int
+    /// Payloads skipped because an earlier run completed them.
+    public var skipped: Int
+    /// Whether the run was interrupted (rerun the same command to resume).
+    public var interrupted: Bool
+    public var verdicts: [String: Int]
+    public var reasons: [String: Int]
+    /// Payloads that asked for an attachment (or could not be read as a payload): all but `no-attachment`.
+    public var requested: Int
+    /// Payloads whose attachment would show.
+    public var attached: Int
+    /// `attached / requested` (1 when nothing was requested).
+    public var displayRate: Double
+    /// Download time percentiles in milliseconds (p50, p90, p99, max), over payloads that downloaded.
+    public var downloadMilliseconds: [String: Double]
+    public var elapsedSeconds: Double
+}

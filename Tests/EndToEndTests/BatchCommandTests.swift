@@ -1,0 +1,171 @@
+import AssetServer
+import Foundation
+import FoundationXML
+import RichPush
+import TestSupport
+import Testing
+
+/// `richpush batch` run as a user would: mixed input, exit codes, JUnit, interruption and resume.
+@Suite struct BatchCommandTests {
+    let server: AssetServer
+    let folder: String
+
+    init() throws {
+        server = try Fixtures.startServer()
+        folder = try Fixtures.temporaryFolder()
+    }
+
+    func cleanUp() {
+        server.stop()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    var options: [String] {
+        [
+            "--budget", "3", "--cacert", Fixtures.caFile, "--connect-to",
+            "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)",
+        ]
+    }
+
+    func records(_ out: String) throws -> [String: JSONValue] {
+        let text = try String(contentsOfFile: out + "/results.ndjson", encoding: .utf8)
+        var byInput: [String: JSONValue] = [:]
+        for line in text.split(separator: "\n") {
+            let record = try JSONValue.parse(Array(line.utf8))
+            guard case .string(let input) = record["input"] else { continue }
+            #expect(byInput[input] == nil, "\(input) has two records")
+            byInput[input] = record
+        }
+        return byInput
+    }
+
+    func leftovers(_ out: String) -> [String] {
+        Fixtures.files(in: out).filter { $0.hasSuffix(".part") || $0.contains(".richpush-") }
+    }
+
+    @Test func givesEveryPayloadOneRecordWhateverItIs() throws {
+        defer { cleanUp() }
+        let input = folder + "/in"
+        try FileManager.default.copyItem(atPath: SamplePayloads.folder, toPath: input)
+        FileManager.default.createFile(atPath: input + "/broken.json", contents: Data("{not json".utf8))
+        FileManager.default.createFile(atPath: input + "/array.json", contents: Data("[1,2]".utf8))
+        let huge = #"{"aps":{"alert":"x"},"pad":""# + String(repeating: "y", count: 6000) + #""}"#
+        FileManager.default.createFile(atPath: input + "/huge.json", contents: Data(huge.utf8))
+        try FileManager.default.createSymbolicLink(
+            atPath: input + "/unreadable.json", withDestinationPath: "/nonexistent")
+        let out = folder + "/out"
+        let run = try RichPushBinary.run(
+            ["batch", input, "--out", out, "--junit", out + "/junit.xml", "--no-progress"] + options)
+        #expect(run.status == 1, "\(run.stderr)")
+        let byInput = try records(out)
+        #expect(byInput.count == SamplePayloads.expectations.count + 4)
+        for expected in SamplePayloads.expectations {
+            #expect(byInput[expected.name]?["verdict"] == .string(expected.verdict), "\(expected.name)")
+            #expect(byInput[expected.name]?["reason"] == .string(expected.reason), "\(expected.name)")
+        }
+        #expect(byInput["broken.json"]?["reason"] == .string("invalid-json"))
+        #expect(byInput["array.json"]?["reason"] == .string("not-an-object"))
+        #expect(byInput["huge.json"]?["reason"] == .string("payload-too-large"))
+        #expect(byInput["unreadable.json"]?["reason"] == .string("unreadable-input"))
+        #expect(Fixtures.files(in: out + "/payloads").count == byInput.count, "one output per input")
+        #expect(leftovers(out).isEmpty)
+        // The summary agrees, and so does the JUnit report.
+        let summary = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: out + "/summary.json"))))
+        #expect(summary["recorded"] == .number(String(byInput.count)))
+        #expect(summary["verdicts"]?["rejected"] == .number("4"))
+        let junit = try JUnitCounts(path: out + "/junit.xml")
+        #expect(junit.testCases == byInput.count)
+        #expect(
+            junit.failures
+                == byInput.values.filter {
+                    $0["verdict"] != .string("attached") && $0["verdict"] != .string("no-attachment")
+                }.count)
+        #expect(run.stderr.contains("Display rate:"))
+    }
+
+    @Test func passesWhenTheShareMeetsFailUnder() throws {
+        defer { cleanUp() }
+        let out = folder + "/out"
+        let run = try RichPushBinary.run(
+            ["batch", SamplePayloads.folder, "--out", out, "--fail-under", "40", "--no-progress"] + options)
+        #expect(run.status == 0, "\(run.stderr)")  // 6 of 14 requested attachments show: 42.9 %
+        let strict = try RichPushBinary.run(
+            ["batch", SamplePayloads.folder, "--out", out, "--fail-under", "50", "--no-progress"] + options)
+        #expect(strict.status == 1)
+        #expect(strict.stderr.contains("15 done earlier"))
+    }
+
+    @Test func resumesAfterAnInterruptionWithNothingLostOrDoubled() throws {
+        defer { cleanUp() }
+        let input = folder + "/in"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        for index in 0..<24 {
+            let text =
+                #"{"aps":{"alert":"n","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg?delay=300&n=\#(index)","type":"jpg"}}}"#
+            FileManager.default.createFile(atPath: input + "/p\(index).json", contents: Data(text.utf8))
+        }
+        let out = folder + "/out"
+        let arguments = ["batch", input, "--out", out, "--concurrency", "4", "--no-progress"] + options
+        let running = try RichPushBinary.start(arguments)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while Fixtures.files(in: out + "/.richpush/records").count < 4 && ContinuousClock.now < deadline {
+            usleep(20_000)
+        }
+        running.signal(SIGINT)
+        let interrupted = running.wait()
+        #expect(interrupted.status == 130, "\(interrupted.stderr)")
+        #expect(interrupted.stderr.contains("Run the same command to resume"))
+        let partial = try records(out)
+        #expect(partial.count >= 4 && partial.count < 24)
+        #expect(leftovers(out).isEmpty, "no partial file after an interruption")
+        #expect(Fixtures.files(in: out + "/payloads").count == partial.count)
+
+        let resumed = try RichPushBinary.run(arguments)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("\(partial.count) done earlier"))
+        let all = try records(out)
+        #expect(all.count == 24)
+        #expect(Fixtures.files(in: out + "/payloads").count == 24)
+        #expect(leftovers(out).isEmpty)
+
+        let reference = try RichPushBinary.run(["batch", input, "--out", folder + "/ref", "--no-progress"] + options)
+        #expect(reference.status == 0)
+        let uninterrupted = try records(folder + "/ref")
+        #expect(Set(all.keys) == Set(uninterrupted.keys))
+        for (input, record) in all {
+            #expect(record["verdict"] == uninterrupted[input]?["verdict"])
+            #expect(record["sha256"] == uninterrupted[input]?["sha256"])
+        }
+    }
+
+    @Test func refusesUnusableInputAndUsage() throws {
+        defer { cleanUp() }
+        #expect(try RichPushBinary.run(["batch", folder + "/missing", "--out", folder + "/o"]).status == 65)
+        try FileManager.default.createDirectory(atPath: folder + "/empty", withIntermediateDirectories: true)
+        #expect(try RichPushBinary.run(["batch", folder + "/empty", "--out", folder + "/o"]).status == 65)
+        #expect(try RichPushBinary.run(["batch", SamplePayloads.folder]).status == 64, "--out is required")
+        FileManager.default.createFile(atPath: folder + "/file", contents: Data())
+        #expect(try RichPushBinary.run(["batch", SamplePayloads.folder, "--out", folder + "/file"]).status == 74)
+    }
+}
+
+/// Counts test cases and failures in a JUnit XML file with Foundation's XML parser.
+final class JUnitCounts: NSObject, XMLParserDelegate {
+    private(set) var testCases = 0
+    private(set) var failures = 0
+
+    init(path: String) throws {
+        super.init()
+        let parser = try #require(XMLParser(contentsOf: URL(fileURLWithPath: path)))
+        parser.delegate = self
+        #expect(parser.parse(), "the JUnit report is well-formed XML")
+    }
+
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
+        if elementName == "testcase" { testCases += 1 }
+        if elementName == "failure" { failures += 1 }
+    }
+}

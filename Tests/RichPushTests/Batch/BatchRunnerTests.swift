@@ -1,0 +1,130 @@
+import AssetServer
+import Foundation
+import RichPush
+import TestSupport
+import Testing
+
+/// The batch runner in process, against the embedded server.
+@Suite struct BatchRunnerTests {
+    let server: AssetServer
+    let engine: FetchEngine
+    let folder: String
+
+    init() throws {
+        server = try Fixtures.startServer()
+        engine = try FetchEngine(loops: 2)
+        folder = try Fixtures.temporaryFolder()
+    }
+
+    func cleanUp() {
+        engine.shutdown()
+        server.stop()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    func service(store: AttachmentStore, shared: Bool = false) -> ServiceExtension {
+        var policy = ExtensionPolicy()
+        policy.budget = .seconds(10)
+        policy.fetch.caFile = Fixtures.caFile
+        policy.fetch.hostMappings = [
+            HostMapping(
+                host: "cdn.example.com", port: "443", targetHost: "127.0.0.1", targetPort: "\(server.httpsPort ?? 0)")
+        ]
+        return ServiceExtension(
+            engine: engine, store: store, policy: policy,
+            sharedDownloads: shared ? SharedDownloads(engine: engine, store: store) : nil)
+    }
+
+    func writePayloads(_ count: Int, url: (Int) -> String, into input: String) throws {
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        for index in 0..<count {
+            let text =
+                #"{"aps":{"alert":"n\#(index)","mutable-content":1},"ab":{"att":{"url":"\#(url(index))","type":"png"}}}"#
+            try Data(text.utf8).write(to: URL(fileURLWithPath: input + "/p\(index).json"))
+        }
+    }
+
+    @Test func completesSeveralHundredPayloadsWithNoneLost() async throws {
+        defer { cleanUp() }
+        try writePayloads(300, url: { "https://cdn.example.com/hero.png?n=\($0)" }, into: folder + "/in")
+        let output = try AttachmentStore(folder: folder + "/out")
+        let runner = BatchRunner(
+            items: try BatchInput.items(at: folder + "/in", recursive: false),
+            service: service(store: try AttachmentStore(folder: folder + "/out/attachments")), output: output,
+            concurrency: 32, force: false)
+        let summary = try await runner.run()
+        #expect(summary.total == 300 && summary.recorded == 300 && summary.attached == 300)
+        #expect(summary.displayRate == 1)
+        let lines = try String(contentsOfFile: folder + "/out/results.ndjson", encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 300)
+        #expect(Set(lines.compactMap { try? JSONValue.parse(Array($0.utf8))["input"]?.text }).count == 300)
+        #expect(Fixtures.files(in: folder + "/out/payloads").count == 300)
+    }
+
+    @Test func resumesWithoutRedoingCompletedPayloads() async throws {
+        defer { cleanUp() }
+        try writePayloads(10, url: { _ in "https://cdn.example.com/hero.png" }, into: folder + "/in")
+        let output = try AttachmentStore(folder: folder + "/out")
+        let attachments = try AttachmentStore(folder: folder + "/out/attachments")
+        let items = try BatchInput.items(at: folder + "/in", recursive: false)
+        let first = try await BatchRunner(
+            items: Array(items.prefix(4)), service: service(store: attachments), output: output, concurrency: 4,
+            force: false
+        ).run()
+        #expect(first.recorded == 4)
+        let before = server.requestCount
+        let second = try await BatchRunner(
+            items: items, service: service(store: attachments), output: output, concurrency: 4, force: false
+        ).run()
+        #expect(second.skipped == 4 && second.processed == 6 && second.recorded == 10)
+        #expect(server.requestCount - before == 6, "completed payloads are not downloaded again")
+        let forced = try await BatchRunner(
+            items: items, service: service(store: attachments), output: output, concurrency: 4, force: true
+        ).run()
+        #expect(forced.processed == 10 && forced.skipped == 0 && forced.recorded == 10)
+    }
+
+    @Test func sharesOneDownloadPerURLWhenAsked() async throws {
+        defer { cleanUp() }
+        try writePayloads(40, url: { _ in "https://cdn.example.com/hero.png?shared=1" }, into: folder + "/in")
+        let attachments = try AttachmentStore(folder: folder + "/out/attachments")
+        let runner = BatchRunner(
+            items: try BatchInput.items(at: folder + "/in", recursive: false),
+            service: service(store: attachments, shared: true), output: try AttachmentStore(folder: folder + "/out"),
+            concurrency: 16, force: false)
+        let summary = try await runner.run()
+        #expect(summary.attached == 40)
+        #expect(server.requestCount == 1)
+        await runner.service.sharedDownloads?.removeAll()
+        #expect(Fixtures.files(in: attachments.folder).count == 1, "one stored file, no cache files left")
+    }
+
+    @Test func readsEveryLineOfAnNDJSONFile() async throws {
+        defer { cleanUp() }
+        let ok =
+            #"{"aps":{"alert":"a","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg","type":"jpg"}}}"#
+        let text = ok + "\n\n" + "{broken\n" + #"{"aps":{"alert":"b"}}"# + "\n" + ok
+        try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/campaign.ndjson"))
+        let items = try BatchInput.items(at: folder + "/campaign.ndjson", recursive: false)
+        #expect(
+            items.map(\.name) == ["campaign.ndjson:1", "campaign.ndjson:3", "campaign.ndjson:4", "campaign.ndjson:5"])
+        #expect(items.map(\.outputName).first == "campaign/000001.json")
+        let summary = try await BatchRunner(
+            items: items, service: service(store: try AttachmentStore(folder: folder + "/out/attachments")),
+            output: try AttachmentStore(folder: folder + "/out"), concurrency: 4, force: false
+        ).run()
+        #expect(summary.verdicts == ["attached": 2, "rejected": 1, "no-attachment": 1])
+        #expect(Fixtures.files(in: folder + "/out/payloads/campaign").count == 4)
+    }
+
+    @Test func findsPayloadsBelowTheFolderOnlyWhenRecursive() throws {
+        defer { cleanUp() }
+        try FileManager.default.createDirectory(atPath: folder + "/in/sub", withIntermediateDirectories: true)
+        for name in ["a.json", "sub/b.json", "notes.txt"] {
+            FileManager.default.createFile(atPath: folder + "/in/" + name, contents: Data("{}".utf8))
+        }
+        #expect(try BatchInput.items(at: folder + "/in", recursive: false).map(\.name) == ["a.json"])
+        #expect(try BatchInput.items(at: folder + "/in", recursive: true).map(\.name) == ["a.json", "sub/b.json"])
+        #expect(throws: BatchInputError.self) { try BatchInput.items(at: folder + "/nothing", recursive: false) }
+    }
+}
