@@ -27,12 +27,12 @@ import Testing
     }
 
     @Test(arguments: SamplePayloads.expectations.map(\.name))
-    func everySamplePayloadEndToEnd(name: String) throws {
+    func everySamplePayloadEndToEnd(name: String) async throws {
         defer { cleanUp() }
         let expected = try #require(SamplePayloads.expectations.first { $0.name == name })
         let input = try SamplePayloads.bytes(name)
         let started = ContinuousClock.now
-        let run = try RichPushBinary.run(["process"] + options, stdin: Data(input), directory: folder)
+        let run = try await RichPushBinary.run(["process"] + options, stdin: Data(input), directory: folder)
         #expect(ContinuousClock.now - started < .seconds(5))
         let expectedStatus: Int32 = ["attached", "no-attachment"].contains(expected.verdict) ? 0 : 1
         #expect(run.status == expectedStatus, "\(run.stderr)")
@@ -59,10 +59,10 @@ import Testing
         }
     }
 
-    @Test func readsAPayloadFileAndWritesAReport() throws {
+    @Test func readsAPayloadFileAndWritesAReport() async throws {
         defer { cleanUp() }
         let report = folder + "/report.json"
-        let run = try RichPushBinary.run(
+        let run = try await RichPushBinary.run(
             ["process", SamplePayloads.folder + "/audio-mp3.json", "--report", report, "--quiet"] + options)
         #expect(run.status == 0)
         #expect(run.stderr.isEmpty, "--quiet")
@@ -74,39 +74,39 @@ import Testing
     }
 
     @Test(arguments: ["not json at all", "[1]", "", "{\"aps\": 1}"])
-    func rejectsUnusableInputWithExitCode65(input: String) throws {
+    func rejectsUnusableInputWithExitCode65(input: String) async throws {
         defer { cleanUp() }
-        let run = try RichPushBinary.run(["process"] + options, stdin: Data(input.utf8))
+        let run = try await RichPushBinary.run(["process"] + options, stdin: Data(input.utf8))
         #expect(run.status == 65, "\(run.stderr)")
         #expect(run.stderr.contains("rejected"))
     }
 
-    @Test func rejectsAnUnreadableFile() throws {
+    @Test func rejectsAnUnreadableFile() async throws {
         defer { cleanUp() }
-        let run = try RichPushBinary.run(["process", folder + "/missing.json"] + options)
+        let run = try await RichPushBinary.run(["process", folder + "/missing.json"] + options)
         #expect(run.status == 65)
         #expect(run.stderr.contains("unreadable-input"))
         #expect(run.stdout.isEmpty)
     }
 
     @Test(arguments: [["--budget", "never"], ["--push-type", "carrier-pigeon"], ["a.json", "b.json"], ["--unknown"]])
-    func rejectsBadUsageWithExitCode64(extra: [String]) throws {
+    func rejectsBadUsageWithExitCode64(extra: [String]) async throws {
         defer { cleanUp() }
-        let run = try RichPushBinary.run(["process"] + extra)
+        let run = try await RichPushBinary.run(["process"] + extra)
         #expect(run.status == 64, "\(run.stderr)")
     }
 
-    @Test func exitsWith74WhenStdoutCannotBeWritten() throws {
+    @Test func exitsWith74WhenStdoutCannotBeWritten() async throws {
         defer { cleanUp() }
-        let run = try RichPushBinary.run(
+        let run = try await RichPushBinary.run(
             ["process"] + options, stdin: Data(try SamplePayloads.bytes("no-attachment.json")), stdoutPath: "/dev/full")
         #expect(run.status == 74, "\(run.stderr)")
     }
 
-    @Test func exitsWith74WhenTheOutputFolderIsUnusable() throws {
+    @Test func exitsWith74WhenTheOutputFolderIsUnusable() async throws {
         defer { cleanUp() }
-        FileManager.default.createFile(atPath: folder + "/file", contents: Data())
-        let run = try RichPushBinary.run(
+        _ = FileManager.default.createFile(atPath: folder + "/file", contents: Data())
+        let run = try await RichPushBinary.run(
             ["process", "--out", folder + "/file"], stdin: Data(try SamplePayloads.bytes("image-jpg.json")))
         #expect(run.status == 74, "\(run.stderr)")
     }
@@ -114,8 +114,8 @@ import Testing
 
 /// `richpush demo`: the README's main job.
 @Suite struct DemoCommandTests {
-    @Test func showsEverySampleWithItsExpectedVerdict() throws {
-        let run = try RichPushBinary.run(["demo", "--budget", "2"], directory: Fixtures.root)
+    @Test func showsEverySampleWithItsExpectedVerdict() async throws {
+        let run = try await RichPushBinary.run(["demo", "--budget", "2"], directory: Fixtures.root)
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
         for expected in SamplePayloads.expectations {
             #expect(run.stdout.contains(expected.name), "\(expected.name) missing from the table")
@@ -126,7 +126,7 @@ import Testing
 
 /// The README documents every reason code in one table.
 @Suite struct DocumentationTests {
-    @Test func readmeListsEveryReasonCode() throws {
+    @Test func readmeListsEveryReasonCode() async throws {
         let readme = try String(contentsOfFile: Fixtures.root + "/README.md", encoding: .utf8)
         for reason in ReasonCode.allCases {
             #expect(readme.contains("| `\(reason.rawValue)` |"), "README lacks a row for \(reason.rawValue)")

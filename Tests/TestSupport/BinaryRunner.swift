@@ -5,8 +5,6 @@ public struct BinaryRun: Sendable {
     public var status: Int32
     public var stdout: String
     public var stderr: String
-    /// The child's peak resident memory in bytes (from wait4's rusage).
-    public var peakResidentBytes: Int
 }
 
 /// Runs the `richpush` executable built next to the test bundle, as a user would.
@@ -23,15 +21,26 @@ public enum RichPushBinary {
     public static func run(
         _ arguments: [String], stdin: Data = Data(), directory: String? = nil, environment: [String: String] = [:],
         stdoutPath: String? = nil
-    ) throws -> BinaryRun {
-        try start(arguments, stdin: stdin, directory: directory, environment: environment, stdoutPath: stdoutPath)
+    ) async throws -> BinaryRun {
+        try await start(arguments, stdin: stdin, directory: directory, environment: environment, stdoutPath: stdoutPath)
             .wait()
+    }
+
+    /// Runs the binary under GNU time and returns its own peak resident memory in bytes.
+    public static func measured(_ arguments: [String]) async throws -> (run: BinaryRun, peakBytes: Int) {
+        let marker = "RICHPUSH_PEAK_KB="
+        let running = try start(arguments, launcher: ["/usr/bin/time", "-f", marker + "%M"])
+        var run = await running.wait()
+        let lines = run.stderr.split(separator: "\n")
+        let peak = lines.last { $0.hasPrefix(marker) }.flatMap { Int($0.dropFirst(marker.count)) } ?? 0
+        run.stderr = lines.filter { !$0.hasPrefix(marker) }.joined(separator: "\n")
+        return (run, peak * 1024)
     }
 
     /// Starts the binary and returns at once; ``RunningBinary/wait()`` collects the result.
     public static func start(
         _ arguments: [String], stdin: Data = Data(), directory: String? = nil, environment: [String: String] = [:],
-        stdoutPath: String? = nil
+        stdoutPath: String? = nil, launcher: [String] = []
     ) throws -> RunningBinary {
         let scratch = try Fixtures.temporaryFolder("richpush-run")
         let inPath = scratch + "/stdin", outPath = stdoutPath ?? scratch + "/stdout", errPath = scratch + "/stderr"
@@ -45,7 +54,8 @@ public enum RichPushBinary {
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         // A working directory goes through `sh -c 'cd DIR && exec ...'`: exec keeps the pid, so wait4's
         // rusage is still the binary's own.
-        let command = directory.map { ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", $0, path] } ?? [path]
+        let command =
+            directory.map { ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", $0] + launcher + [path] } ?? launcher + [path]
         let argv = (command + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var merged = ProcessInfo.processInfo.environment
@@ -75,16 +85,23 @@ public struct RunningBinary: Sendable {
     }
 
     /// Waits for the process to exit and returns what it produced.
-    public func wait() -> BinaryRun {
+    ///
+    /// The blocking wait4 runs on a Dispatch thread: blocking Swift's cooperative pool would stall
+    /// every other test in the process (there is one pool thread per core).
+    public func wait() async -> BinaryRun {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: waitBlocking()) }
+        }
+    }
+
+    private func waitBlocking() -> BinaryRun {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return BinaryRun(
             status: exitStatus,
             stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "",
-            peakResidentBytes: usage.ru_maxrss * 1024)
+            stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
     }
 }

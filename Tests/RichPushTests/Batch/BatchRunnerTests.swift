@@ -121,7 +121,7 @@ import Testing
         defer { cleanUp() }
         try FileManager.default.createDirectory(atPath: folder + "/in/sub", withIntermediateDirectories: true)
         for name in ["a.json", "sub/b.json", "notes.txt"] {
-            FileManager.default.createFile(atPath: folder + "/in/" + name, contents: Data("{}".utf8))
+            _ = FileManager.default.createFile(atPath: folder + "/in/" + name, contents: Data("{}".utf8))
         }
         #expect(try BatchInput.items(at: folder + "/in", recursive: false).map(\.name) == ["a.json"])
         #expect(try BatchInput.items(at: folder + "/in", recursive: true).map(\.name) == ["a.json", "sub/b.json"])

@@ -135,7 +135,7 @@ import Testing
         let started = ContinuousClock.now
         await expectFailure(
             "https://cdn.example.com/hero.jpg?delay=5000", .deadlineExceeded, budget: .milliseconds(700))
-        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(ContinuousClock.now - started < .seconds(5))
     }
 
     @Test func enforcesTheDeadlineOnATricklingServer() async {
@@ -144,7 +144,7 @@ import Testing
         let error = await expectFailure(
             "https://cdn.example.com/hero.jpg?rate=1000", .deadlineExceeded, budget: .milliseconds(1500))
         #expect((error?.details?.bytes ?? 0) > 0, "some bytes arrived before the deadline")
-        #expect(ContinuousClock.now - started < .seconds(4))
+        #expect(ContinuousClock.now - started < .seconds(6))
     }
 
     @Test func detectsAStallWhenStallDetectionIsOn() async {
@@ -245,7 +245,7 @@ import Testing
         quick.connectTimeout = .milliseconds(500)
         let started = ContinuousClock.now
         await expectFailure("https://127.0.0.1:\(silent.port)/hero.jpg", .connectTimeout, policy: quick)
-        #expect(ContinuousClock.now - started < .seconds(4))
+        #expect(ContinuousClock.now - started < .seconds(6))
     }
 
     @Test func cancellingTheTaskAbortsTheTransfer() async throws {

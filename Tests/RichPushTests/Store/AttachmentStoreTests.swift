@@ -40,7 +40,7 @@ import Testing
     @Test func neverWritesThroughALinkAtTheFinalName() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let target = folder + "/victim"
-        FileManager.default.createFile(atPath: target, contents: Data("keep".utf8))
+        _ = FileManager.default.createFile(atPath: target, contents: Data("keep".utf8))
         try FileManager.default.createSymbolicLink(
             atPath: store.folder + "/2cf24dba5fb0a30e26e83b2ac5b9e29e.jpg", withDestinationPath: target)
         let temporary = try store.makeTemporary()
@@ -72,7 +72,7 @@ import Testing
 
     @Test func refusesAnOutputFolderThatIsAFile() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        FileManager.default.createFile(atPath: folder + "/file", contents: Data())
+        _ = FileManager.default.createFile(atPath: folder + "/file", contents: Data())
         #expect(throws: StoreError.self) { try AttachmentStore(folder: folder + "/file") }
     }
 }
