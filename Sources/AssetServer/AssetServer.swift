@@ -44,7 +44,8 @@ final class ServerState: Sendable {
 
     var isStopping: Bool { stopping.load(ordering: .relaxed) }
     func beginStopping() { stopping.store(true, ordering: .relaxed) }
-    func countRequest() { requestCounter.add(1, ordering: .relaxed) }
+    /// Counts a request and returns its 1-based sequence number.
+    func countRequest() -> Int { requestCounter.wrappingAdd(1, ordering: .relaxed).newValue }
     var requests: Int { requestCounter.load(ordering: .relaxed) }
 }
 

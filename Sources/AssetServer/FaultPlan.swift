@@ -20,6 +20,7 @@
 /// | `stall=BYTES` | after BYTES of body, send nothing for `stall-ms` (default 600000) |
 /// | `rate=BPS` | trickle the body at BPS bytes per second |
 /// | `reset=BYTES` | send BYTES of body, then reset the TCP connection (`reset=0`: before any response) |
+/// | `every=K` | apply the other faults to every K-th request only (the server counts requests); the rest are served normally |
 public struct FaultPlan: Sendable {
     public var delayMilliseconds: Int = 0
     public var status: Int?
@@ -36,6 +37,8 @@ public struct FaultPlan: Sendable {
     public var stallMilliseconds: Int = 600_000
     public var bytesPerSecond: Int?
     public var resetAt: UInt64?
+    /// Apply the faults to every `every`-th request only.
+    public var every: Int?
 
     /// The query without the `redirect` parameter, to carry other faults along a redirect chain.
     public var passthroughQuery: [(String, String)] = []
@@ -78,10 +81,23 @@ public struct FaultPlan: Sendable {
                 guard rate > 0 else { throw FaultPlanError(parameter: key, value: value) }
                 bytesPerSecond = rate
             case "reset": resetAt = try number(UInt64.self)
+            case "every":
+                let period = try number(Int.self)
+                guard period > 0 else { throw FaultPlanError(parameter: key, value: value) }
+                every = period
             default: break  // Unknown parameters are ignored, as a CDN ignores cache-busting queries.
             }
             if key != "redirect" { passthroughQuery.append((key, value)) }
         }
+    }
+
+    /// The plan for request number `sequence` (1-based): with `every=K`, only every K-th request
+    /// keeps its faults; the others get a plan with none.
+    public func applying(toRequest sequence: Int) -> FaultPlan {
+        guard let every, sequence % every != 0 else { return self }
+        var plain = FaultPlan()
+        plain.passthroughQuery = passthroughQuery
+        return plain
     }
 }
 

@@ -9,7 +9,7 @@ func handleRequest(
 ) -> MHD_Result {
     guard let context, let connection else { return .NO }
     let state = Unmanaged<ServerState>.fromOpaque(context).takeUnretainedValue()
-    state.countRequest()
+    let sequence = state.countRequest()
     let path = url.map { String(cString: $0) } ?? "/"
     let verb = method.map { String(cString: $0) } ?? ""
     guard verb == "GET" || verb == "HEAD" else {
@@ -17,7 +17,7 @@ func handleRequest(
     }
     let plan: FaultPlan
     do {
-        plan = try FaultPlan(query: queryArguments(of: connection))
+        plan = try FaultPlan(query: queryArguments(of: connection)).applying(toRequest: sequence)
     } catch {
         return respond(connection, status: 400, page: "Bad Request", detail: error.description)
     }
@@ -163,7 +163,7 @@ private func respondIndex(_ connection: OpaquePointer, root: String) -> MHD_Resu
     let text =
         "richpush asset server: \(root)\n\n" + names.map { "/\($0)\n" }.joined()
         + "\nFault modes (query parameters): delay=MS status=CODE redirect=N to=URL type=MIME gzip=1 size=BYTES\n"
-        + "chunked=1 endless=1 truncate=BYTES length=BYTES stall=BYTES stall-ms=MS rate=BPS reset=BYTES\n"
+        + "chunked=1 endless=1 truncate=BYTES length=BYTES stall=BYTES stall-ms=MS rate=BPS reset=BYTES every=K\n"
     return respond(connection, status: 200, body: Array(text.utf8), type: "text/plain; charset=utf-8")
 }
 

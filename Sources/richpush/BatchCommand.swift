@@ -165,38 +165,54 @@ final class Flag: Sendable {
     var isSet: Bool { value.load(ordering: .relaxed) }
 }
 
-/// The live progress line on a terminal: redrawn at most five times a second.
-final class ProgressLine: Sendable {
+/// A progress line on a terminal, redrawn in place at most five times a second.
+final class ProgressLineCore: Sendable {
     private let enabled: Bool
     private let state = Mutex<(last: ContinuousClock.Instant?, drawn: Bool)>((nil, false))
 
     init(enabled: Bool) { self.enabled = enabled }
 
-    func update(_ progress: BatchRunner.Progress) {
+    /// Draws `text()` unless the last draw was under 200 ms ago (a final state always draws).
+    func draw(final: Bool, _ text: () -> String) {
         guard enabled else { return }
         let now = ContinuousClock.now
         let due = state.withLock { state -> Bool in
-            let finished = progress.done + progress.skipped == progress.total
-            guard finished || state.last.map({ now - $0 >= .milliseconds(200) }) ?? true else { return false }
+            guard final || state.last.map({ now - $0 >= .milliseconds(200) }) ?? true else { return false }
             state.last = now
             state.drawn = true
             return true
         }
         guard due else { return }
-        let elapsed = max(0.001, (now - progress.started).inSeconds)
-        let rate = Double(progress.done) / elapsed
-        let left = progress.total - progress.skipped - progress.done
-        let eta = rate > 0 ? String(format: "%.0fs", Double(left) / rate) : "?"
-        let counts = Verdict.allCases.compactMap { verdict in
-            progress.verdicts[verdict].map { "\(verdict.rawValue) \($0)" }
-        }.joined(separator: "  ")
-        let line = String(
-            format: "[%d/%d] %.0f/s ETA %@  %@", progress.done + progress.skipped, progress.total, rate, eta, counts)
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + text()).utf8))
     }
 
+    /// Ends the line, if one was drawn.
     func finish() {
         guard enabled, state.withLock({ $0.drawn }) else { return }
         FileHandle.standardError.write(Data("\n".utf8))
     }
+}
+
+/// The batch progress line: done/total, rate, ETA, counts by verdict.
+final class ProgressLine: Sendable {
+    private let line: ProgressLineCore
+
+    init(enabled: Bool) { line = ProgressLineCore(enabled: enabled) }
+
+    func update(_ progress: BatchRunner.Progress) {
+        line.draw(final: progress.done + progress.skipped == progress.total) {
+            let elapsed = max(0.001, (ContinuousClock.now - progress.started).inSeconds)
+            let rate = Double(progress.done) / elapsed
+            let left = progress.total - progress.skipped - progress.done
+            let eta = rate > 0 ? String(format: "%.0fs", Double(left) / rate) : "?"
+            let counts = Verdict.allCases.compactMap { verdict in
+                progress.verdicts[verdict].map { "\(verdict.rawValue) \($0)" }
+            }.joined(separator: "  ")
+            return String(
+                format: "[%d/%d] %.0f/s ETA %@  %@", progress.done + progress.skipped, progress.total, rate, eta,
+                counts)
+        }
+    }
+
+    func finish() { line.finish() }
 }

@@ -12,6 +12,8 @@ enum RichPushCommand {
         Commands:
           process [FILE]  Run one payload (stdin or FILE) through the emulated extension; mutated payload on stdout.
           batch DIR       Run a folder (or NDJSON file) of payloads, concurrently and resumably.
+          bench           Reproduce a campaign's burst of downloads; report the share of devices that show it.
+          report merge    Combine the JSON reports of a sharded bench.
           demo            Serve the samples and run every sample payload through the extension, as a table.
           serve [DIR]     Serve a folder of assets over HTTP and HTTPS on 127.0.0.1, with fault modes.
           fetch URL       Download one asset as a service extension would, and report how it went.
@@ -55,6 +57,12 @@ enum RichPushCommand {
         case "batch":
             if wantsHelp { return help(BatchCommand.help) }
             return try await BatchCommand.run(Arguments(words))
+        case "bench":
+            if wantsHelp { return help(BenchCommand.help) }
+            return try await BenchCommand.run(Arguments(words))
+        case "report":
+            if wantsHelp { return help(ReportCommand.help) }
+            return try ReportCommand.run(Arguments(words))
         case "demo":
             if wantsHelp { return help(DemoCommand.help) }
             return try await DemoCommand.run(Arguments(words))
@@ -69,6 +77,8 @@ enum RichPushCommand {
             case "process": return help(ProcessCommand.help)
             case "demo": return help(DemoCommand.help)
             case "batch": return help(BatchCommand.help)
+            case "bench": return help(BenchCommand.help)
+            case "report": return help(ReportCommand.help)
             case "serve": return help(ServeCommand.help)
             case "fetch": return help(FetchCommand.help)
             case "sniff": return help(SniffCommand.help)

@@ -27,6 +27,7 @@ enum ServeCommand {
           endless=1       a body that never ends           truncate=BYTES  send BYTES, then close
           length=BYTES    declare this Content-Length      stall=BYTES     go silent after BYTES (stall-ms=MS)
           rate=BPS        trickle at BPS bytes/second      reset=BYTES     TCP reset after BYTES (0: at once)
+          every=K         apply the faults to every K-th request only (for a bench: a share of bad responses)
 
         Example:
           richpush serve Samples/assets --port 8080

@@ -50,7 +50,13 @@ public struct ServiceExtension: Sendable {
     }
 
     public func process(_ bytes: [UInt8]) async -> ProcessResult {
-        let started = ContinuousClock.now
+        await process(bytes, arrivedAt: .now)
+    }
+
+    /// Processes a payload that reached the device at `arrival`: the budget (and the elapsed time
+    /// reported) counts from then, even if the run started later (the burst benchmark's open loop).
+    public func process(_ bytes: [UInt8], arrivedAt arrival: ContinuousClock.Instant) async -> ProcessResult {
+        let started = arrival
         let deadline = started + policy.budget
         var (outcome, root) = await run(bytes, deadline: deadline)
         outcome.elapsedMilliseconds = (ContinuousClock.now - started).inMilliseconds

@@ -1,0 +1,54 @@
+import Foundation
+import RichPush
+
+/// `richpush report merge`: combine the JSON reports of a sharded bench.
+enum ReportCommand {
+    static let help = """
+        Combine bench reports.
+
+        Usage: richpush report merge A.json B.json ... [--html FILE] > merged.json
+
+        Merges the JSON reports of the shards of one 'richpush bench' run (same target and settings,
+        different --shard) into the report one machine would have produced for the same measurements:
+        counts and histograms add up, percentiles are recomputed from the merged histograms, and the
+        per-second timelines line up by offset from each shard's start. Writes the merged JSON on stdout.
+
+        Example:
+          richpush report merge shard-1.json shard-2.json shard-3.json shard-4.json --html burst.html > burst.json
+        """
+
+    static func run(_ arguments: Arguments) throws -> ExitCode {
+        var arguments = arguments
+        let html = try arguments.value("--html")
+        let words = try arguments.positionals()
+        guard words.first == "merge" else { throw UsageError("report takes the subcommand 'merge'") }
+        let files = Array(words.dropFirst())
+        guard !files.isEmpty else { throw UsageError("report merge needs at least one JSON report") }
+        var merged: BenchReport?
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                printError("richpush report: cannot read '\(file)'")
+                return .dataError
+            }
+            do {
+                let report = try BenchReport.read(data)
+                if merged == nil {
+                    merged = report
+                } else {
+                    try merged?.merge(report)
+                }
+            } catch {
+                printError("richpush report: \(file): \(error.message)")
+                return .dataError
+            }
+        }
+        guard var result = merged else { return .dataError }
+        result.finalize()
+        printLine(try result.json())
+        if let html {
+            try Data(HTMLReport.render(result).utf8).write(to: URL(fileURLWithPath: html), options: .atomic)
+        }
+        printError(BenchCommand.summaryText(result))
+        return .success
+    }
+}
