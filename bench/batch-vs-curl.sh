@@ -11,6 +11,9 @@
 #   BENCH_RUNS=3               runs per workload, alternating the order; the median run is reported
 #   BENCH_TIMEOUT=300          seconds allowed for any single run before it is killed
 #   BENCH_SKIP_BUILD=1         use the existing .build/release/richpush instead of building
+#   BENCH_OUT_ROOT=bench/work  an existing folder for what the tools write (batch-out, batch-out-small,
+#                              batch-vs-curl-curl-out); e.g. /dev/shm takes the disk out of the comparison.
+#                              Only those three subfolders are ever created or removed in it.
 #
 # What it does:
 #   1. installs nginx-light, curl and time if missing (apt-get), builds richpush in release mode;
@@ -58,9 +61,7 @@ WORK=$SCRIPT_DIR/work
 BW=$WORK/batch-vs-curl            # nginx, logs, curl configs and raw run outputs of this script
 IN=$WORK/batch-in
 IN_SMALL=$WORK/batch-in-small
-OUT=$WORK/batch-out
-OUT_SMALL=$WORK/batch-out-small
-CURL_OUT=$BW/curl-out
+OUT_ROOT=${BENCH_OUT_ROOT:-$WORK}
 
 N=${BENCH_PAYLOADS:-10000}
 C=${BENCH_CONCURRENCY:-32}
@@ -78,6 +79,12 @@ done
 ((C <= 300)) || die "BENCH_CONCURRENCY ($C) must be at most 300 (curl's --parallel-max limit)"
 ((SMALL <= N)) || die "BENCH_SMALL ($SMALL) must not exceed BENCH_PAYLOADS ($N)"
 ((N <= 1000000)) || die "BENCH_PAYLOADS ($N) is capped at 1000000"
+mkdir -p "$WORK"
+[[ -d $OUT_ROOT ]] || die "BENCH_OUT_ROOT ($OUT_ROOT) is not an existing folder"
+OUT_ROOT=$(cd "$OUT_ROOT" && pwd)
+OUT=$OUT_ROOT/batch-out
+OUT_SMALL=$OUT_ROOT/batch-out-small
+CURL_OUT=$OUT_ROOT/batch-vs-curl-curl-out
 
 # --- 0. tools --------------------------------------------------------------------------------------
 SUDO=()
@@ -132,8 +139,7 @@ fi
 
 # --- 2. work dir, assets, nginx --------------------------------------------------------------------
 ASSETS=(hero.jpg hero.png banner.gif chime.mp3 clip.mp4)
-mkdir -p "$WORK"
-rm -rf "$BW" "$IN" "$IN_SMALL" "$OUT" "$OUT_SMALL"
+rm -rf "$BW" "$IN" "$IN_SMALL" "$OUT" "$OUT_SMALL" "$CURL_OUT"
 mkdir -p "$BW/runs" "$BW/tmp" "$BW/www"
 for asset in "${ASSETS[@]}"; do
     [[ -s $ROOT/Samples/assets/$asset ]] || die "missing sample asset Samples/assets/$asset"
@@ -151,9 +157,21 @@ stop_nginx() {
     fi
     NGINX_PID=
 }
-trap stop_nginx EXIT
-trap 'stop_nginx; trap - EXIT; exit 130' INT
-trap 'stop_nginx; trap - EXIT; exit 143' TERM
+# The run in progress, if any: the /usr/bin/time process started by run_one. Stopping it means sending
+# TERM to its child, timeout, which passes it on to the tool (time itself would leave the tool running).
+RUN_PID=
+stop_run() {
+    local pid=$RUN_PID child
+    RUN_PID=
+    [[ -n $pid ]] || return 0
+    for child in $(cat /proc/"$pid"/task/*/children 2>/dev/null || true); do
+        kill -TERM "$child" 2>/dev/null || true
+    done
+}
+cleanup() { stop_run; stop_nginx; }
+trap cleanup EXIT
+trap 'cleanup; trap - EXIT; exit 130' INT
+trap 'cleanup; trap - EXIT; exit 143' TERM
 
 free_ports() { # prints two distinct free ports on 127.0.0.1
     python3 -c 'import socket
@@ -368,6 +386,42 @@ with open(base + ".check", "w") as f:
 EOF
 }
 
+# Samples the resident memory and thread count of the richpush process below PID (time -> timeout ->
+# richpush) every 0.2 s until PID exits; one "seconds rss_kb threads" line per sample.
+sample_memory() { # pid
+    python3 - "$1" <<'EOF'
+import os, sys, time
+root, start = sys.argv[1], time.monotonic()
+def children(pid):
+    out = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                out += f.read().split()
+    except OSError:
+        pass
+    return out
+while os.path.exists(f"/proc/{root}"):
+    todo, target = [root], None
+    while todo:
+        pid = todo.pop()
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() == "richpush":
+                    target = pid
+        except OSError:
+            pass
+        todo += children(pid)
+    if target:
+        try:
+            fields = dict(line.split(":", 1) for line in open(f"/proc/{target}/status"))
+            print(f"{time.monotonic() - start:.2f} {fields['VmRSS'].split()[0]} {fields['Threads'].strip()}", flush=True)
+        except (OSError, KeyError, ValueError):
+            pass
+    time.sleep(0.2)
+EOF
+}
+
 run_one() { # workload run
     local workload=$1 run=$2 base="$BW/runs/$1-$2" before after cpu_before cpu_after status=0
     workload_argv "$workload"
@@ -378,9 +432,15 @@ run_one() { # workload run
     esac
     sync
     read -r before cpu_before < <(snapshot)
-    local t0=${EPOCHREALTIME:-0} t1
-    "${TIME[@]}" "$base.time" timeout "$RUN_TIMEOUT" "${ARGV[@]}" >"$base.out" 2>"$base.err" </dev/null || status=$?
+    local t0=${EPOCHREALTIME:-0} t1 pid sampler=
+    "${TIME[@]}" "$base.time" timeout "$RUN_TIMEOUT" "${ARGV[@]}" >"$base.out" 2>"$base.err" </dev/null &
+    pid=$!
+    RUN_PID=$pid
+    if [[ $workload == batch* ]]; then sample_memory "$pid" >"$base.rss" 2>/dev/null & sampler=$!; fi
+    wait "$pid" || status=$?
     t1=${EPOCHREALTIME:-0}
+    RUN_PID=
+    if [[ -n $sampler ]]; then wait "$sampler" 2>/dev/null || true; fi
     read -r after cpu_after < <(snapshot)
     # The "after" status request is itself one accepted connection.
     echo "$status $((after - before - 1)) $cpu_before $cpu_after ${t0/,/.} ${t1/,/.}" >"$base.meta"
@@ -453,6 +513,18 @@ def result(workload, run):
         r["internal_rate"] = k / check["internal_seconds"]
     if check.get("download_ms"):
         r["download_ms"] = check["download_ms"]
+    samples = []
+    for line in read(base + ".rss").splitlines():
+        try:
+            t_, kb, threads = line.split()
+            samples.append((float(t_), int(kb), int(threads)))
+        except ValueError:
+            pass
+    if samples:
+        # RSS a quarter, half and three quarters into the run, the largest sample, and the most threads seen.
+        q = lambda p: samples[min(len(samples) - 1, int(p * len(samples)))][1]
+        r["rss_samples_kb"] = {"n": len(samples), "q25": q(0.25), "q50": q(0.5), "q75": q(0.75),
+                               "max": max(s[1] for s in samples), "threads_max": max(s[2] for s in samples)}
     if conns >= 0 and workload != "curl-reuse" and conns < k:
         problems.append(f"{workload} run {run}: {conns} connections for {k} downloads (fewer than one per download)")
     if conns >= 0 and workload == "curl-reuse" and conns > 2 * c:
@@ -499,6 +571,12 @@ mem_ratio = rss_big / rss_small if rss_big and rss_small else None
 if mem_ratio is not None:
     print(f"batch peak RSS (max over runs): {n} payloads {rss_big / 1024:.1f} MB, {small} payloads {rss_small / 1024:.1f} MB"
           f" -> {mem_ratio:.2f}x for {n / small:.0f}x the payloads, {(rss_big - rss_small) / 1024:+.1f} MB")
+for w in ("batch", "batch-small"):
+    for r in per[w]:
+        s = r and r.get("rss_samples_kb")
+        if s:
+            print(f"{w} run {r['run']} RSS sampled every 0.2 s (MB): 25% {s['q25'] / 1024:.1f}, 50% {s['q50'] / 1024:.1f},"
+                  f" 75% {s['q75'] / 1024:.1f} of the run, max {s['max'] / 1024:.1f}; threads max {s['threads_max']}")
 print()
 print("all runs (per s | peak RSS MB):")
 for w in workloads:
@@ -515,6 +593,8 @@ with open(f"{bw}/results.jsonl", "w") as out:
                 "nginx_cpu_seconds": r and r["nginx_cpu_s"],
                 "all_per_second": [x and round(x["rate"], 1) for x in per[w]],
                 "all_peak_rss_kb": [x and x["peak_rss_kb"] for x in per[w]]}
+        if w.startswith("batch"):
+            line["rss_samples_kb"] = r and r.get("rss_samples_kb")
         if w == "batch":
             line.update(internal_seconds=r and r.get("internal_s"),
                         internal_per_second=r and r.get("internal_rate") and round(r["internal_rate"], 1),
@@ -551,7 +631,7 @@ echo "machine:"
 echo "  nproc: $(nproc)"
 echo "  cpu:   $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 echo "  mem:   $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
-echo "  disk:  $(df -h "$WORK" | awk 'NR == 2 {print $1 " (" $2 ")"}'), $(findmnt -no FSTYPE -T "$WORK" 2>/dev/null || echo '?')"
 echo "  tools: $("$NGINX" -v 2>&1 | sed 's/.*: //'), $("$CURL" --version | head -1 | cut -d' ' -f1-2), $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?') (+ uncommitted changes: $(git -C "$ROOT" status --porcelain 2>/dev/null | grep -c . || true))"
+echo "  outputs on: $(df -h "$OUT_ROOT" | awk 'NR == 2 {print $1}') ($(findmnt -no FSTYPE,OPTIONS -T "$OUT_ROOT" 2>/dev/null || echo '?'))"
 echo "  raw outputs: $BW/runs/, results: $BW/results.jsonl, last batch output: $OUT"
 exit "$summary_status"

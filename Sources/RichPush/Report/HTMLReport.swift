@@ -83,7 +83,7 @@ public enum HTMLReport {
         title: String, unit: String, labels: [String], series: [(String, String, [Double?])],
         bars: [(String, String, [Double])]
     ) -> String {
-        let width = 900.0, height = 300.0, left = 60.0, right = 20.0, top = 30.0, bottom = 40.0
+        let width = 900.0, height = 320.0, left = 60.0, right = 20.0, top = 50.0, bottom = 40.0
         let plotWidth = width - left - right, plotHeight = height - top - bottom
         let count = max(1, labels.count)
         let stacked = (0..<labels.count).map { index in
@@ -135,10 +135,10 @@ public enum HTMLReport {
         }
         svg +=
             "<text x=\"\(left + plotWidth / 2)\" y=\"\(height - 6)\" font-size=\"11\" text-anchor=\"middle\">seconds since the start of the run</text>\n"
-        var legendX = left + 330
+        var legendX = left
         for (name, color, _) in series.map({ ($0.0, $0.1, 0) }) + bars.map({ ($0.0, $0.1, 0) }) {
-            svg += "<rect x=\"\(legendX)\" y=\"9\" width=\"12\" height=\"12\" fill=\"\(color)\"/>"
-            svg += "<text x=\"\(legendX + 16)\" y=\"19\" font-size=\"11\">\(escape(name))</text>"
+            svg += "<rect x=\"\(legendX)\" y=\"26\" width=\"12\" height=\"12\" fill=\"\(color)\"/>"
+            svg += "<text x=\"\(legendX + 16)\" y=\"36\" font-size=\"11\">\(escape(name))</text>"
             legendX += Double(name.count) * 7 + 34
         }
         return svg + "</svg>"
