@@ -34,7 +34,7 @@ let package = Package(
             linkerSettings: [.linkedLibrary("z")]),
 
         // Fixtures the test targets share: the repository's samples and a started asset server.
-        .target(name: "TestSupport", dependencies: ["AssetServer"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["AssetServer", "RichPush"], path: "Tests/TestSupport"),
         .testTarget(name: "CurlKitTests", dependencies: ["CurlKit"]),
         .testTarget(name: "RichPushTests", dependencies: ["RichPush", "AssetServer", "TestSupport"]),
         .testTarget(name: "AssetServerTests", dependencies: ["AssetServer", "RichPush", "TestSupport"]),

@@ -23,15 +23,8 @@ import Testing
     }
 
     func service(store: AttachmentStore, shared: Bool = false) -> ServiceExtension {
-        var policy = ExtensionPolicy()
-        policy.budget = .seconds(10)
-        policy.fetch.caFile = Fixtures.caFile
-        policy.fetch.hostMappings = [
-            HostMapping(
-                host: "cdn.example.com", port: "443", targetHost: "127.0.0.1", targetPort: "\(server.httpsPort ?? 0)")
-        ]
-        return ServiceExtension(
-            engine: engine, store: store, policy: policy,
+        ServiceExtension(
+            engine: engine, store: store, policy: Fixtures.extensionPolicy(mapping: server, budget: .seconds(10)),
             sharedDownloads: shared ? SharedDownloads(engine: engine, store: store) : nil)
     }
 

@@ -25,14 +25,9 @@ import Testing
     func run(url: String, devices: Int, model: ArrivalSchedule.Model = .burst, budget: Duration = .seconds(10))
         async throws -> BenchReport
     {
-        var policy = ExtensionPolicy()
-        policy.budget = budget
-        policy.fetch.caFile = Fixtures.caFile
-        policy.fetch.hostMappings = [
-            HostMapping(
-                host: "cdn.example.com", port: "443", targetHost: "127.0.0.1", targetPort: "\(server.httpsPort ?? 0)")
-        ]
-        let service = ServiceExtension(engine: engine, store: try AttachmentStore(folder: folder), policy: policy)
+        let service = ServiceExtension(
+            engine: engine, store: try AttachmentStore(folder: folder),
+            policy: Fixtures.extensionPolicy(mapping: server, budget: budget))
         let payload = #"{"aps":{"alert":"b","mutable-content":1},"ab":{"att":{"url":"\#(url)","type":"jpg"}}}"#
         let schedule = ArrivalSchedule(devices: devices, model: model)
         var report = BenchReport(

@@ -19,15 +19,7 @@ import Testing
     }
 
     /// A policy that trusts the test CA and maps the sample host to the local HTTPS port.
-    var policy: FetchPolicy {
-        var policy = FetchPolicy()
-        policy.caFile = Fixtures.caFile
-        policy.hostMappings = [
-            HostMapping(
-                host: "cdn.example.com", port: "443", targetHost: "127.0.0.1", targetPort: "\(server.httpsPort ?? 0)")
-        ]
-        return policy
-    }
+    var policy: FetchPolicy { Fixtures.fetchPolicy(mapping: server) }
 
     var https: String { server.httpsBaseURL ?? "" }
 

@@ -15,14 +15,9 @@ import Testing
         server = try Fixtures.startServer()
         engine = try FetchEngine(loops: 1)
         folder = try Fixtures.temporaryFolder()
-        var policy = ExtensionPolicy()
-        policy.budget = .seconds(10)
-        policy.fetch.caFile = Fixtures.caFile
-        policy.fetch.hostMappings = [
-            HostMapping(
-                host: "cdn.example.com", port: "443", targetHost: "127.0.0.1", targetPort: "\(server.httpsPort ?? 0)")
-        ]
-        service = ServiceExtension(engine: engine, store: try AttachmentStore(folder: folder), policy: policy)
+        service = ServiceExtension(
+            engine: engine, store: try AttachmentStore(folder: folder),
+            policy: Fixtures.extensionPolicy(mapping: server, budget: .seconds(10)))
     }
 
     func cleanUp() {
