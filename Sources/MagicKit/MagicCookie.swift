@@ -29,14 +29,14 @@ final class MagicCookie: @unchecked Sendable {
     /// Media is identified by the soft database alone, the fast path. When that finds nothing
     /// (`application/octet-stream`), the builtin checks run too, so an HTML error page or a text
     /// body is named as such in reports rather than called "data".
-    func identify(_ bytes: UnsafeRawBufferPointer) -> (mime: String, description: String) {
+    func identify(_ bytes: UnsafeRawBufferPointer, describing: Bool) -> (mime: String, description: String) {
         var flags = RP_MAGIC_NO_CHECK_BUILTIN
         var mime = query(bytes, flags: MAGIC_MIME_TYPE | flags) ?? "application/octet-stream"
         if mime == "application/octet-stream" {
             flags = MAGIC_NONE
             mime = query(bytes, flags: MAGIC_MIME_TYPE) ?? mime
         }
-        let description = query(bytes, flags: MAGIC_NONE | flags) ?? "data"
+        let description = describing ? query(bytes, flags: MAGIC_NONE | flags) ?? "data" : ""
         return (mime, description)
     }
 

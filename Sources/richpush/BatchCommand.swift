@@ -84,9 +84,15 @@ enum BatchCommand {
         output.removeLeftovers()
         attachments.removeLeftovers()
         let engine = try FetchEngine()
-        defer { engine.shutdown() }
+        defer {
+            engine.shutdown()
+            attachments.removeScratch()
+        }
         let shared = share ? SharedDownloads(engine: engine, store: attachments) : nil
-        let service = ServiceExtension(engine: engine, store: attachments, policy: policy, sharedDownloads: shared)
+        // Records carry the sniffed MIME type; libmagic's description is worked out only where a message needs it.
+        let service = ServiceExtension(
+            engine: engine, sniffer: TypeSniffer(description: .unsupportedOnly), store: attachments, policy: policy,
+            sharedDownloads: shared)
         let runner = BatchRunner(
             items: items, service: service, output: output, concurrency: concurrency, force: force)
 
@@ -111,8 +117,8 @@ enum BatchCommand {
         await shared?.removeAll()
         if let junit {
             var report = JUnitReport()
-            runner.forEachRecord { report.add($0) }
             do {
+                try runner.forEachRecord { report.add($0) }
                 try Data(report.xml.utf8).write(to: URL(fileURLWithPath: junit), options: .atomic)
             } catch {
                 printError("richpush batch: cannot write '\(junit)': \(error.localizedDescription)")

@@ -167,7 +167,10 @@ enum BenchCommand {
         defer { if keep == nil { try? FileManager.default.removeItem(atPath: folder) } }
         let engine = try FetchEngine()
         defer { engine.shutdown() }
-        let service = ServiceExtension(engine: engine, store: try AttachmentStore(folder: folder), policy: policy)
+        let store = try AttachmentStore(folder: folder)
+        defer { store.removeScratch() }
+        let service = ServiceExtension(
+            engine: engine, sniffer: TypeSniffer(description: .unsupportedOnly), store: store, policy: policy)
         var report = BenchReport(
             target: target,
             config: BenchReport.Config(

@@ -60,7 +60,9 @@ enum DemoCommand {
         defer { if keep == nil { try? FileManager.default.removeItem(atPath: folder) } }
         let engine = try FetchEngine()
         defer { engine.shutdown() }
-        let service = ServiceExtension(engine: engine, store: try AttachmentStore(folder: folder), policy: policy)
+        let store = try AttachmentStore(folder: folder)
+        defer { store.removeScratch() }
+        let service = ServiceExtension(engine: engine, store: store, policy: policy)
         if !json {
             printError(
                 "richpush demo: \(names.count) payloads from \(payloadFolder), assets served at \(server.httpsBaseURL ?? "")"

@@ -61,7 +61,10 @@ enum ProcessCommand {
             return .ioError
         }
         let engine = try FetchEngine(loops: 1)
-        defer { engine.shutdown() }
+        defer {
+            engine.shutdown()
+            store.removeScratch()
+        }
         let service = ServiceExtension(engine: engine, store: store, policy: policy)
         let result: ProcessResult
         switch readInput(source) {

@@ -108,7 +108,11 @@ import Testing
         let arguments = ["batch", input, "--out", out, "--concurrency", "2", "--no-progress"] + options
         let running = try RichPushBinary.start(arguments)
         let deadline = ContinuousClock.now + .seconds(20)
-        while Fixtures.files(in: out + "/.richpush/records").count < 2 && ContinuousClock.now < deadline {
+        func journalLines() -> Int {
+            ((try? String(contentsOfFile: out + "/.richpush/journal.ndjson", encoding: .utf8)) ?? "")
+                .split(separator: "\n").count
+        }
+        while journalLines() < 2 && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
         running.signal(SIGINT)

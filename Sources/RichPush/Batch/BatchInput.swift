@@ -22,7 +22,9 @@ public struct BatchItem: Sendable, Equatable {
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { return .failure(BatchInputError("cannot read '\(path)': \(Self.reason())")) }
             defer { close(descriptor) }
-            return Self.read(descriptor, from: 0, count: limit + 1, path: path)
+            var info = stat()
+            let size = fstat(descriptor, &info) == 0 ? max(0, Int(info.st_size)) : limit + 1
+            return Self.read(descriptor, from: 0, count: min(size, limit + 1), path: path)
         case .line(let path, let offset, let length):
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { return .failure(BatchInputError("cannot read '\(path)': \(Self.reason())")) }

@@ -7,17 +7,20 @@ import Foundation
 /// ```
 /// OUTDIR/payloads/<input name>     the mutated payload (or {"richpush":{...}} for input that is no JSON object)
 /// OUTDIR/attachments/              the stored attachments
-/// OUTDIR/results.ndjson            one record per payload, in input order
+/// OUTDIR/results.ndjson            one record per payload, in the order they completed
 /// OUTDIR/summary.json              counts, display rate, download-time percentiles
-/// OUTDIR/.richpush/records/        one record file per payload: the resume state
+/// OUTDIR/.richpush/journal.ndjson  the resume state: records appended as payloads complete
 /// ```
 ///
-/// Every file is written atomically (temporary, flush, rename). A payload is complete when both its
-/// output and its record exist; the record is written last. A rerun skips complete payloads and
-/// `results.ndjson` is rebuilt from the records of the current inputs, so after any sequence of
-/// interruptions and resumes every input has exactly one record and one output. Cancelling the
-/// task running ``run(progress:)`` stops launching payloads and cancels downloads in flight; those
-/// payloads get no record and are redone on the next run.
+/// Outputs, `results.ndjson` and `summary.json` are written atomically (temporary file in the same
+/// folder, then rename). A payload is complete when its output exists and the journal has its
+/// record; the record is appended (one write) after the output is in place. A crash can only tear
+/// the journal's last line, which the next run cuts off. A rerun skips complete payloads, and
+/// `results.ndjson` is rebuilt from the journal's last record of each current input (the journal is
+/// then compacted to the same lines), so after any sequence of interruptions and resumes every
+/// input has exactly one record and one output. Cancelling the task running ``run(progress:)``
+/// stops launching payloads and cancels downloads in flight; those payloads get no record and are
+/// redone on the next run.
 public struct BatchRunner: Sendable {
     public let items: [BatchItem]
     public let service: ServiceExtension
@@ -48,12 +51,22 @@ public struct BatchRunner: Sendable {
         public var started: ContinuousClock.Instant
     }
 
+    private var journalPath: String { output.folder + "/.richpush/journal.ndjson" }
+
     /// Processes every incomplete payload, then writes `results.ndjson` and `summary.json`.
     public func run(progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws(StoreError)
         -> BatchSummary
     {
         let started = ContinuousClock.now
-        let pending = force ? items : items.filter { !isComplete($0) }
+        let journal = try Journal(path: journalPath)
+        let completed = force ? [] : try journal.inputs()
+        let pending =
+            force
+            ? items
+            : items.filter {
+                !(completed.contains($0.name)
+                    && FileManager.default.fileExists(atPath: output.folder + "/payloads/" + $0.outputName))
+            }
         var state = Progress(
             total: items.count, skipped: items.count - pending.count, done: 0, verdicts: [:], started: started)
         progress(state)
@@ -63,7 +76,7 @@ public struct BatchRunner: Sendable {
             func launch() {
                 let item = pending[next]
                 next += 1
-                group.addTask { await process(item) }
+                group.addTask { await process(item, journal: journal) }
             }
             while next < pending.count && next < concurrency { launch() }
             for await finished in group {
@@ -83,11 +96,12 @@ public struct BatchRunner: Sendable {
         }
         if let storeFailure { throw storeFailure }
         return try finish(
-            processed: state.done, skipped: state.skipped, interrupted: Task.isCancelled, started: started)
+            journal: journal, processed: state.done, skipped: state.skipped, interrupted: Task.isCancelled,
+            started: started)
     }
 
-    /// One payload: process, write the output, then the record. Nil when cancelled before finishing.
-    private func process(_ item: BatchItem) async -> Result<Verdict?, StoreError> {
+    /// One payload: process, write the output, then append the record. Nil when cancelled before finishing.
+    private func process(_ item: BatchItem, journal: Journal) async -> Result<Verdict?, StoreError> {
         let result: ProcessResult
         switch await Offload.run({ item.read(limit: Self.readLimit) }) {
         case .success(let bytes): result = await service.process(bytes)
@@ -98,12 +112,11 @@ public struct BatchRunner: Sendable {
         let body =
             result.mutatedPayload ?? Array(JSONValue.object([("richpush", result.outcome.payloadSummary)]).text.utf8)
         let record = BatchRecord(item: item, output: outputName, outcome: result.outcome)
-        let recordPath = recordName(item)
         let output = self.output
         return await Offload.run {
             do {
                 _ = try output.writeAtomically(body, to: outputName)
-                _ = try output.writeAtomically(Array((try BatchJSON.line(record)).utf8), to: recordPath)
+                try journal.append(Array((try BatchJSON.line(record)).utf8))
             } catch let error as StoreError {
                 return .failure(error)
             } catch {
@@ -113,46 +126,44 @@ public struct BatchRunner: Sendable {
         }
     }
 
-    private func recordName(_ item: BatchItem) -> String { ".richpush/records/" + item.outputName }
-
-    private func isComplete(_ item: BatchItem) -> Bool {
-        FileManager.default.fileExists(atPath: output.folder + "/" + recordName(item))
-            && FileManager.default.fileExists(atPath: output.folder + "/payloads/" + item.outputName)
-    }
-
-    /// Streams the records of the current inputs into `results.ndjson` and builds the summary.
-    private func finish(processed: Int, skipped: Int, interrupted: Bool, started: ContinuousClock.Instant)
-        throws(StoreError) -> BatchSummary
-    {
+    /// Writes `results.ndjson` (the journal's last record of each current input, in journal order),
+    /// compacts the journal to the same lines, and builds the summary.
+    private func finish(
+        journal: Journal, processed: Int, skipped: Int, interrupted: Bool, started: ContinuousClock.Instant
+    ) throws(StoreError) -> BatchSummary {
+        let current = Set(items.map(\.name))
+        // Pass 1: the last line of each current input (names and line numbers only in memory).
+        var last: [String: Int] = [:]
+        try journal.forEachLine { number, line in
+            if let input = Journal.input(of: line), current.contains(input) { last[input] = number }
+        }
+        // Pass 2: copy those lines and count them.
         var verdicts: [String: Int] = [:]
         var reasons: [String: Int] = [:]
         var times: [Double] = []
-        var recorded = 0
-        let temporary = try output.makeTemporary()
+        let temporary = try output.makeTemporary(inFolder: output.folder)  // not a pooled one: it is renamed
         defer { temporary.discard() }
-        for item in items {
-            guard let data = FileManager.default.contents(atPath: output.folder + "/" + recordName(item)),
-                let record = try? BatchJSON.decoder.decode(BatchRecord.self, from: data)
-            else { continue }
-            recorded += 1
-            verdicts[record.verdict.rawValue, default: 0] += 1
-            reasons[record.reason.rawValue, default: 0] += 1
-            if let total = record.timingsMilliseconds?.total { times.append(total) }
-            var line = Array(data)
-            if line.last != UInt8(ascii: "\n") { line.append(UInt8(ascii: "\n")) }
-            guard Self.write(line, to: temporary.descriptor) else {
-                throw StoreError("cannot write results.ndjson: \(String(cString: strerror(errno)))")
+        var failed = false
+        try journal.forEachLine { number, line in
+            guard let input = Journal.input(of: line), last[input] == number, let record = try? JSONValue.parse(line)
+            else { return }
+            if case .string(let verdict) = record["verdict"] { verdicts[verdict, default: 0] += 1 }
+            if case .string(let reason) = record["reason"] { reasons[reason, default: 0] += 1 }
+            if case .number(let total) = record["timings_milliseconds"]?["total"], let value = Double(total) {
+                times.append(value)
             }
+            failed = failed || !Self.write(line + [UInt8(ascii: "\n")], to: temporary.descriptor)
         }
-        guard !output.durable || fsync(temporary.descriptor) == 0,
-            rename(temporary.path, output.folder + "/results.ndjson") == 0
-        else {
+        let results = output.folder + "/results.ndjson"
+        guard !failed, !output.durable || fsync(temporary.descriptor) == 0, rename(temporary.path, results) == 0 else {
             throw StoreError("cannot write results.ndjson: \(String(cString: strerror(errno)))")
         }
+        try journal.replace(withCopyOf: results, using: output)
         times.sort()
         func percentile(_ p: Double) -> Double {
             times.isEmpty ? 0 : times[min(times.count - 1, max(0, Int((p * Double(times.count)).rounded(.up)) - 1))]
         }
+        let recorded = last.count
         let noAttachment = verdicts[Verdict.noAttachment.rawValue] ?? 0
         let attached = verdicts[Verdict.attached.rawValue] ?? 0
         let requested = recorded - noAttachment
@@ -174,17 +185,14 @@ public struct BatchRunner: Sendable {
         return summary
     }
 
-    /// Calls `body` with each existing record of the current inputs, in input order, one at a time.
-    public func forEachRecord(_ body: (BatchRecord) throws -> Void) rethrows {
-        for item in items {
-            guard let data = FileManager.default.contents(atPath: output.folder + "/" + recordName(item)),
-                let record = try? BatchJSON.decoder.decode(BatchRecord.self, from: data)
-            else { continue }
-            try body(record)
+    /// Calls `body` with each record of `results.ndjson`, one at a time (after ``run(progress:)``).
+    public func forEachRecord(_ body: (BatchRecord) -> Void) throws(StoreError) {
+        try Journal(path: output.folder + "/results.ndjson").forEachLine { _, line in
+            if let record = try? BatchJSON.decoder.decode(BatchRecord.self, from: Data(line)) { body(record) }
         }
     }
 
-    private static func write(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
+    static func write(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {

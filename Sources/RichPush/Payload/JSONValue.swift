@@ -232,42 +232,51 @@ private struct JSONParser {
 
     mutating func parseString() throws(JSONParseError) -> String {
         index += 1
-        var scalars = String.UnicodeScalarView()
-        var runStart = index
-        func flushRun() throws(JSONParseError) {
-            guard runStart < index else { return }
-            guard let run = String(validating: bytes[runStart..<index], as: UTF8.self) else {
-                throw error("invalid UTF-8 in a string")
+        let start = index
+        // Fast path: no escapes, so the string is the bytes between the quotes.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                guard let text = String(validating: bytes[start..<index], as: UTF8.self) else {
+                    throw error("invalid UTF-8 in a string")
+                }
+                index += 1
+                return text
             }
-            scalars.append(contentsOf: run.unicodeScalars)
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            index += 1
         }
+        // Slow path: collect UTF-8 bytes, decoding escapes, then validate once.
+        var utf8 = Array(bytes[start..<index])
         while true {
             guard index < bytes.count else { throw error("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                try flushRun()
                 index += 1
-                return String(scalars)
+                guard let text = String(validating: utf8, as: UTF8.self) else {
+                    throw error("invalid UTF-8 in a string")
+                }
+                return text
             }
             if byte < 0x20 { throw error("unescaped control character in a string") }
             if byte != UInt8(ascii: "\\") {
+                utf8.append(byte)
                 index += 1
                 continue
             }
-            try flushRun()
             index += 1
             guard index < bytes.count else { throw error("unterminated escape") }
             let escape = bytes[index]
             index += 1
             switch escape {
-            case UInt8(ascii: "\""): scalars.append("\"")
-            case UInt8(ascii: "\\"): scalars.append("\\")
-            case UInt8(ascii: "/"): scalars.append("/")
-            case UInt8(ascii: "b"): scalars.append("\u{08}")
-            case UInt8(ascii: "f"): scalars.append("\u{0C}")
-            case UInt8(ascii: "n"): scalars.append("\n")
-            case UInt8(ascii: "r"): scalars.append("\r")
-            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "\""): utf8.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): utf8.append(UInt8(ascii: "\\"))
+            case UInt8(ascii: "/"): utf8.append(UInt8(ascii: "/"))
+            case UInt8(ascii: "b"): utf8.append(0x08)
+            case UInt8(ascii: "f"): utf8.append(0x0C)
+            case UInt8(ascii: "n"): utf8.append(0x0A)
+            case UInt8(ascii: "r"): utf8.append(0x0D)
+            case UInt8(ascii: "t"): utf8.append(0x09)
             case UInt8(ascii: "u"):
                 var code = try hex4()
                 if (0xD800..<0xDC00).contains(code) {
@@ -280,15 +289,15 @@ private struct JSONParser {
                     code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                 }
                 guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape") }
-                scalars.append(scalar)
+                utf8.append(contentsOf: String(Character(scalar)).utf8)
             default: throw error("invalid escape")
             }
-            runStart = index
         }
     }
 
     mutating func hex4() throws(JSONParseError) -> UInt32 {
         guard index + 4 <= bytes.count,
+            bytes[index..<(index + 4)].allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x46).contains($0 & 0xDF) }),
             let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16)
         else { throw error("invalid \\u escape") }
         index += 4

@@ -37,6 +37,7 @@ public actor SharedDownloads {
                 guard link(temporary.path, path) == 0 else {
                     return .failure(FetchError(.storageFailed, "cannot keep the shared download of \(request.url)"))
                 }
+                temporary.isLinked = true
                 return .success((path, result))
             } catch {
                 return .failure(error)

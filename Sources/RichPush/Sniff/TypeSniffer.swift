@@ -42,11 +42,24 @@ public struct Sniff: Sendable, Equatable, Codable {
 public struct TypeSniffer: Sendable {
     /// Bytes read from the start of a file (enough for large ID3 tags and `moov` boxes at the front).
     public static let sniffLimit = 1 << 20
+    /// Bytes libmagic is shown: media signatures sit at the start, and libmagic's cost grows with the
+    /// buffer. An MP3 whose ID3 tag is longer is sniffed again after the tag.
+    public static let magicWindow = 64 * 1024
+
+    /// When the human description (a second libmagic query, as costly as the first) is worked out.
+    public enum Description: Sendable {
+        /// Always: reports show dimensions and codecs.
+        case always
+        /// Only for bytes that are not a supported format, where the message needs it (batch, bench).
+        case unsupportedOnly
+    }
 
     private let pool: MagicPool
+    private let description: Description
 
-    public init(pool: MagicPool = MagicPool()) {
+    public init(pool: MagicPool = MagicPool(), description: Description = .always) {
         self.pool = pool
+        self.description = description
     }
 
     /// Sniffs the file at `path`.
@@ -61,37 +74,51 @@ public struct TypeSniffer: Sendable {
 
     /// Sniffs the file open at `descriptor` (read from offset 0; the offset is not moved).
     public func sniff(descriptor: Int32) throws(SniffError) -> Sniff {
-        var bytes = [UInt8](repeating: 0, count: Self.sniffLimit)
-        var filled = 0
-        while filled < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { buffer in
-                buffer.baseAddress.map { pread(descriptor, $0 + filled, buffer.count - filled, off_t(filled)) } ?? 0
-            }
-            if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else {
-                throw SniffError("cannot read the file to sniff it: \(String(cString: strerror(errno)))")
-            }
-            if got == 0 { break }
-            filled += got
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw SniffError("cannot read the file to sniff it: \(String(cString: strerror(errno)))")
         }
-        bytes.removeSubrange(filled...)
+        // Only what the file holds, up to the limit: most attachments are far smaller than it.
+        let wanted = min(Self.sniffLimit, max(0, Int(info.st_size)))
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: wanted) { buffer, count in
+            count = 0
+            while count < wanted, let base = buffer.baseAddress {
+                let got = pread(descriptor, base + count, wanted - count, off_t(count))
+                if got < 0 && errno == EINTR { continue }
+                if got < 0 { failure = errno }
+                if got <= 0 { break }
+                count += got
+            }
+        }
+        guard failure == 0 else {
+            throw SniffError("cannot read the file to sniff it: \(String(cString: strerror(failure)))")
+        }
         return try sniff(bytes: bytes)
     }
 
     /// Sniffs bytes held in memory.
     public func sniff(bytes: [UInt8]) throws(SniffError) -> Sniff {
         let answer: MagicAnswer
-        do { answer = try pool.identify(bytes) } catch { throw SniffError(error.description) }
+        do {
+            answer = try identify(bytes[...], describing: description == .always)
+        } catch { throw SniffError(error.description) }
         var result = Sniff(
             mime: answer.mime, description: answer.description,
             formatName: AttachmentFormat.forMIME(answer.mime)?.name, hasVideoTrack: nil, notes: [])
         if result.formatName == nil, let tagEnd = Self.id3TagEnd(bytes), tagEnd < bytes.count {
-            let after = Array(bytes[tagEnd...])
-            if let inner = try? pool.identify(after), AttachmentFormat.forMIME(inner.mime)?.name == "mp3" {
+            if let inner = try? identify(bytes[tagEnd...], describing: true),
+                AttachmentFormat.forMIME(inner.mime)?.name == "mp3"
+            {
                 result = Sniff(
                     mime: inner.mime, description: "Audio file with ID3 version 2 tag, " + inner.description,
                     formatName: "mp3", hasVideoTrack: nil,
                     notes: ["an ID3v2 tag of \(tagEnd) bytes precedes the MPEG audio frames"])
+            }
+        }
+        if result.formatName == nil && description == .unsupportedOnly {
+            do { result.description = try identify(bytes[...], describing: true).description } catch {
+                throw SniffError(error.description)
             }
         }
         if result.formatName == "mp4" || result.formatName == "m4a", let box = MPEG4Box.brands(of: bytes) {
@@ -102,6 +129,15 @@ public struct TypeSniffer: Sendable {
                     + (video ? ", has a video track" : ", no video track: MPEG-4 audio"))
         }
         return result
+    }
+
+    /// Asks libmagic about the first ``magicWindow`` bytes of `bytes`.
+    private func identify(_ bytes: ArraySlice<UInt8>, describing: Bool) throws(MagicKitError) -> MagicAnswer {
+        let window = bytes.prefix(Self.magicWindow)
+        let result = window.withUnsafeBytes { buffer in
+            Result { () throws(MagicKitError) in try pool.identify(buffer, describing: describing) }
+        }
+        return try result.get()
     }
 
     /// The end of a leading ID3v2 tag (its 10-byte header plus syncsafe size), if the bytes start with one.

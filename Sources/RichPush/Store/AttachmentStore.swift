@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A file written into the output folder: where it is and what it holds.
 public struct StoredFile: Sendable, Codable, Equatable {
@@ -33,6 +34,9 @@ public struct AttachmentStore: Sendable {
     public let folder: String
     /// fsync every file before it is renamed or linked into place.
     public let durable: Bool
+    /// Temporaries whose content was not kept (a failure, or a copy of a file already stored), truncated
+    /// and reused: creating and deleting a file per payload is what a busy run would otherwise spend on.
+    private let scratch = ScratchPool()
 
     /// Uses `folder` (created if missing, with parents).
     public init(folder: String, durable: Bool = false) throws(StoreError) {
@@ -51,15 +55,38 @@ public struct AttachmentStore: Sendable {
         self.folder = URL(fileURLWithPath: absolute).standardizedFileURL.path
     }
 
-    /// A new temporary file in the folder, open for writing.
+    /// A temporary file in the folder, empty and open for writing (a reused one when one is free).
+    ///
+    /// - Warning: give it a name only through ``commit(_:fileExtension:)``, or set
+    ///   ``TemporaryFile/isLinked`` after linking it yourself: an unlinked one is emptied for reuse.
     public func makeTemporary() throws(StoreError) -> TemporaryFile {
-        for _ in 0..<8 {
-            let path = folder + "/.richpush-" + UUID().uuidString.lowercased() + ".part"
+        if let reused = scratch.take() { return reused }
+        let created = try makeTemporary(inFolder: folder)
+        created.pool = scratch
+        return created
+    }
+
+    /// Removes the reusable temporaries now (they are also removed when the last copy of the store goes).
+    public func removeScratch() {
+        scratch.removeAll()
+    }
+
+    /// A new temporary file in `directory` (inside the store), created with its parents if missing.
+    ///
+    /// Temporaries live in the folder of the file they become, so the final rename stays inside one
+    /// directory (a rename across directories takes a file-system-wide lock).
+    func makeTemporary(inFolder directory: String) throws(StoreError) -> TemporaryFile {
+        for attempt in 0..<8 {
+            let path = directory + "/.richpush-" + UUID().uuidString.lowercased() + ".part"
             let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if descriptor >= 0 { return TemporaryFile(path: path, descriptor: descriptor) }
+            if errno == ENOENT && attempt == 0 {
+                try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                continue
+            }
             if errno != EEXIST { break }
         }
-        throw StoreError("cannot create a file in '\(folder)': \(String(cString: strerror(errno)))")
+        throw StoreError("cannot create a file in '\(directory)': \(String(cString: strerror(errno)))")
     }
 
     /// A new temporary name for an existing file in the same folder (a hard link), open for reading and writing.
@@ -72,18 +99,20 @@ public struct AttachmentStore: Sendable {
                     unlink(name)
                     break
                 }
-                return TemporaryFile(path: name, descriptor: descriptor)
+                let temporary = TemporaryFile(path: name, descriptor: descriptor)
+                temporary.isLinked = true
+                return temporary
             }
             if errno != EEXIST { break }
         }
         throw StoreError("cannot link '\(path)' in '\(folder)': \(String(cString: strerror(errno)))")
     }
 
-    /// Removes temporary files an interrupted or crashed run left in the folder (`.richpush-*`).
+    /// Removes temporary files an interrupted or crashed run left in the folder or below it (`.richpush-*`).
     public func removeLeftovers() {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        for name in names where name.hasPrefix(".richpush-") {
-            unlink(folder + "/" + name)
+        guard let walker = FileManager.default.enumerator(atPath: folder) else { return }
+        while let name = walker.nextObject() as? String {
+            if (name as NSString).lastPathComponent.hasPrefix(".richpush-") { unlink(folder + "/" + name) }
         }
     }
 
@@ -103,7 +132,9 @@ public struct AttachmentStore: Sendable {
         }
         let (hash, bytes) = try Self.hash(descriptor: temporary.descriptor)
         let final = folder + "/" + String(hash.prefix(32)) + "." + fileExtension
-        if link(path, final) != 0 {
+        if link(path, final) == 0 {
+            temporary.isLinked = true
+        } else {
             guard errno == EEXIST else {
                 throw StoreError("cannot store '\(final)': \(String(cString: strerror(errno)))")
             }
@@ -124,13 +155,7 @@ public struct AttachmentStore: Sendable {
             throw StoreError("refusing to write outside the output folder: '\(name)'")
         }
         let destination = folder + "/" + parts.joined(separator: "/")
-        let parent = (destination as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
-        } catch {
-            throw StoreError("cannot create '\(parent)': \(error.localizedDescription)")
-        }
-        let temporary = try makeTemporary()
+        let temporary = try makeTemporary(inFolder: (destination as NSString).deletingLastPathComponent)
         let path = temporary.path
         defer { temporary.discard() }
         let written = data.withUnsafeBytes { buffer -> Bool in
@@ -168,12 +193,18 @@ public struct AttachmentStore: Sendable {
     }
 }
 
-/// A temporary file in the output folder; removed by ``discard()`` (which every path must reach).
+/// A temporary file in the output folder; removed (or, when it came from a store's pool, emptied
+/// for reuse) by ``discard()``, which every path must reach.
 ///
 /// Used by one task at a time, which is what makes the `@unchecked Sendable` sound.
 public final class TemporaryFile: @unchecked Sendable {
     public let path: String
     public let descriptor: Int32
+    /// Another name shares this file's content (it was linked into place, or made as a link): it must
+    /// never be emptied, only its temporary name removed.
+    public var isLinked = false
+    /// The pool it returns to when its content is not kept.
+    var pool: ScratchPool?
     private var discarded = false
 
     init(path: String, descriptor: Int32) {
@@ -181,13 +212,52 @@ public final class TemporaryFile: @unchecked Sendable {
         self.descriptor = descriptor
     }
 
-    /// Closes and removes the temporary file (after a commit only the temporary name goes). Idempotent.
+    /// Ends this use of the file: back to its pool, emptied, if it can be; otherwise closed and its
+    /// temporary name removed (after a commit only the name goes). Idempotent.
     public func discard() {
         guard !discarded else { return }
         discarded = true
+        if !isLinked, let pool, pool.give(path: path, descriptor: descriptor) { return }
         close(descriptor)
         unlink(path)
     }
 
     deinit { discard() }
+}
+
+/// Reusable temporary files of one store (see ``AttachmentStore``).
+final class ScratchPool: Sendable {
+    private let files = Mutex<[(path: String, descriptor: Int32)]>([])
+    private let capacity = 256
+
+    /// A free temporary, re-armed for a new use.
+    func take() -> TemporaryFile? {
+        guard let file = files.withLock({ $0.popLast() }) else { return nil }
+        let temporary = TemporaryFile(path: file.path, descriptor: file.descriptor)
+        temporary.pool = self
+        return temporary
+    }
+
+    /// Takes a temporary back, emptied; false when it cannot be reused (the caller removes it).
+    func give(path: String, descriptor: Int32) -> Bool {
+        guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else { return false }
+        return files.withLock { files in
+            guard files.count < capacity else { return false }
+            files.append((path, descriptor))
+            return true
+        }
+    }
+
+    func removeAll() {
+        let all = files.withLock { files in
+            defer { files.removeAll() }
+            return files
+        }
+        for file in all {
+            close(file.descriptor)
+            unlink(file.path)
+        }
+    }
+
+    deinit { removeAll() }
 }

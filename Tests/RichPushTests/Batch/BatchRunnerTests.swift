@@ -89,6 +89,7 @@ import Testing
         #expect(summary.attached == 40)
         #expect(server.requestCount == 1)
         await runner.service.sharedDownloads?.removeAll()
+        attachments.removeScratch()
         #expect(Fixtures.files(in: attachments.folder).count == 1, "one stored file, no cache files left")
     }
 

@@ -21,6 +21,7 @@ import Testing
         let temporary = try store.makeTemporary()
         fill(temporary, with: Array("hello".utf8))
         let stored = try store.commit(temporary, fileExtension: "jpg")
+        temporary.discard()
         #expect(stored.sha256 == "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824")
         #expect(stored.path == store.folder + "/2cf24dba5fb0a30e26e83b2ac5b9e29e.jpg")
         #expect(stored.bytes == 5)
@@ -33,7 +34,11 @@ import Testing
             let temporary = try store.makeTemporary()
             fill(temporary, with: Array("same".utf8))
             _ = try store.commit(temporary, fileExtension: "png")
+            temporary.discard()
         }
+        // The duplicate's temporary went back to the store's pool, emptied, for the next download.
+        #expect(Fixtures.files(in: store.folder).filter { !$0.hasPrefix(".richpush-") }.count == 1)
+        store.removeScratch()
         #expect(Fixtures.files(in: store.folder).count == 1)
     }
 
@@ -46,6 +51,8 @@ import Testing
         let temporary = try store.makeTemporary()
         fill(temporary, with: Array("hello".utf8))
         #expect(throws: StoreError.self) { try store.commit(temporary, fileExtension: "jpg") }
+        temporary.discard()
+        store.removeScratch()
         #expect(FileManager.default.contents(atPath: target) == Data("keep".utf8))
         #expect(!Fixtures.files(in: store.folder).contains { $0.hasSuffix(".part") })
     }
@@ -55,6 +62,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let temporary = try store.makeTemporary()
         #expect(throws: StoreError.self) { try store.commit(temporary, fileExtension: fileExtension) }
+        temporary.discard()
+        store.removeScratch()
         #expect(Fixtures.files(in: store.folder).isEmpty, "the temporary is removed")
     }
 
@@ -74,5 +83,23 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         _ = FileManager.default.createFile(atPath: folder + "/file", contents: Data())
         #expect(throws: StoreError.self) { try AttachmentStore(folder: folder + "/file") }
+    }
+}
+
+extension AttachmentStoreTests {
+    @Test func reusesTheTemporariesOfDiscardedDownloads() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = try store.makeTemporary()
+        fill(first, with: Array("failed download".utf8))
+        let path = first.path
+        first.discard()
+        let second = try store.makeTemporary()
+        #expect(second.path == path, "the same file, reused")
+        var info = stat()
+        #expect(fstat(second.descriptor, &info) == 0 && info.st_size == 0, "and emptied")
+        #expect(lseek(second.descriptor, 0, SEEK_CUR) == 0)
+        second.discard()
+        store.removeScratch()
+        #expect(Fixtures.files(in: store.folder).isEmpty)
     }
 }
