@@ -101,6 +101,12 @@ enum DemoCommand {
         }
         if !json {
             printLine(table.rendered)
+            // Why each requested attachment would not show, in the words `process` uses.
+            let why = names.compactMap { name -> String? in
+                guard let outcome = outcomes[name], !outcome.verdict.showsAsIntended else { return nil }
+                return "  \(name): \(outcome.message)" + (outcome.hint.map { " Hint: \($0)" } ?? "")
+            }
+            if !why.isEmpty { printLine("\nWhy:\n" + why.joined(separator: "\n")) }
             let counts = Dictionary(grouping: outcomes.values, by: \.verdict).mapValues(\.count)
             let summary = Verdict.allCases.compactMap { verdict in counts[verdict].map { "\($0) \(verdict.rawValue)" } }
             printLine("\n\(names.count) payloads: " + summary.joined(separator: ", ") + ".")

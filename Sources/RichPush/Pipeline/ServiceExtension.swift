@@ -239,9 +239,12 @@ public struct ServiceExtension: Sendable {
         }
         switch error.code {
         case .deadlineExceeded:
+            let budget = String(format: "%g", policy.budget.inSeconds)
+            let received = error.details.map { " (\($0.bytes) bytes had arrived)" } ?? ""
             return make(
                 .expired, .deadlineExceeded,
-                error.message + ": iOS would call serviceExtensionTimeWillExpire and show the plain notification.")
+                "\(error.details?.effectiveURL ?? "the asset") did not finish within the extension's \(budget) s budget"
+                    + "\(received): iOS would call serviceExtensionTimeWillExpire and show the plain notification.")
         case .tooLarge:
             return make(
                 .fallback, .fileTooLarge,
