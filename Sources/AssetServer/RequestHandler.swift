@@ -26,12 +26,8 @@ func handleRequest(
         _ = rp_socket_reset(socket)
         return .NO
     }
-    if plan.delayMilliseconds > 0 {
-        let end = ContinuousClock.now + .milliseconds(plan.delayMilliseconds)
-        while ContinuousClock.now < end {
-            if state.isStopping { return .NO }
-            usleep(useconds_t(max(1, min((end - ContinuousClock.now).wholeMilliseconds, 20)) * 1000))
-        }
+    if plan.delayMilliseconds > 0 && !pause(milliseconds: plan.delayMilliseconds, server: state, socket: socket) {
+        return .NO
     }
     if path == "/" { return respondIndex(connection, root: state.root) }
     if plan.redirects > 0 {

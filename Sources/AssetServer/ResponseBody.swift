@@ -125,15 +125,9 @@ final class ResponseBody: @unchecked Sendable {
         return copied
     }
 
-    /// Sleeps in short slices; returns false when the server began stopping meanwhile.
+    /// Sleeps in short slices; returns false when the server began stopping or the client left meanwhile.
     private func sleep(milliseconds: Int) -> Bool {
-        let end = ContinuousClock.now + .milliseconds(milliseconds)
-        while ContinuousClock.now < end {
-            if server.isStopping { return false }
-            let slice = min((end - ContinuousClock.now).wholeMilliseconds, 20)
-            if slice > 0 { usleep(useconds_t(slice * 1000)) }
-        }
-        return !server.isStopping
+        pause(milliseconds: milliseconds, server: server, socket: socket)
     }
 }
 
@@ -143,4 +137,16 @@ extension Duration {
         let (seconds, attoseconds) = components
         return Int(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
     }
+}
+
+/// Sleeps in 20 ms slices on a connection's thread; false as soon as the server is stopping or the
+/// client has gone (so a stalled response does not hold its thread after the client gave up).
+func pause(milliseconds: Int, server: ServerState, socket: Int32) -> Bool {
+    let end = ContinuousClock.now + .milliseconds(milliseconds)
+    while ContinuousClock.now < end {
+        if server.isStopping || rp_socket_peer_gone(socket) != 0 { return false }
+        let slice = min((end - ContinuousClock.now).wholeMilliseconds, 20)
+        if slice > 0 { usleep(useconds_t(slice * 1000)) }
+    }
+    return !server.isStopping
 }

@@ -1,6 +1,8 @@
+#define _GNU_SOURCE  // POLLRDHUP
 #include "CAssetServerShim.h"
 
 #include <arpa/inet.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +60,13 @@ int rp_socket_reset(int fd) {
     unspecified.sa_family = AF_UNSPEC;
     (void)connect(fd, &unspecified, sizeof unspecified);
     return rc;
+}
+
+int rp_socket_peer_gone(int fd) {
+    if (fd < 0) return 0;
+    struct pollfd entry = {fd, POLLRDHUP, 0};
+    if (poll(&entry, 1, 0) <= 0) return 0;
+    return (entry.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
 }
 
 struct rp_visit {

@@ -151,6 +151,7 @@ rp_loop *rp_loop_create(CURLM *multi) {
 
 void rp_loop_destroy(rp_loop *loop) {
     if (loop == NULL) return;
+    // Call before curl_multi_cleanup: this unhooks the callbacks from the (still live) multi handle.
     curl_multi_setopt(loop->multi, CURLMOPT_SOCKETFUNCTION, NULL);
     curl_multi_setopt(loop->multi, CURLMOPT_TIMERFUNCTION, NULL);
     close(loop->epoll_fd);

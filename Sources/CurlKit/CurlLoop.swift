@@ -29,6 +29,8 @@ public final class CurlLoop: @unchecked Sendable {
         var stopping = false
         /// The loop is about to wait, or waiting, for events: a submitter must wake it.
         var sleeping = false
+        /// stop() has released the multi handle and the event loop.
+        var cleanedUp = false
     }
 
     /// A transfer on the multi handle. Touched by the loop thread only.
@@ -124,17 +126,27 @@ public final class CurlLoop: @unchecked Sendable {
         if wake { rp_loop_wakeup(events) }
     }
 
-    /// Cancels every transfer, cleans up every curl handle and joins the loop thread. Idempotent.
+    /// Ends every transfer (as stopped), cleans up every curl handle and joins the loop thread.
+    ///
+    /// Idempotent, and safe to call from several threads at once: every caller returns only after
+    /// the cleanup is done.
     public func stop() {
         let first = inbox.withLock { inbox -> Bool in
             defer { inbox.stopping = true }
             return !inbox.stopping
         }
-        guard first else { return }
-        rp_loop_wakeup(events)
+        if first { rp_loop_wakeup(events) }
+        // The semaphore is signalled once by the exiting thread; each caller passes it on.
         exited.wait()
-        curl_multi_cleanup(multi)
+        defer { exited.signal() }
+        let cleanUp = inbox.withLock { inbox -> Bool in
+            defer { inbox.cleanedUp = true }
+            return !inbox.cleanedUp
+        }
+        guard cleanUp else { return }
+        // The event loop first: destroying it unhooks its callbacks from the multi handle.
         rp_loop_destroy(events)
+        curl_multi_cleanup(multi)
     }
 
     private func run() {
@@ -168,7 +180,7 @@ public final class CurlLoop: @unchecked Sendable {
             }
             idle = arrived.isEmpty && cancelled.isEmpty && finished == 0
         }
-        for transfer in Array(active.values) { finish(transfer, code: CURLE_ABORTED_BY_CALLBACK, cancelled: true) }
+        for transfer in Array(active.values) { finish(transfer, code: CURLE_ABORTED_BY_CALLBACK, cancelled: false) }
         // Anything submitted after the last drain but before `stopping` was seen.
         let late = inbox.withLock { inbox in
             defer { inbox.pending.removeAll() }
@@ -177,9 +189,7 @@ public final class CurlLoop: @unchecked Sendable {
         for pending in late {
             load.subtract(1, ordering: .relaxed)
             pending.completion(
-                .notStarted(
-                    curlCode: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: "the fetch engine has stopped",
-                    cancelled: true))
+                .notStarted(curlCode: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: "the fetch engine has stopped"))
         }
         for easy in spareHandles { curl_easy_cleanup(easy) }
         spareHandles.removeAll()
@@ -260,6 +270,8 @@ public final class CurlLoop: @unchecked Sendable {
         if let caFile = spec.caFile { set(CURLOPT_CAINFO, caFile) }
         if let connectTo = transfer.connectTo { set(CURLOPT_CONNECT_TO, pointer: UnsafeMutableRawPointer(connectTo)) }
         if spec.freshConnection {
+            // A phone of its own: no connection, TLS session or DNS answer shared with other transfers.
+            set(CURLOPT_DNS_CACHE_TIMEOUT, 0)
             set(CURLOPT_FRESH_CONNECT, 1)
             set(CURLOPT_FORBID_REUSE, 1)
             set(CURLOPT_SSL_SESSIONID_CACHE, 0)

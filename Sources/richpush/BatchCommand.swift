@@ -103,6 +103,8 @@ enum BatchCommand {
             _ = await TerminationSignal.wait()
             interrupted.set()
             work.cancel()
+            // Ends every download in flight now, shared ones too (they end as cancelled: no record).
+            engine.shutdown()
         }
         let summary: BatchSummary
         do {

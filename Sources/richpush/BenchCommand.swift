@@ -191,8 +191,10 @@ enum BenchCommand {
             await runner.run(into: &report, progress: { display.update($0) })
             return report
         }
+        let interrupted = Flag()
         let watcher = Task.detached {
             _ = await TerminationSignal.wait()
+            interrupted.set()
             work.cancel()
         }
         report = await work.value
@@ -209,6 +211,10 @@ enum BenchCommand {
         } catch {
             printError("richpush bench: cannot write the report: \(error.localizedDescription)")
             return .ioError
+        }
+        if interrupted.isSet {
+            printError("richpush bench: interrupted; the report covers the devices that finished.")
+            return .interrupted
         }
         return report.displayRate * 100 + 1e-9 >= failUnder ? .success : .failure
     }
@@ -241,7 +247,9 @@ enum BenchCommand {
                         "Client-delayed: %d devices started late because of --concurrency (up to %.0f ms); their latency counts from the scheduled arrival.",
                     report.clientDelayed.devices, report.clientDelayed.maxMilliseconds))
         }
-        if report.notStarted > 0 { lines.append("Not started before the time limit: \(report.notStarted) devices.") }
+        if report.notStarted > 0 {
+            lines.append("Not run to completion (time limit or interruption): \(report.notStarted) devices.")
+        }
         var table = TextTable(
             ["PHASE (ms)", "COUNT", "P50", "P90", "P99", "P99.9", "MAX"], rightAligned: [1, 2, 3, 4, 5, 6])
         for phase in BenchReport.phases {

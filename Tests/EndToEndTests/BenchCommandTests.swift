@@ -29,6 +29,18 @@ import Testing
         #expect(html.contains("<svg") && html.contains("100%"))
     }
 
+    @Test func exitsWith130WhenInterrupted() async throws {
+        let running = try RichPushBinary.start(
+            ["bench", "--serve", Fixtures.assets, "--url", "hero.jpg?delay=20000", "--devices", "20", "--no-progress"],
+            directory: Fixtures.root)
+        try await Task.sleep(for: .milliseconds(1500))
+        running.signal(SIGINT)
+        let run = await running.wait()
+        #expect(run.status == 130, "\(run.stderr)")
+        #expect(run.stderr.contains("interrupted"))
+        #expect(run.stdout.contains("Not run to completion (time limit or interruption): 20 devices"), "\(run.stdout)")
+    }
+
     @Test func refusesAHostThatIsNotThisMachine() async throws {
         let run = try await RichPushBinary.run(["bench", "--url", "https://cdn.example.com/hero.jpg", "--devices", "5"])
         #expect(run.status == 64)

@@ -46,5 +46,37 @@ public final class SilentListener: @unchecked Sendable {
         }
     }
 
+    /// The listening socket, for a test server that does accept.
+    var descriptorForAccepting: Int32 { descriptor }
+
     deinit { close() }
+}
+
+/// A TCP server on 127.0.0.1 that answers every connection with a fixed text that is not HTTP
+/// (an SSH banner, say), then closes. Serves at most `limit` connections, then stops by itself.
+public final class BannerServer: @unchecked Sendable {
+    public let port: UInt16
+    private let listener: SilentListener
+
+    public init(banner: String = "SSH-2.0-OpenSSH_9.2\r\n", limit: Int = 8) throws {
+        listener = try SilentListener()
+        port = listener.port
+        let descriptor = listener.descriptorForAccepting
+        let bytes = Array(banner.utf8)
+        Thread.detachNewThread {
+            for _ in 0..<limit {
+                let client = accept(descriptor, nil, nil)
+                guard client >= 0 else { return }
+                _ = bytes.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+                usleep(100_000)
+                Glibc.close(client)
+            }
+        }
+    }
+
+    /// Stops accepting (a blocked accept returns an error and the thread ends).
+    public func close() {
+        shutdown(listener.descriptorForAccepting, Int32(SHUT_RDWR))
+        listener.close()
+    }
 }

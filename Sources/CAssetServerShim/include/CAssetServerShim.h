@@ -24,6 +24,9 @@ int rp_mhd_connection_fd(struct MHD_Connection *connection);
 /// Resets the TCP connection on `fd` now (a RST, not a FIN); the socket is left for its owner to close.
 int rp_socket_reset(int fd);
 
+/// Whether the peer of `fd` has closed or reset the connection (poll with no wait).
+int rp_socket_peer_gone(int fd);
+
 /// Calls `visit(context, key, value)` for every query argument of the request.
 void rp_mhd_query_arguments(struct MHD_Connection *connection,
                             void (*visit)(void *context, const char *key, const char *value), void *context);

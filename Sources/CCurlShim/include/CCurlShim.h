@@ -41,7 +41,7 @@ typedef struct rp_loop rp_loop;
 
 /// Creates a loop for `multi` (installs the socket and timer callbacks); NULL on failure.
 rp_loop *rp_loop_create(CURLM *multi);
-/// Frees the loop (the multi handle stays the caller's).
+/// Frees the loop; call it before curl_multi_cleanup (the multi handle stays the caller's).
 void rp_loop_destroy(rp_loop *loop);
 /// Wakes the loop from another thread. Async-signal-safe.
 void rp_loop_wakeup(rp_loop *loop);

@@ -59,14 +59,25 @@ public struct BatchRunner: Sendable {
     {
         let started = ContinuousClock.now
         let journal = try Journal(path: journalPath)
-        let completed = force ? [] : try journal.inputs()
-        let pending =
-            force
-            ? items
-            : items.filter {
-                !(completed.contains($0.name)
-                    && FileManager.default.fileExists(atPath: output.folder + "/payloads/" + $0.outputName))
+        let items = self.items
+        let output = self.output
+        let force = self.force
+        // Reading the journal and checking outputs block: off the cooperative pool.
+        let scan = await Offload.run { () -> Result<[BatchItem], StoreError> in
+            do throws(StoreError) {
+                let completed = force ? [] : try journal.inputs()
+                return .success(
+                    force
+                        ? items
+                        : items.filter {
+                            !(completed.contains($0.name)
+                                && FileManager.default.fileExists(atPath: output.folder + "/payloads/" + $0.outputName))
+                        })
+            } catch {
+                return .failure(error)
             }
+        }
+        let pending = try scan.get()
         var state = Progress(
             total: items.count, skipped: items.count - pending.count, done: 0, verdicts: [:], started: started)
         progress(state)
@@ -95,9 +106,18 @@ public struct BatchRunner: Sendable {
             }
         }
         if let storeFailure { throw storeFailure }
-        return try finish(
-            journal: journal, processed: state.done, skipped: state.skipped, interrupted: Task.isCancelled,
-            started: started)
+        let (done, skipped, interrupted) = (state.done, state.skipped, Task.isCancelled)
+        let runner = self
+        return try await Offload.run { () -> Result<BatchSummary, StoreError> in
+            do throws(StoreError) {
+                return .success(
+                    try runner.finish(
+                        journal: journal, processed: done, skipped: skipped, interrupted: interrupted, started: started)
+                )
+            } catch {
+                return .failure(error)
+            }
+        }.get()
     }
 
     /// One payload: process, write the output, then append the record. Nil when cancelled before finishing.
@@ -141,8 +161,12 @@ public struct BatchRunner: Sendable {
         var verdicts: [String: Int] = [:]
         var reasons: [String: Int] = [:]
         var times: [Double] = []
-        let temporary = try output.makeTemporary(inFolder: output.folder)  // not a pooled one: it is renamed
-        defer { temporary.discard() }
+        // Two copies are written as the lines stream past: results.ndjson, and the compacted journal.
+        // (Not pooled temporaries: they are renamed.)
+        let results = try output.makeTemporary(inFolder: output.folder)
+        defer { results.discard() }
+        let compacted = try output.makeTemporary(inFolder: (journal.path as NSString).deletingLastPathComponent)
+        defer { compacted.discard() }
         var failed = false
         try journal.forEachLine { number, line in
             guard let input = Journal.input(of: line), last[input] == number, let record = try? JSONValue.parse(line)
@@ -152,13 +176,15 @@ public struct BatchRunner: Sendable {
             if case .number(let total) = record["timings_milliseconds"]?["total"], let value = Double(total) {
                 times.append(value)
             }
-            failed = failed || !Self.write(line + [UInt8(ascii: "\n")], to: temporary.descriptor)
+            let text = line + [UInt8(ascii: "\n")]
+            failed = failed || !Self.write(text, to: results.descriptor) || !Self.write(text, to: compacted.descriptor)
         }
-        let results = output.folder + "/results.ndjson"
-        guard !failed, !output.durable || fsync(temporary.descriptor) == 0, rename(temporary.path, results) == 0 else {
+        guard !failed, !output.durable || fsync(results.descriptor) == 0,
+            rename(results.path, output.folder + "/results.ndjson") == 0
+        else {
             throw StoreError("cannot write results.ndjson: \(String(cString: strerror(errno)))")
         }
-        try journal.replace(withCopyOf: results, using: output)
+        try journal.replace(with: compacted, durable: output.durable)
         times.sort()
         func percentile(_ p: Double) -> Double {
             times.isEmpty ? 0 : times[min(times.count - 1, max(0, Int((p * Double(times.count)).rounded(.up)) - 1))]

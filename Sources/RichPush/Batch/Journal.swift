@@ -65,13 +65,13 @@ final class Journal: Sendable {
         return names
     }
 
-    /// Replaces the journal's content with a copy of `source` (written next to it, then renamed).
-    func replace(withCopyOf source: String, using store: AttachmentStore) throws(StoreError) {
-        guard let data = FileManager.default.contents(atPath: source) else {
-            throw StoreError("cannot read '\(source)'")
+    /// Replaces the journal with the (complete) file `replacement`, by renaming it over the journal.
+    ///
+    /// This object's descriptor keeps pointing at the old file: call this last.
+    func replace(with replacement: TemporaryFile, durable: Bool) throws(StoreError) {
+        guard !durable || fsync(replacement.descriptor) == 0, rename(replacement.path, path) == 0 else {
+            throw StoreError("cannot compact '\(path)': \(String(cString: strerror(errno)))")
         }
-        let relative = String(path.dropFirst(store.folder.count + 1))
-        _ = try store.writeAtomically(Array(data), to: relative)
     }
 
     /// The `input` field of a record line, read without decoding the whole record.

@@ -114,7 +114,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
     public var shards: [Int]
     /// Devices in this report.
     public var devices = 0
-    /// Devices never launched because the run's time limit passed first.
+    /// Devices not run to completion: never launched before the time limit, or cut short by an interruption.
     public var notStarted = 0
     public var verdicts: [String: Int] = [:]
     public var reasons: [String: Int] = [:]

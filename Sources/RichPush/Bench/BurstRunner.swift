@@ -52,6 +52,11 @@ public struct BurstRunner: Sendable {
             func collect(_ device: DeviceResult) {
                 inFlight -= 1
                 state.done += 1
+                // A device cut short by an interruption says nothing about the host: not counted.
+                guard device.reason != .cancelled else {
+                    report.notStarted += 1
+                    return
+                }
                 state.verdicts[device.verdict, default: 0] += 1
                 report.add(device)
                 progress(state)
@@ -72,13 +77,11 @@ public struct BurstRunner: Sendable {
                     let started = ContinuousClock.now - began
                     let result = await service.process(payload, arrivedAt: arrival)
                     let outcome = result.outcome
-                    let download = outcome.download
-                    func ms(_ value: Double?) -> Duration? { value.map { .microseconds(Int64($0 * 1000)) } }
+                    let timings = outcome.download?.timings
                     return DeviceResult(
-                        verdict: outcome.verdict, reason: outcome.reason, bytes: download?.bytes ?? 0,
-                        dns: ms(download?.dnsMilliseconds), connect: ms(download?.connectMilliseconds),
-                        tls: ms(download?.tlsMilliseconds), firstByte: ms(download?.firstByteMilliseconds),
-                        download: ms(download?.totalMilliseconds), scheduled: scheduled, started: started,
+                        verdict: outcome.verdict, reason: outcome.reason, bytes: outcome.download?.bytes ?? 0,
+                        dns: timings?.dns, connect: timings?.connect, tls: timings?.tls, firstByte: timings?.firstByte,
+                        download: timings?.total, scheduled: scheduled, started: started,
                         ended: ContinuousClock.now - began, heldBack: heldBack && started - scheduled > .milliseconds(1)
                     )
                 }

@@ -147,6 +147,11 @@ public final class FetchEngine: Sendable {
             }
             return .success(details)
         case 1, 4:
+            // CURLE_UNSUPPORTED_PROTOCOL: the URL's scheme was checked above, so a refused scheme is a
+            // redirect's; curl 7.88 also uses this code for a reply that is not HTTP ("HTTP/0.9").
+            guard outcome.curlMessage.hasPrefix("Protocol \"") else {
+                return failure(.protocolError, "\(url) did not answer with valid HTTP: \(outcome.curlMessage)")
+            }
             return failure(
                 .redirectNotAllowed,
                 "\(url) redirected to a scheme that is not allowed (allowed: \(request.policy.allowedProtocols)): "
@@ -166,12 +171,15 @@ public final class FetchEngine: Sendable {
                     "\(url) did not finish within the budget (\(Double(outcome.timeoutMilliseconds) / 1000) s); "
                         + "\(outcome.bytes) bytes had arrived")
             }
-            if !outcome.connected {
-                return failure(
-                    .connectTimeout,
-                    "connecting to the host of \(url) (DNS, TCP, TLS) took longer than the connect timeout")
+            // Before the deadline, code 28 is the low-speed check ("Operation too slow", only when stall
+            // detection is on) or the connect timeout (of any hop of a redirect chain).
+            if request.policy.stallWindow != nil && outcome.curlMessage.contains("too slow") {
+                return failure(.stalled, "\(url) stalled: too few bytes arrived for too long (\(outcome.curlMessage))")
             }
-            return failure(.stalled, "\(url) stalled: too few bytes arrived for too long (\(outcome.curlMessage))")
+            return failure(
+                .connectTimeout,
+                "connecting to the host of \(details.effectiveURL) (DNS, TCP, TLS) took longer than the connect timeout"
+            )
         case 35, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91, 98:
             return failure(.tlsFailed, "TLS with the host of \(url) failed: \(outcome.curlMessage)")
         case 47:

@@ -14,8 +14,16 @@ public struct Outcome: Sendable, Codable {
         public var tlsMilliseconds: Double
         public var firstByteMilliseconds: Double
         public var totalMilliseconds: Double
+        /// The same times at full precision (not part of the JSON report).
+        public var timings = FetchTimings()
+
+        enum CodingKeys: String, CodingKey {
+            case status, effectiveURL, redirects, contentType, contentEncoding, bytes, queueMilliseconds
+            case dnsMilliseconds, connectMilliseconds, tlsMilliseconds, firstByteMilliseconds, totalMilliseconds
+        }
 
         init(_ result: FetchResult) {
+            timings = result.timings
             status = result.httpStatus
             effectiveURL = result.effectiveURL
             redirects = result.redirectCount

@@ -134,6 +134,7 @@ public struct AttachmentStore: Sendable {
         let final = folder + "/" + String(hash.prefix(32)) + "." + fileExtension
         if link(path, final) == 0 {
             temporary.isLinked = true
+            if durable { Self.syncFolder(folder) }
         } else {
             guard errno == EEXIST else {
                 throw StoreError("cannot store '\(final)': \(String(cString: strerror(errno)))")
@@ -171,7 +172,16 @@ public struct AttachmentStore: Sendable {
         guard written, !durable || fsync(temporary.descriptor) == 0, rename(path, destination) == 0 else {
             throw StoreError("cannot write '\(destination)': \(String(cString: strerror(errno)))")
         }
+        if durable { Self.syncFolder((destination as NSString).deletingLastPathComponent) }
         return destination
+    }
+
+    /// fsyncs a folder, so a new name in it survives power loss too.
+    private static func syncFolder(_ path: String) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        close(descriptor)
     }
 
     private static func hash(descriptor: Int32) throws(StoreError) -> (String, Int64) {

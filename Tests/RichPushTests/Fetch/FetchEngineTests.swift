@@ -240,6 +240,26 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(6))
     }
 
+    @Test func reportsAReplyThatIsNotHTTP() async throws {
+        defer { cleanUp() }
+        let banner = try BannerServer()
+        defer { banner.close() }
+        var allowing = policy
+        allowing.allowHTTP = true
+        await expectFailure("http://127.0.0.1:\(banner.port)/hero.jpg", .protocolError, policy: allowing)
+    }
+
+    /// libcurl adds connect times over a redirect chain; a hop that never connects is still a connect timeout.
+    @Test func timesOutAHandshakeAfterARedirect() async throws {
+        defer { cleanUp() }
+        let silent = try SilentListener()
+        defer { silent.close() }
+        var quick = policy
+        quick.connectTimeout = .milliseconds(500)
+        let target = "https://127.0.0.1:\(silent.port)/hero.jpg"
+        await expectFailure("https://cdn.example.com/hero.jpg?to=\(target)", .connectTimeout, policy: quick)
+    }
+
     @Test func cancellingTheTaskAbortsTheTransfer() async throws {
         defer { cleanUp() }
         let started = ContinuousClock.now
@@ -260,6 +280,7 @@ import Testing
         engine.shutdown()
         let (result, _) = await task.value
         #expect(throws: FetchError.self) { try result.get() }
+        if case .failure(let error) = result { #expect(error.code == .engineStopped) }
         let (after, _) = await fetch("https://cdn.example.com/hero.jpg")
         if case .failure(let error) = after {
             #expect(error.code == .engineStopped)
