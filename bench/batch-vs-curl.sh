@@ -55,9 +55,8 @@
 #   - Outputs are removed before every run (not timed), so no run finds an earlier run's files.
 set -euo pipefail
 
-SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
-WORK=$SCRIPT_DIR/work
+BENCH_NAME=batch-vs-curl
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 BW=$WORK/batch-vs-curl            # nginx, logs, curl configs and raw run outputs of this script
 IN=$WORK/batch-in
 IN_SMALL=$WORK/batch-in-small
@@ -69,13 +68,8 @@ RUNS=${BENCH_RUNS:-3}
 RUN_TIMEOUT=${BENCH_TIMEOUT:-300}
 SMALL=${BENCH_SMALL:-$(( N / 10 > 0 ? N / 10 : 1 ))}
 
-log() { printf '==> %s\n' "$*" >&2; }
-die() { printf 'batch-vs-curl: %s\n' "$*" >&2; exit 1; }
-
-for pair in "BENCH_PAYLOADS:$N" "BENCH_CONCURRENCY:$C" "BENCH_RUNS:$RUNS" "BENCH_TIMEOUT:$RUN_TIMEOUT" \
-    "BENCH_SMALL:$SMALL"; do
-    [[ ${pair#*:} =~ ^[1-9][0-9]*$ ]] || die "${pair%%:*} must be a positive integer (got '${pair#*:}')"
-done
+require_positive "BENCH_PAYLOADS:$N" "BENCH_CONCURRENCY:$C" "BENCH_RUNS:$RUNS" "BENCH_TIMEOUT:$RUN_TIMEOUT" \
+    "BENCH_SMALL:$SMALL"
 ((C <= 300)) || die "BENCH_CONCURRENCY ($C) must be at most 300 (curl's --parallel-max limit)"
 ((SMALL <= N)) || die "BENCH_SMALL ($SMALL) must not exceed BENCH_PAYLOADS ($N)"
 ((N <= 1000000)) || die "BENCH_PAYLOADS ($N) is capped at 1000000"
@@ -87,55 +81,15 @@ OUT_SMALL=$OUT_ROOT/batch-out-small
 CURL_OUT=$OUT_ROOT/batch-vs-curl-curl-out
 
 # --- 0. tools --------------------------------------------------------------------------------------
-SUDO=()
-if ((EUID != 0)); then
-    command -v sudo >/dev/null || die "not root and no sudo: cannot install packages"
-    SUDO=(sudo)
-fi
-
-PACKAGES=(nginx-light curl time)
-ensure_packages() {
-    local missing=() pkg
-    for pkg in "${PACKAGES[@]}"; do
-        if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
-            missing+=("$pkg")
-        fi
-    done
-    ((${#missing[@]} == 0)) && return 0
-    log "installing ${missing[*]}"
-    # Debian's nginx package would start the stock site on port 80 of every interface; the benchmark must
-    # only ever use 127.0.0.1, so keep services from starting during the install (policy-rc.d = 101).
-    local policy=/usr/sbin/policy-rc.d added_policy=0
-    if [[ ! -e $policy ]]; then
-        printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee "$policy" >/dev/null
-        "${SUDO[@]}" chmod 755 "$policy"
-        added_policy=1
-    fi
-    local status=0
-    "${SUDO[@]}" apt-get update || status=$?
-    if ((status == 0)); then
-        "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
-            apt-get install -y --no-install-recommends "${missing[@]}" || status=$?
-    fi
-    ((added_policy)) && "${SUDO[@]}" rm -f "$policy"
-    ((status == 0)) || die "apt-get failed (status $status)"
-}
-ensure_packages
-for tool in nginx curl python3 timeout; do
-    command -v "$tool" >/dev/null || die "$tool not found"
-done
+ensure_packages nginx-light curl time
+require_tools nginx curl python3 timeout
 [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (package time)"
 NGINX=$(command -v nginx)
 CURL=$(command -v curl)
 TIME=(/usr/bin/time -f '%e %M %U %S' -o)
 
 # --- 1. build --------------------------------------------------------------------------------------
-RICHPUSH=$ROOT/.build/release/richpush
-if [[ ${BENCH_SKIP_BUILD:-0} != 1 ]]; then
-    log "building richpush (release)"
-    (cd "$ROOT" && swift build -c release --product richpush)
-fi
-[[ -x $RICHPUSH ]] || die "$RICHPUSH not found (build failed?)"
+build_richpush
 
 # --- 2. work dir, assets, nginx --------------------------------------------------------------------
 ASSETS=(hero.jpg hero.png banner.gif chime.mp3 clip.mp4)
@@ -146,60 +100,10 @@ for asset in "${ASSETS[@]}"; do
     cp "$ROOT/Samples/assets/$asset" "$BW/www/$asset"
 done
 
-NGINX_PID=
-stop_nginx() {
-    local pid=$NGINX_PID
-    if [[ -z $pid && -s $BW/nginx.pid ]]; then pid=$(<"$BW/nginx.pid"); fi
-    if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
-        kill -TERM "$pid" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
-    fi
-    NGINX_PID=
-}
-# The run in progress, if any: the /usr/bin/time process started by run_one. Stopping it means sending
-# TERM to its child, timeout, which passes it on to the tool (time itself would leave the tool running).
-RUN_PID=
-stop_run() {
-    local pid=$RUN_PID child
-    RUN_PID=
-    [[ -n $pid ]] || return 0
-    for child in $(cat /proc/"$pid"/task/*/children 2>/dev/null || true); do
-        kill -TERM "$child" 2>/dev/null || true
-    done
-}
-cleanup() { stop_run; stop_nginx; }
-trap cleanup EXIT
-trap 'cleanup; trap - EXIT; exit 130' INT
-trap 'cleanup; trap - EXIT; exit 143' TERM
-
-free_ports() { # prints two distinct free ports on 127.0.0.1
-    python3 -c 'import socket
-socks = [socket.socket() for _ in range(2)]
-for s in socks: s.bind(("127.0.0.1", 0))
-print(*(s.getsockname()[1] for s in socks))
-for s in socks: s.close()'
-}
-
+NGINX_DIR=$BW
 write_conf() { # fresh-port reuse-port
-    local fresh=$1 reuse=$2 user_line=
-    # As root, nginx would hand its workers to "nobody"; keep them as the current user instead.
-    ((EUID == 0)) && user_line="user $(id -un) $(id -gn);"
-    cat >"$BW/nginx.conf" <<EOF
-# Generated by bench/batch-vs-curl.sh; everything stays inside $BW.
-$user_line
-daemon on;
-worker_processes auto;
-pid $BW/nginx.pid;
-error_log $BW/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    client_body_temp_path $BW/tmp/client_body;
-    proxy_temp_path $BW/tmp/proxy;
-    fastcgi_temp_path $BW/tmp/fastcgi;
-    uwsgi_temp_path $BW/tmp/uwsgi;
-    scgi_temp_path $BW/tmp/scgi;
+    local fresh=$1 reuse=$2
+    nginx_conf <<EOF
     types {
         image/jpeg jpg;
         image/png png;
@@ -226,54 +130,13 @@ http {
         location / { }
         location = /nginx_status { stub_status; }
     }
-}
 EOF
 }
 
-# Prints "accepts nginx_cpu_seconds" (-1 for accepts if stub_status is unavailable).
-snapshot() {
-    python3 - "$REUSE_PORT" "$NGINX_PID" <<'EOF'
-import os, sys, urllib.request
-port, master = sys.argv[1], sys.argv[2]
-try:
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    text = opener.open(f"http://127.0.0.1:{port}/nginx_status", timeout=5).read().decode()
-    accepts = int(text.splitlines()[2].split()[0])
-except Exception:
-    accepts = -1
-ticks = 0
-pids = [master]
-try:
-    for task in os.listdir(f"/proc/{master}/task"):
-        with open(f"/proc/{master}/task/{task}/children") as f:
-            pids += f.read().split()
-except OSError:
-    pass
-for pid in pids:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        ticks += int(fields[11]) + int(fields[12])  # utime, stime
-    except (OSError, IndexError, ValueError):
-        pass
-print(accepts, ticks / os.sysconf("SC_CLK_TCK"))
-EOF
-}
-
-FRESH_PORT=
-REUSE_PORT=
-for attempt in 1 2 3 4 5; do
-    read -r FRESH_PORT REUSE_PORT < <(free_ports)
-    write_conf "$FRESH_PORT" "$REUSE_PORT"
-    rm -f "$BW/nginx.pid"
-    if "$NGINX" -p "$BW" -c "$BW/nginx.conf" -e "$BW/error.log" 2>>"$BW/error.log"; then
-        for _ in $(seq 50); do [[ -s $BW/nginx.pid ]] && break; sleep 0.1; done
-        [[ -s $BW/nginx.pid ]] && NGINX_PID=$(<"$BW/nginx.pid") && break
-    fi
-    log "nginx did not start on ports $FRESH_PORT/$REUSE_PORT (attempt $attempt); see $BW/error.log"
-    FRESH_PORT=
-done
-[[ -n $FRESH_PORT ]] || die "could not start nginx"
+start_nginx 2 write_conf
+FRESH_PORT=${PORTS[0]}
+REUSE_PORT=${PORTS[1]}
+STATUS_PORT=$REUSE_PORT
 read -r probe _ < <(snapshot)
 ((probe >= 0)) || die "nginx on 127.0.0.1:$REUSE_PORT does not answer /nginx_status"
 log "nginx pid $NGINX_PID on 127.0.0.1:$FRESH_PORT (fresh) and 127.0.0.1:$REUSE_PORT (reuse)"
@@ -326,8 +189,6 @@ workload_argv() { # workload
             --output-dir "$CURL_OUT" -w '%{http_code} %{size_download}\n' -K "$BW/urls-${1#curl-}.cfg") ;;
     esac
 }
-quoted() { printf '%q ' "${ARGV[@]}"; }
-
 # Checks one finished run; writes a JSON verdict to $base.check.
 check_run() { # workload base status
     python3 - "$1" "$2" "$3" "$N" "$SMALL" "$OUT" "$OUT_SMALL" "$CURL_OUT" "$BW/expected.json" <<'EOF'
@@ -357,6 +218,21 @@ if workload.startswith("batch"):
             r["problems"].append(f"display_rate = {s.get('display_rate')} (reasons {s.get('reasons')})")
         if s.get("interrupted"):
             r["problems"].append("interrupted")
+    # Per-payload time through the whole pipeline (results.ndjson "elapsed_milliseconds"), next to the download's.
+    elapsed = []
+    try:
+        with open(os.path.join(folder, "results.ndjson")) as f:
+            for line in f:
+                try:
+                    elapsed.append(float(json.loads(line)["elapsed_milliseconds"]))
+                except (ValueError, KeyError, TypeError):
+                    pass
+    except OSError:
+        pass
+    if elapsed:
+        elapsed.sort()
+        pick = lambda p: round(elapsed[min(len(elapsed) - 1, int(p * len(elapsed)))], 2)
+        r["payload_ms"] = {"p50": pick(0.5), "p90": pick(0.9), "p99": pick(0.99), "max": elapsed[-1]}
     try:
         payloads = len(os.listdir(os.path.join(folder, "payloads")))
     except OSError:
@@ -386,44 +262,8 @@ with open(base + ".check", "w") as f:
 EOF
 }
 
-# Samples the resident memory and thread count of the richpush process below PID (time -> timeout ->
-# richpush) every 0.2 s until PID exits; one "seconds rss_kb threads" line per sample.
-sample_memory() { # pid
-    python3 - "$1" <<'EOF'
-import os, sys, time
-root, start = sys.argv[1], time.monotonic()
-def children(pid):
-    out = []
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/children") as f:
-                out += f.read().split()
-    except OSError:
-        pass
-    return out
-while os.path.exists(f"/proc/{root}"):
-    todo, target = [root], None
-    while todo:
-        pid = todo.pop()
-        try:
-            with open(f"/proc/{pid}/comm") as f:
-                if f.read().strip() == "richpush":
-                    target = pid
-        except OSError:
-            pass
-        todo += children(pid)
-    if target:
-        try:
-            fields = dict(line.split(":", 1) for line in open(f"/proc/{target}/status"))
-            print(f"{time.monotonic() - start:.2f} {fields['VmRSS'].split()[0]} {fields['Threads'].strip()}", flush=True)
-        except (OSError, KeyError, ValueError):
-            pass
-    time.sleep(0.2)
-EOF
-}
-
 run_one() { # workload run
-    local workload=$1 run=$2 base="$BW/runs/$1-$2" before after cpu_before cpu_after status=0
+    local workload=$1 run=$2 base="$BW/runs/$1-$2" before after cpu_before cpu_after
     workload_argv "$workload"
     case $workload in
     batch) rm -rf "$OUT" ;;
@@ -432,23 +272,17 @@ run_one() { # workload run
     esac
     sync
     read -r before cpu_before < <(snapshot)
-    local t0=${EPOCHREALTIME:-0} t1 pid sampler=
-    "${TIME[@]}" "$base.time" timeout "$RUN_TIMEOUT" "${ARGV[@]}" >"$base.out" 2>"$base.err" </dev/null &
-    pid=$!
-    RUN_PID=$pid
-    if [[ $workload == batch* ]]; then sample_memory "$pid" >"$base.rss" 2>/dev/null & sampler=$!; fi
-    wait "$pid" || status=$?
-    t1=${EPOCHREALTIME:-0}
-    RUN_PID=
-    if [[ -n $sampler ]]; then wait "$sampler" 2>/dev/null || true; fi
+    local sample=()
+    if [[ $workload == batch* ]]; then sample=(--sample); fi
+    run_timed "${sample[@]}" "$base" "$RUN_TIMEOUT" "${ARGV[@]}"
     read -r after cpu_after < <(snapshot)
     # The "after" status request is itself one accepted connection.
-    echo "$status $((after - before - 1)) $cpu_before $cpu_after ${t0/,/.} ${t1/,/.}" >"$base.meta"
-    check_run "$workload" "$base" "$status"
+    echo "$RUN_STATUS $((after - before - 1)) $cpu_before $cpu_after $RUN_T0 $RUN_T1" >"$base.meta"
+    check_run "$workload" "$base" "$RUN_STATUS"
     local time_line
     time_line=$(tail -n 1 "$base.time" 2>/dev/null || true)
     printf '    %-11s run %d: exit %d, %d connections, wall/s peakKB user/s sys/s: %s\n' "$workload" "$run" \
-        "$status" "$((after - before - 1))" "$time_line" >&2
+        "$RUN_STATUS" "$((after - before - 1))" "$time_line" >&2
     if [[ $workload == curl-* ]]; then rm -rf "$CURL_OUT"; fi
 }
 
@@ -470,20 +304,13 @@ done
 
 # --- 5. report -------------------------------------------------------------------------------------
 summary_status=0
-python3 - "$BW" "$N" "$SMALL" "$C" "$RUNS" <<'EOF' || summary_status=$?
+bench_python "$BW" "$N" "$SMALL" "$C" "$RUNS" <<'EOF' || summary_status=$?
 import json, sys
 
 bw, n, small, c, runs = sys.argv[1], *map(int, sys.argv[2:])
 problems = []
 workloads = ["batch", "curl-fresh", "curl-reuse", "batch-small"]
 count = {"batch": n, "batch-small": small, "curl-fresh": n, "curl-reuse": n}
-
-def read(path, default=""):
-    try:
-        with open(path) as f:
-            return f.read()
-    except OSError:
-        return default
 
 def result(workload, run):
     base = f"{bw}/runs/{workload}-{run}"
@@ -492,7 +319,8 @@ def result(workload, run):
         check = json.loads(read(base + ".check", "{}"))
     except ValueError:
         check = {}
-    for p in check.get("problems", ["no check"]):
+    failed = check.get("problems", ["no check"])
+    for p in failed:
         problems.append(f"{workload} run {run}: {p}")
     t = read(base + ".time").strip().splitlines()
     t = t[-1].split() if t else []
@@ -505,14 +333,18 @@ def result(workload, run):
         wall = float(t1) - float(t0)
     k = count[workload]
     conns = int(conns)
-    r = {"run": run, "exit": int(status), "wall_s": wall, "rate": k / wall, "peak_rss_kb": rss,
+    # The rate counts only verified items (attached payloads, 200 answers), so a failed run cannot look fast.
+    r = {"run": run, "exit": int(status), "failed": bool(failed), "wall_s": wall,
+         "rate": (check.get("ok") or 0) / wall, "peak_rss_kb": rss,
          "cpu_percent": round((user + sys_) / wall * 100), "cpu_us_per_item": round((user + sys_) / k * 1e6),
          "connections": conns, "nginx_cpu_s": round(float(cpu1) - float(cpu0), 2), "ok": check.get("ok")}
     if check.get("internal_seconds"):
         r["internal_s"] = check["internal_seconds"]
-        r["internal_rate"] = k / check["internal_seconds"]
+        r["internal_rate"] = (check.get("ok") or 0) / check["internal_seconds"]
     if check.get("download_ms"):
         r["download_ms"] = check["download_ms"]
+    if check.get("payload_ms"):
+        r["payload_ms"] = check["payload_ms"]
     samples = []
     for line in read(base + ".rss").splitlines():
         try:
@@ -523,24 +355,18 @@ def result(workload, run):
     if samples:
         # RSS a quarter, half and three quarters into the run, the largest sample, and the most threads seen.
         q = lambda p: samples[min(len(samples) - 1, int(p * len(samples)))][1]
+        top = max(samples, key=lambda s: s[1])
         r["rss_samples_kb"] = {"n": len(samples), "q25": q(0.25), "q50": q(0.5), "q75": q(0.75),
-                               "max": max(s[1] for s in samples), "threads_max": max(s[2] for s in samples)}
+                               "max": top[1], "max_at_percent": round(top[0] / max(samples[-1][0], 0.01) * 100),
+                               "last": samples[-1][1], "threads_max": max(s[2] for s in samples)}
     if conns >= 0 and workload != "curl-reuse" and conns < k:
         problems.append(f"{workload} run {run}: {conns} connections for {k} downloads (fewer than one per download)")
     if conns >= 0 and workload == "curl-reuse" and conns > 2 * c:
         problems.append(f"curl-reuse run {run}: {conns} connections for C={c} (little reuse)")
     return r
 
-def pick(results):
-    """The median run by rate (for an even count, the upper middle: the better of 2)."""
-    ok = sorted((r for r in results if r), key=lambda r: r["rate"])
-    return ok[len(ok) // 2] if ok else None
-
 per = {w: [result(w, i) for i in range(1, runs + 1)] for w in workloads}
-best = {w: pick(per[w]) for w in workloads}
-
-def f(v, fmt="{:.0f}"):
-    return "-" if v is None else fmt.format(v)
+best = {w: median_run(per[w], "rate", failed=lambda r: r["failed"]) for w in workloads}
 
 def ratio(a, b, key="rate"):
     return a[key] / b[key] if a and b and b[key] else None
@@ -564,7 +390,8 @@ print(f"batch / curl-fresh throughput: {f(rf, '{:.2f}x')}   (goal >= 0.80x: {'me
 print(f"batch / curl-reuse throughput: {f(rr, '{:.2f}x')}   (curl sharing keep-alive connections; batch never does)")
 if b and b.get("internal_rate"):
     print(f"batch's own elapsed_seconds (summary.json, no start-up): {b['internal_s']:.2f} s = {b['internal_rate']:.0f} payloads/s"
-          f"; download p50/p99 {f(b.get('download_ms', {}).get('p50'), '{:.1f}')}/{f(b.get('download_ms', {}).get('p99'), '{:.1f}')} ms")
+          f"; download p50/p99 {f(b.get('download_ms', {}).get('p50'), '{:.1f}')}/{f(b.get('download_ms', {}).get('p99'), '{:.1f}')} ms"
+          f", whole payload p50/p99 {f(b.get('payload_ms', {}).get('p50'), '{:.1f}')}/{f(b.get('payload_ms', {}).get('p99'), '{:.1f}')} ms")
 rss_big = max((r["peak_rss_kb"] for r in per["batch"] if r), default=None)
 rss_small = max((r["peak_rss_kb"] for r in per["batch-small"] if r), default=None)
 mem_ratio = rss_big / rss_small if rss_big and rss_small else None
@@ -575,12 +402,13 @@ for w in ("batch", "batch-small"):
     for r in per[w]:
         s = r and r.get("rss_samples_kb")
         if s:
-            print(f"{w} run {r['run']} RSS sampled every 0.2 s (MB): 25% {s['q25'] / 1024:.1f}, 50% {s['q50'] / 1024:.1f},"
-                  f" 75% {s['q75'] / 1024:.1f} of the run, max {s['max'] / 1024:.1f}; threads max {s['threads_max']}")
+            print(f"{w} run {r['run']} RSS sampled every 0.05 s (MB): {s['q25'] / 1024:.1f}, {s['q50'] / 1024:.1f},"
+                  f" {s['q75'] / 1024:.1f} at 25/50/75% of the run, last {s['last'] / 1024:.1f}, max {s['max'] / 1024:.1f}"
+                  f" at {s['max_at_percent']}%; GNU time peak {r['peak_rss_kb'] / 1024:.1f}; threads max {s['threads_max']}")
 print()
-print("all runs (per s | peak RSS MB):")
+print("all runs (per s | peak RSS MB; ! = the run failed its checks):")
 for w in workloads:
-    print(f"  {w:<12} " + "  ".join(f(r and r["rate"]) for r in per[w])
+    print(f"  {w:<12} " + "  ".join(f(r and r["rate"]) + ("!" if r and r["failed"] else "") for r in per[w])
           + "   | " + " ".join(f(r and r["peak_rss_kb"] / 1024, "{:.1f}") for r in per[w]))
 print()
 with open(f"{bw}/results.jsonl", "w") as out:
@@ -598,7 +426,7 @@ with open(f"{bw}/results.jsonl", "w") as out:
         if w == "batch":
             line.update(internal_seconds=r and r.get("internal_s"),
                         internal_per_second=r and r.get("internal_rate") and round(r["internal_rate"], 1),
-                        download_ms=r and r.get("download_ms"),
+                        download_ms=r and r.get("download_ms"), payload_ms=r and r.get("payload_ms"),
                         ratio_vs_curl_fresh=rf and round(rf, 3), ratio_vs_curl_reuse=rr and round(rr, 3))
         if w == "batch-small":
             line.update(max_peak_rss_kb=rss_small, batch_max_peak_rss_kb=rss_big,
@@ -607,7 +435,7 @@ with open(f"{bw}/results.jsonl", "w") as out:
         out.write(text + "\n")
         print("BENCH " + text)
 print()
-print("notes: per s = items / wall time around the process (includes start-up and exit); cpu = (user+sys)/wall,")
+print("notes: per s = verified items / wall time around the process (includes start-up and exit); cpu = (user+sys)/wall,")
 print("       100% = one core; conns = TCP connections nginx accepted during the run; nginx runs on the same cores.")
 if problems:
     print()
@@ -627,10 +455,7 @@ done
 echo "  payload: $(head -c 300 "$(find "$IN" -name '*.json' -print -quit)")"
 echo "  curl config: $(head -n 2 "$BW/urls-fresh.cfg" | tr '\n' ' ')"
 echo
-echo "machine:"
-echo "  nproc: $(nproc)"
-echo "  cpu:   $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
-echo "  mem:   $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
+print_machine
 echo "  tools: $("$NGINX" -v 2>&1 | sed 's/.*: //'), $("$CURL" --version | head -1 | cut -d' ' -f1-2), $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?') (+ uncommitted changes: $(git -C "$ROOT" status --porcelain 2>/dev/null | grep -c . || true))"
 echo "  outputs on: $(df -h "$OUT_ROOT" | awk 'NR == 2 {print $1}') ($(findmnt -no FSTYPE,OPTIONS -T "$OUT_ROOT" 2>/dev/null || echo '?'))"
 echo "  raw outputs: $BW/runs/, results: $BW/results.jsonl, last batch output: $OUT"

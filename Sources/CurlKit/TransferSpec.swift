@@ -34,7 +34,7 @@ public struct TransferSpec: Sendable {
     /// libcurl 7.88 checks the socket with poll(2) after every read; a larger buffer means fewer
     /// read+poll pairs per body. 64 KiB cuts them fourfold against the 16 KiB default while keeping
     /// a thousand transfers in flight within 64 MB.
-    public var receiveBufferBytes: Int = 64 * 1024
+    public var receiveBufferBytes: Int
 
     /// Creates a spec with conservative defaults: https only, 5 redirects, no cap.
     public init(
@@ -50,8 +50,10 @@ public struct TransferSpec: Sendable {
         connectTo: [String] = [],
         freshConnection: Bool = true,
         requireTLS12: Bool = true,
-        userAgent: String = "richpush"
+        userAgent: String = "richpush",
+        receiveBufferBytes: Int = 64 * 1024
     ) {
+        self.receiveBufferBytes = receiveBufferBytes
         self.url = url
         self.allowedProtocols = allowedProtocols
         self.maxRedirects = maxRedirects

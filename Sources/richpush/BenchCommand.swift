@@ -157,6 +157,7 @@ enum BenchCommand {
         }
 
         BenchSafety.raiseOpenFileLimit()
+        if concurrency > 256 { policy.fetch.receiveBufferBytes = 16 * 1024 }
         let schedule = ArrivalSchedule(
             devices: devices, model: model, jitter: .milliseconds(Int64(jitter * 1000)), seed: seed)
         let indices = Array(ArrivalSchedule.indices(devices: devices, shard: shard, of: shardCount))

@@ -80,7 +80,8 @@ public final class FetchEngine: Sendable {
             connectTo: policy.hostMappings.map(\.description),
             freshConnection: policy.connections == .fresh,
             requireTLS12: policy.requireTLS12,
-            userAgent: policy.userAgent)
+            userAgent: policy.userAgent,
+            receiveBufferBytes: policy.receiveBufferBytes)
         let outcome = await group.transfer(spec, writingTo: descriptor)
         return try Self.result(of: outcome, request: request).get()
     }

@@ -78,8 +78,19 @@ public struct TypeSniffer: Sendable {
         guard fstat(descriptor, &info) == 0 else {
             throw SniffError("cannot read the file to sniff it: \(String(cString: strerror(errno)))")
         }
-        // Only what the file holds, up to the limit: most attachments are far smaller than it.
-        let wanted = min(Self.sniffLimit, max(0, Int(info.st_size)))
+        let size = max(0, Int(info.st_size))
+        // The start of the file is enough for most formats; MPEG-4 (to look for a video track) and an
+        // MP3 behind a long ID3 tag get up to `sniffLimit` bytes.
+        let head = try Self.read(descriptor, count: min(size, Self.magicWindow))
+        let first = try sniff(bytes: head)
+        let wantsMore =
+            first.formatName == "mp4" || first.formatName == "m4a"
+            || (first.formatName == nil && Self.id3TagEnd(head) != nil)
+        guard wantsMore && size > head.count else { return first }
+        return try sniff(bytes: try Self.read(descriptor, count: min(size, Self.sniffLimit)))
+    }
+
+    private static func read(_ descriptor: Int32, count wanted: Int) throws(SniffError) -> [UInt8] {
         var failure: Int32 = 0
         let bytes = [UInt8](unsafeUninitializedCapacity: wanted) { buffer, count in
             count = 0
@@ -94,7 +105,7 @@ public struct TypeSniffer: Sendable {
         guard failure == 0 else {
             throw SniffError("cannot read the file to sniff it: \(String(cString: strerror(failure)))")
         }
-        return try sniff(bytes: bytes)
+        return bytes
     }
 
     /// Sniffs bytes held in memory.
