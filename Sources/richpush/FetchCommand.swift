@@ -8,7 +8,7 @@ enum FetchCommand {
 
         Usage: richpush fetch URL [options]
 
-        Prints one JSON object on stdout (status, bytes, timings in ms, or the error code and message)
+        Prints one JSON object on stdout (ok; download: status, bytes, timings in ms; or error and message)
         and a one-line summary on stderr. Exit status 0 when the download succeeded, 1 when it failed.
         With --repeat, downloads the URL many times and prints throughput and latency instead.
 
@@ -124,17 +124,11 @@ enum FetchCommand {
     }
 }
 
-/// The JSON `richpush fetch` prints for one download.
+/// The JSON `richpush fetch` prints for one download: the same `download` object as `process --report`.
 struct FetchReport: Codable {
     var url: String
     var ok = false
-    var status: Int?
-    var effectiveURL: String?
-    var redirects: Int?
-    var contentType: String?
-    var contentEncoding: String?
-    var bytes: Int64?
-    var timingsMilliseconds: [String: Double]?
+    var download: Outcome.Download?
     var error: String?
     var message: String?
 
@@ -142,21 +136,11 @@ struct FetchReport: Codable {
 
     mutating func record(_ result: FetchResult) {
         ok = true
-        status = result.httpStatus
-        effectiveURL = result.effectiveURL
-        redirects = result.redirectCount
-        contentType = result.contentType
-        contentEncoding = result.contentEncoding
-        bytes = result.bytes
-        let t = result.timings
-        timingsMilliseconds = [
-            "queue": t.queue.inMilliseconds, "dns": t.dns.inMilliseconds, "connect": t.connect.inMilliseconds,
-            "tls": t.tls.inMilliseconds, "first_byte": t.firstByte.inMilliseconds, "total": t.total.inMilliseconds,
-        ]
+        download = Outcome.Download(result)
     }
 
     mutating func record(_ failure: FetchError) {
-        if let details = failure.details { record(details) }
+        download = failure.details.map(Outcome.Download.init)
         ok = false
         error = failure.code.description
         message = failure.message

@@ -29,8 +29,10 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         let report = try json(run.stdout)
         #expect(report["ok"] as? Bool == true)
-        #expect(report["status"] as? Int == 200)
-        #expect(report["bytes"] as? Int == (try Fixtures.bytes(ofAsset: "hero.png").count))
+        let download = try #require(report["download"] as? [String: Any])
+        #expect(download["status"] as? Int == 200)
+        #expect(download["bytes"] as? Int == (try Fixtures.bytes(ofAsset: "hero.png").count))
+        #expect((download["total_milliseconds"] as? Double ?? 0) > 0)
         #expect(FileManager.default.contents(atPath: output) == Data(try Fixtures.bytes(ofAsset: "hero.png")))
         #expect(Fixtures.files(in: folder) == ["hero.png"], "no .part file left")
         #expect(run.stderr.contains("HTTP 200"))
@@ -95,7 +97,7 @@ import Testing
             ["fetch", "https://cdn.example.com/hero.jpg?size=50000000", "-o", folder + "/b", "--budget", "120"]
                 + mapping)
         #expect(small.run.status == 0 && large.run.status == 0, "\(large.run.stderr)")
-        #expect(try json(large.run.stdout)["bytes"] as? Int == 50_000_000)
+        #expect((try json(large.run.stdout)["download"] as? [String: Any])?["bytes"] as? Int == 50_000_000)
         let growth = large.peakBytes - small.peakBytes
         #expect(small.peakBytes > 0 && growth < 6_000_000, "peak memory grew by \(growth) bytes for a 50 MB download")
         print("fetch peak RSS: 4 KB body \(small.peakBytes / 1024) KiB, 50 MB body \(large.peakBytes / 1024) KiB")

@@ -22,7 +22,7 @@ public struct Outcome: Sendable, Codable {
             case dnsMilliseconds, connectMilliseconds, tlsMilliseconds, firstByteMilliseconds, totalMilliseconds
         }
 
-        init(_ result: FetchResult) {
+        public init(_ result: FetchResult) {
             timings = result.timings
             status = result.httpStatus
             effectiveURL = result.effectiveURL
