@@ -6,21 +6,14 @@ import Testing
 
 /// The batch runner in process, against the embedded server.
 @Suite struct BatchRunnerTests {
-    let server: AssetServer
-    let engine: FetchEngine
-    let folder: String
+    let rig: LocalRig
+    var server: AssetServer { rig.server }
+    var engine: FetchEngine { rig.engine }
+    var folder: String { rig.folder }
 
-    init() throws {
-        server = try Fixtures.startServer()
-        engine = try FetchEngine(loops: 2)
-        folder = try Fixtures.temporaryFolder()
-    }
+    init() throws { rig = try LocalRig() }
 
-    func cleanUp() {
-        engine.shutdown()
-        server.stop()
-        try? FileManager.default.removeItem(atPath: folder)
-    }
+    func cleanUp() { rig.cleanUp() }
 
     func service(store: AttachmentStore, shared: Bool = false) -> ServiceExtension {
         ServiceExtension(

@@ -8,15 +8,12 @@ import Testing
 ///
 /// Elapsed-time bounds are generous: they prove a deadline was enforced, not how fast the machine is.
 @Suite struct FetchEngineTests {
-    let server: AssetServer
-    let engine: FetchEngine
-    let folder: String
+    let rig: LocalRig
+    var server: AssetServer { rig.server }
+    var engine: FetchEngine { rig.engine }
+    var folder: String { rig.folder }
 
-    init() throws {
-        server = try Fixtures.startServer()
-        engine = try FetchEngine(loops: 2)
-        folder = try Fixtures.temporaryFolder()
-    }
+    init() throws { rig = try LocalRig() }
 
     /// A policy that trusts the test CA and maps the sample host to the local HTTPS port.
     var policy: FetchPolicy { Fixtures.fetchPolicy(mapping: server) }
@@ -53,11 +50,7 @@ import Testing
         }
     }
 
-    func cleanUp() {
-        engine.shutdown()
-        server.stop()
-        try? FileManager.default.removeItem(atPath: folder)
-    }
+    func cleanUp() { rig.cleanUp() }
 
     @Test func downloadsOverHTTPSWithTheSampleHostMapped() async throws {
         defer { cleanUp() }

@@ -6,18 +6,17 @@ import Testing
 
 /// The whole pipeline in process, against the embedded server.
 @Suite struct ServiceExtensionTests {
-    let server: AssetServer
-    let engine: FetchEngine
-    let folder: String
+    let rig: LocalRig
     let service: ServiceExtension
+    var server: AssetServer { rig.server }
+    var engine: FetchEngine { rig.engine }
+    var folder: String { rig.folder }
 
     init() throws {
-        server = try Fixtures.startServer()
-        engine = try FetchEngine(loops: 1)
-        folder = try Fixtures.temporaryFolder()
+        rig = try LocalRig(loops: 1)
         service = ServiceExtension(
-            engine: engine, store: try AttachmentStore(folder: folder),
-            policy: Fixtures.extensionPolicy(mapping: server, budget: .seconds(10)))
+            engine: rig.engine, store: try AttachmentStore(folder: rig.folder),
+            policy: Fixtures.extensionPolicy(mapping: rig.server, budget: .seconds(10)))
     }
 
     /// The files the run left in the output folder, once the store's reusable temporaries are gone
@@ -27,11 +26,7 @@ import Testing
         return Fixtures.files(in: folder)
     }
 
-    func cleanUp() {
-        engine.shutdown()
-        server.stop()
-        try? FileManager.default.removeItem(atPath: folder)
-    }
+    func cleanUp() { rig.cleanUp() }
 
     func payload(url: String, type: String) -> [UInt8] {
         Array(#"{"aps":{"alert":"hi","mutable-content":1},"ab":{"att":{"url":"\#(url)","type":"\#(type)"}}}"#.utf8)

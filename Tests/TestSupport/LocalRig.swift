@@ -1,0 +1,25 @@
+import AssetServer
+import Foundation
+import RichPush
+
+/// What an in-process network test needs: the embedded server, a fetch engine, a scratch folder.
+///
+/// Each test makes its own (a test suite's `init` runs once per test) and calls ``cleanUp()`` when
+/// it ends, which stops the engine and the server and removes the folder.
+public struct LocalRig: Sendable {
+    public let server: AssetServer
+    public let engine: FetchEngine
+    public let folder: String
+
+    public init(loops: Int = 2) throws {
+        server = try Fixtures.startServer()
+        engine = try FetchEngine(loops: loops)
+        folder = try Fixtures.temporaryFolder()
+    }
+
+    public func cleanUp() {
+        engine.shutdown()
+        server.stop()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+}
