@@ -15,6 +15,12 @@ public struct BatchItem: Sendable, Equatable {
     public var outputName: String
     public var source: Source
 
+    public init(name: String, outputName: String, source: Source) {
+        self.name = name
+        self.outputName = outputName
+        self.source = source
+    }
+
     /// Reads the payload's bytes, at most `limit` + 1 (anything longer is over APNs' limit anyway).
     public func read(limit: Int) -> Result<[UInt8], BatchInputError> {
         switch source {

@@ -21,7 +21,7 @@ public struct BatchRecord: Sendable, Codable, Equatable {
     public var url: String?
     public var httpStatus: Int?
     public var bytes: Int64?
-    public var sniffedMIME: String?
+    public var sniffedMime: String?
     /// The stored attachment (absolute path), when attached.
     public var file: String?
     public var sha256: String?
@@ -41,7 +41,7 @@ public struct BatchRecord: Sendable, Codable, Equatable {
         url = outcome.url
         httpStatus = outcome.download?.status
         bytes = outcome.download?.bytes
-        sniffedMIME = outcome.sniff?.mime
+        sniffedMime = outcome.sniff?.mime
         file = outcome.attachment?.file
         sha256 = outcome.attachment?.sha256
         timingsMilliseconds = outcome.download.map {
@@ -50,6 +50,49 @@ public struct BatchRecord: Sendable, Codable, Equatable {
                 firstByte: $0.firstByteMilliseconds, total: $0.totalMilliseconds)
         }
         elapsedMilliseconds = outcome.elapsedMilliseconds
+    }
+}
+
+extension BatchRecord {
+    /// The record as one line of JSON (snake_case keys, sorted, as `BatchJSON` would write it), built
+    /// directly: Foundation's JSONEncoder costs more than the rest of a payload's bookkeeping.
+    public var jsonLine: String {
+        func string(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+        func number<T: BinaryInteger>(_ value: T?) -> JSONValue { value.map { .number(String($0)) } ?? .null }
+        func double(_ value: Double) -> JSONValue { .number(value.isFinite ? String(value) : "0") }
+        var members: [(key: String, value: JSONValue)] = [
+            ("bytes", number(bytes)),
+            ("elapsed_milliseconds", double(elapsedMilliseconds)),
+            ("file", string(file)),
+            ("hint", string(hint)),
+            ("http_status", number(httpStatus)),
+            ("input", .string(input)),
+            ("message", .string(message)),
+            ("output", .string(output)),
+            ("reason", .string(reason.rawValue)),
+            ("sha256", string(sha256)),
+            ("sniffed_mime", string(sniffedMime)),
+        ]
+        if let t = timingsMilliseconds {
+            members.append(
+                (
+                    "timings_milliseconds",
+                    .object([
+                        ("connect", double(t.connect)), ("dns", double(t.dns)), ("first_byte", double(t.firstByte)),
+                        ("tls", double(t.tls)), ("total", double(t.total)),
+                    ])
+                ))
+        } else {
+            members.append(("timings_milliseconds", .null))
+        }
+        members += [
+            ("un_error", number(unError)),
+            ("url", string(url)),
+            ("verdict", .string(verdict.rawValue)),
+            ("warnings", .array(warnings.map { .string($0) })),
+        ]
+        // Absent optionals are left out, as JSONEncoder does.
+        return JSONValue.object(members.filter { $0.value != .null }).text + "\n"
     }
 }
 

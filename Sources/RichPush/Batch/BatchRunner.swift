@@ -136,7 +136,7 @@ public struct BatchRunner: Sendable {
         return await Offload.run {
             do {
                 _ = try output.writeAtomically(body, to: outputName)
-                try journal.append(Array((try BatchJSON.line(record)).utf8))
+                try journal.append(Array(record.jsonLine.utf8))
             } catch let error as StoreError {
                 return .failure(error)
             } catch {

@@ -75,8 +75,21 @@ final class Journal: Sendable {
     }
 
     /// The `input` field of a record line, read without decoding the whole record.
+    ///
+    /// Records are written by richpush, where `"input":` only ever appears as that key (a quote
+    /// inside a string value is escaped), so finding it and reading the string after it is enough.
     static func input(of line: [UInt8]) -> String? {
-        guard case .string(let input) = (try? JSONValue.parse(line))?["input"] else { return nil }
+        let key = Array(#""input":""#.utf8)
+        guard line.count > key.count,
+            let start = (0...(line.count - key.count)).first(where: { line[$0..<($0 + key.count)].elementsEqual(key) })
+        else { return nil }
+        var end = start + key.count
+        while end < line.count && line[end] != UInt8(ascii: "\"") {
+            end += line[end] == UInt8(ascii: "\\") ? 2 : 1
+        }
+        guard end < line.count,
+            case .string(let input) = try? JSONValue.parse(Array(line[(start + key.count - 1)...end]))
+        else { return nil }
         return input
     }
 

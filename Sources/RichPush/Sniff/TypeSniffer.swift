@@ -142,13 +142,22 @@ public struct TypeSniffer: Sendable {
         return result
     }
 
-    /// Asks libmagic about the first ``magicWindow`` bytes of `bytes`.
+    /// The first look: media signatures sit in the first few kilobytes, and libmagic's cost grows
+    /// with the buffer (some rules search through it).
+    static let quickWindow = 8 * 1024
+
+    /// Asks libmagic about the first ``quickWindow`` bytes of `bytes`, then, if that finds nothing,
+    /// the first ``magicWindow`` bytes.
     private func identify(_ bytes: ArraySlice<UInt8>, describing: Bool) throws(MagicKitError) -> MagicAnswer {
-        let window = bytes.prefix(Self.magicWindow)
-        let result = window.withUnsafeBytes { buffer in
-            Result { () throws(MagicKitError) in try pool.identify(buffer, describing: describing) }
+        func ask(_ window: ArraySlice<UInt8>) throws(MagicKitError) -> MagicAnswer {
+            let result = window.withUnsafeBytes { buffer in
+                Result { () throws(MagicKitError) in try pool.identify(buffer, describing: describing) }
+            }
+            return try result.get()
         }
-        return try result.get()
+        let quick = try ask(bytes.prefix(Self.quickWindow))
+        guard bytes.count > Self.quickWindow, AttachmentFormat.forMIME(quick.mime) == nil else { return quick }
+        return try ask(bytes.prefix(Self.magicWindow))
     }
 
     /// The end of a leading ID3v2 tag (its 10-byte header plus syncsafe size), if the bytes start with one.

@@ -115,3 +115,19 @@ import Testing
         #expect(throws: BatchInputError.self) { try BatchInput.items(at: folder + "/nothing", recursive: false) }
     }
 }
+
+@Suite struct BatchRecordTests {
+    @Test func writesTheSameJSONFoundationWouldRead() throws {
+        var outcome = Outcome(
+            verdict: .fallback, reason: .httpStatus, message: "a \"quoted\" message\nwith a newline", hint: "h",
+            payloadBytes: 120)
+        outcome.url = "https://cdn.example.com/a.jpg?x=1&y=\"2\""
+        outcome.warnings = [Warning("type-normalized", "m")]
+        let item = BatchItem(name: "dir/é.json", outputName: "dir/é.json", source: .file(path: "/nonexistent"))
+        let record = BatchRecord(item: item, output: "payloads/dir/é.json", outcome: outcome)
+        let line = record.jsonLine
+        #expect(line.hasSuffix("\n") && line.filter { $0 == "\n" }.count == 1)
+        let decoded = try BatchJSON.decoder.decode(BatchRecord.self, from: Data(line.utf8))
+        #expect(decoded == record)
+    }
+}
