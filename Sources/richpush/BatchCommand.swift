@@ -97,25 +97,25 @@ enum BatchCommand {
             items: items, service: service, output: output, concurrency: concurrency, force: force)
 
         let display = ProgressLine(enabled: !noProgress && isatty(2) == 1)
-        let work = Task { try await runner.run(progress: { display.update($0) }) }
-        let interrupted = Flag()
-        let watcher = Task.detached {
-            _ = await TerminationSignal.wait()
-            interrupted.set()
-            work.cancel()
-            // Ends every download in flight now, shared ones too (they end as cancelled: no record).
-            engine.shutdown()
-        }
+        // On a signal, also shut the engine down: that ends every download in flight at once, shared
+        // ones too (they end as cancelled: no record, redone on resume).
+        let run = await runInterruptibly(
+            { () -> Result<BatchSummary, StoreError> in
+                do throws(StoreError) {
+                    return .success(try await runner.run(progress: { display.update($0) }))
+                } catch {
+                    return .failure(error)
+                }
+            }, onSignal: { engine.shutdown() })
+        display.finish()
         let summary: BatchSummary
-        do {
-            summary = try await work.value
-        } catch let error as StoreError {
-            display.finish()
+        switch run.value {
+        case .success(let value): summary = value
+        case .failure(let error):
             printError("richpush batch: \(error.message)")
             return .ioError
         }
-        watcher.cancel()
-        display.finish()
+        let interrupted = run.interrupted
         await shared?.removeAll()
         if let junit {
             var report = JUnitReport()
@@ -128,7 +128,7 @@ enum BatchCommand {
             }
         }
         printError(summaryText(summary, folder: output.folder))
-        if summary.interrupted || interrupted.isSet {
+        if summary.interrupted || interrupted {
             printError(
                 "Interrupted: \(summary.total - summary.recorded) payload(s) left. Run the same command to resume.")
             return .interrupted

@@ -187,19 +187,12 @@ enum BenchCommand {
         printError(
             "richpush bench: \(indices.count) devices\(shardCount > 1 ? " (shard \(shard)/\(shardCount))" : "") -> \(target.url)"
         )
-        let work = Task { [report] in
+        let run = await runInterruptibly { [report] in
             var report = report
             await runner.run(into: &report, progress: { display.update($0) })
             return report
         }
-        let interrupted = Flag()
-        let watcher = Task.detached {
-            _ = await TerminationSignal.wait()
-            interrupted.set()
-            work.cancel()
-        }
-        report = await work.value
-        watcher.cancel()
+        report = run.value
         display.finish()
         printLine(summaryText(report))
         do {
@@ -213,7 +206,7 @@ enum BenchCommand {
             printError("richpush bench: cannot write the report: \(error.localizedDescription)")
             return .ioError
         }
-        if interrupted.isSet {
+        if run.interrupted {
             printError("richpush bench: interrupted; the report covers the devices that finished.")
             return .interrupted
         }

@@ -68,16 +68,23 @@ enum DemoCommand {
                 "richpush demo: \(names.count) payloads from \(payloadFolder), assets served at \(server.httpsBaseURL ?? "")"
                     + " as https://cdn.example.com, budget \(policy.budget.inSeconds) s")
         }
-        let outcomes = await withTaskGroup(of: (String, Outcome).self) { group in
-            for name in names {
-                group.addTask {
-                    let bytes = Array(
-                        (try? Data(contentsOf: URL(fileURLWithPath: payloadFolder + "/" + name))) ?? Data())
-                    return (name, await service.process(bytes).outcome)
+        let run = await runInterruptibly {
+            await withTaskGroup(of: (String, Outcome).self) { group in
+                for name in names {
+                    group.addTask {
+                        let bytes = Array(
+                            (try? Data(contentsOf: URL(fileURLWithPath: payloadFolder + "/" + name))) ?? Data())
+                        return (name, await service.process(bytes).outcome)
+                    }
                 }
+                return await group.reduce(into: [String: Outcome]()) { $0[$1.0] = $1.1 }
             }
-            return await group.reduce(into: [String: Outcome]()) { $0[$1.0] = $1.1 }
         }
+        guard !run.interrupted else {
+            printError("richpush demo: interrupted.")
+            return .interrupted
+        }
+        let outcomes = run.value
         var table = TextTable(["PAYLOAD", "VERDICT", "REASON", "BYTES", "TIME", "EXPECTED"], rightAligned: [3, 4])
         var unexpected = 0
         for name in names {

@@ -61,7 +61,12 @@ enum FetchCommand {
         }
         let request = FetchRequest(url: url, budget: budgetDuration, policy: policy)
         var report = FetchReport(url: url)
-        switch await download(request, engine: engine, output: output) {
+        let run = await runInterruptibly { await download(request, engine: engine, output: output) }
+        if run.interrupted {
+            printError("richpush fetch: interrupted; nothing was written.")
+            return .interrupted
+        }
+        switch run.value {
         case .success(let result):
             report.record(result)
             printLine(try JSON.string(report))

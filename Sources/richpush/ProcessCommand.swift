@@ -16,7 +16,8 @@ enum ProcessCommand {
         of the payload is kept as it was. A one-line verdict goes to stderr.
 
         Verdicts: attached, no-attachment (exit 0); fallback, expired, not-invoked (exit 1);
-        rejected (exit 65). Usage errors exit 64; an unwritable output exits 74.
+        rejected (exit 65). Usage errors exit 64; an unwritable output exits 74; Ctrl-C exits 130
+        and leaves no file behind.
 
         Options:
           --out DIR               Where attachments are stored (default ./richpush-out).
@@ -68,7 +69,14 @@ enum ProcessCommand {
         let service = ServiceExtension(engine: engine, store: store, policy: policy)
         let result: ProcessResult
         switch readInput(source) {
-        case .success(let bytes): result = await service.process(bytes)
+        case .success(let bytes):
+            // Ctrl-C or SIGTERM ends the download cleanly (its temporary file is removed), then exits 130.
+            let run = await runInterruptibly { await service.process(bytes) }
+            result = run.value
+            if run.interrupted {
+                printError("richpush process: interrupted; nothing was written.")
+                return .interrupted
+            }
         case .failure(let failure): result = .unreadable(failure.message)
         }
         if let mutated = result.mutatedPayload {

@@ -39,3 +39,23 @@ enum TerminationSignal {
         static func keep(_ source: any DispatchSourceSignal) { sources.append(source) }
     }
 }
+
+/// Runs `body` as a task that SIGINT or SIGTERM cancels; says whether that happened.
+///
+/// Cancellation reaches the downloads in flight, whose temporary files are removed, so a command
+/// stopped this way leaves nothing behind; it then exits 130 itself.
+func runInterruptibly<T: Sendable>(
+    _ body: @escaping @Sendable () async -> T, onSignal: @escaping @Sendable () -> Void = {}
+) async -> (value: T, interrupted: Bool) {
+    let work = Task { await body() }
+    let interrupted = Flag()
+    let watcher = Task.detached {
+        _ = await TerminationSignal.wait()
+        interrupted.set()
+        work.cancel()
+        onSignal()
+    }
+    let value = await work.value
+    watcher.cancel()
+    return (value, interrupted.isSet)
+}

@@ -96,6 +96,20 @@ import Testing
         #expect(run.status == 64, "\(run.stderr)")
     }
 
+    @Test func leavesNoFileWhenInterrupted() async throws {
+        defer { cleanUp() }
+        let payload =
+            #"{"aps":{"alert":"a","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg?size=9000000&rate=1000000","type":"jpg"}}}"#
+        let running = try RichPushBinary.start(
+            ["process"] + options.map { $0 == "2" ? "60" : $0 }, stdin: Data(payload.utf8), directory: folder)
+        try await Task.sleep(for: .milliseconds(1500))
+        running.signal(SIGINT)
+        let run = await running.wait()
+        #expect(run.status == 130, "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+        #expect(Fixtures.files(in: folder + "/out").isEmpty, "no partial download left in --out")
+    }
+
     @Test func exitsWith74WhenStdoutCannotBeWritten() async throws {
         defer { cleanUp() }
         let run = try await RichPushBinary.run(
