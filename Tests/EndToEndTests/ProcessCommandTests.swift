@@ -33,7 +33,9 @@ import Testing
         let input = try SamplePayloads.bytes(name)
         let started = ContinuousClock.now
         let run = try await RichPushBinary.run(["process"] + options, stdin: Data(input), directory: folder)
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // The budget is 2 s; the command returns promptly after it whatever the server does (generous
+        // slack for a loaded test machine: measured at 20 ms on an idle one).
+        #expect(ContinuousClock.now - started < .milliseconds(3500))
         let expectedStatus: Int32 = ["attached", "no-attachment"].contains(expected.verdict) ? 0 : 1
         #expect(run.status == expectedStatus, "\(run.stderr)")
         #expect(run.stderr.hasPrefix("richpush: \(expected.verdict)"), "\(run.stderr)")
