@@ -330,7 +330,6 @@ public final class CurlLoop: @unchecked Sendable {
         let declaredLength = off(CURLINFO_CONTENT_LENGTH_DOWNLOAD_T)
         let connect = off(CURLINFO_CONNECT_TIME_T)
         let tls = off(CURLINFO_APPCONNECT_TIME_T)
-        let secure = effectiveURL.lowercased().hasPrefix("https:")
         var message = String(cString: transfer.errorBuffer)
         if message.isEmpty && code != CURLE_OK { message = String(cString: curl_easy_strerror(code)) }
         if cancelled { message = "cancelled" }
@@ -347,7 +346,6 @@ public final class CurlLoop: @unchecked Sendable {
             capExceeded: transfer.sink.pointee.cap_exceeded != 0,
             writeErrno: transfer.sink.pointee.write_errno,
             cancelled: cancelled,
-            connected: connect > 0 && (!secure || tls > 0),
             dnsMicros: off(CURLINFO_NAMELOOKUP_TIME_T),
             connectMicros: connect,
             tlsMicros: tls,

@@ -96,8 +96,6 @@ public struct TransferOutcome: Sendable {
     public var writeErrno: Int32
     /// The transfer was removed because the caller cancelled it.
     public var cancelled: Bool
-    /// Whether a connection (and for https the TLS handshake) was established.
-    public var connected: Bool
     /// Microseconds from start to: name resolved, TCP connected, TLS done, first byte, end.
     public var dnsMicros: Int64, connectMicros: Int64, tlsMicros: Int64, firstByteMicros: Int64, totalMicros: Int64
     /// Microseconds between submission to the loop and the transfer's start on it.
@@ -110,7 +108,7 @@ public struct TransferOutcome: Sendable {
         TransferOutcome(
             curlCode: curlCode, curlMessage: message, httpStatus: 0, effectiveURL: "", redirectCount: 0,
             contentType: nil, contentEncoding: nil, contentLength: nil, bytes: 0, capExceeded: false,
-            writeErrno: 0, cancelled: cancelled, connected: false, dnsMicros: 0, connectMicros: 0, tlsMicros: 0,
+            writeErrno: 0, cancelled: cancelled, dnsMicros: 0, connectMicros: 0, tlsMicros: 0,
             firstByteMicros: 0, totalMicros: 0, queueMicros: 0, timeoutMilliseconds: 0)
     }
 }

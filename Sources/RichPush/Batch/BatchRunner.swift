@@ -240,10 +240,6 @@ public enum BatchJSON {
         return decoder
     }()
 
-    public static func line<T: Encodable>(_ value: T) throws -> String {
-        try encoder(pretty: false).encode(value).string + "\n"
-    }
-
     public static func pretty<T: Encodable>(_ value: T) throws -> String {
         try encoder(pretty: true).encode(value).string
     }
