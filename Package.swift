@@ -28,7 +28,9 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        .target(
+            name: "CCurlShim", dependencies: ["CCurl"],
+            linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         .target(
             name: "CAssetServerShim", dependencies: ["CMicroHTTPD"],
             linkerSettings: [.linkedLibrary("z")]),

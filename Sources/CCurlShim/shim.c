@@ -1,7 +1,12 @@
 #include "CCurlShim.h"
 
 #include <errno.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <string.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -59,10 +64,95 @@ static size_t rp_sink_write(char *data, size_t size, size_t count, void *userdat
     return total;
 }
 
+static int rp_sink_prereq(void *userdata, char *primary_ip, char *local_ip, int primary_port, int local_port) {
+    (void)primary_ip;
+    (void)local_ip;
+    (void)primary_port;
+    (void)local_port;
+    ((rp_sink *)userdata)->requests_sent += 1;
+    return CURL_PREREQFUNC_OK;
+}
+
 CURLcode rp_easy_attach_sink(CURL *easy, rp_sink *sink) {
     CURLcode rc = curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, rp_sink_write);
-    if (rc != CURLE_OK) return rc;
-    return curl_easy_setopt(easy, CURLOPT_WRITEDATA, (void *)sink);
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, CURLOPT_WRITEDATA, (void *)sink);
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, rp_sink_prereq);
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, CURLOPT_PREREQDATA, (void *)sink);
+    return rc;
+}
+
+struct rp_trust_store {
+    X509_STORE *store;
+};
+
+rp_trust_store *rp_trust_store_create(const char *const *files, int count, int *failed_index, char *error,
+                                      size_t error_size) {
+    *failed_index = -1;
+    if (error_size > 0) error[0] = 0;
+    X509_STORE *store = X509_STORE_new();
+    rp_trust_store *trust = calloc(1, sizeof *trust);
+    if (store == NULL || trust == NULL) {
+        X509_STORE_free(store);
+        free(trust);
+        if (error_size > 0) snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    ERR_clear_error();
+    for (int i = 0; i < count; i++) {
+        if (X509_STORE_load_file(store, files[i]) != 1) {
+            *failed_index = i;
+            unsigned long code = ERR_get_error();
+            if (error_size > 0) {
+                if (code != 0) {
+                    ERR_error_string_n(code, error, error_size);
+                } else {
+                    snprintf(error, error_size, "no certificate could be read");
+                }
+            }
+            ERR_clear_error();
+            X509_STORE_free(store);
+            free(trust);
+            return NULL;
+        }
+    }
+    trust->store = store;
+    return trust;
+}
+
+void rp_trust_store_release(rp_trust_store *trust) {
+    if (trust == NULL) return;
+    X509_STORE_free(trust->store);
+    free(trust);
+}
+
+static CURLcode rp_trust_store_ctx(CURL *easy, void *ssl_ctx, void *userdata) {
+    (void)easy;
+    rp_trust_store *trust = (rp_trust_store *)userdata;
+    // set1 takes its own reference: the SSL_CTX may outlive the transfer on a kept connection.
+    SSL_CTX_set1_cert_store((SSL_CTX *)ssl_ctx, trust->store);
+    return CURLE_OK;
+}
+
+CURLcode rp_easy_use_trust_store(CURL *easy, rp_trust_store *trust) {
+    CURLcode rc = curl_easy_setopt(easy, CURLOPT_CAINFO, (char *)NULL);
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, CURLOPT_CAPATH, (char *)NULL);
+    // libcurl's own per-multi cache would keep the first connection's store (ours, for one trust
+    // source) and hand it to every later connection, whatever store they were given.
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, CURLOPT_CA_CACHE_TIMEOUT, 0L);
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, CURLOPT_SSL_CTX_FUNCTION, rp_trust_store_ctx);
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, CURLOPT_SSL_CTX_DATA, (void *)trust);
+    return rc;
+}
+
+char *rp_default_ca_file(void) {
+    CURL *easy = curl_easy_init();
+    char *value = NULL;
+    char *copy = NULL;
+    if (easy != NULL && curl_easy_getinfo(easy, CURLINFO_CAINFO, &value) == CURLE_OK && value != NULL) {
+        copy = strdup(value);
+    }
+    if (easy != NULL) curl_easy_cleanup(easy);
+    return copy;
 }
 
 int rp_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result) {
@@ -82,6 +172,19 @@ const char *rp_easy_header(CURL *easy, const char *name) {
     struct curl_header *header = NULL;
     if (curl_easy_header(easy, name, 0, CURLH_HEADER, -1, &header) == CURLHE_OK && header != NULL) {
         return header->value;
+    }
+    return "";
+}
+
+const char *rp_easy_last_header(CURL *easy, const char *name) {
+    struct curl_header *header = NULL;
+    long redirects = 0;
+    curl_easy_getinfo(easy, CURLINFO_REDIRECT_COUNT, &redirects);
+    // A redirect curl refused to follow may leave an empty request last: look back over every hop.
+    for (long request = redirects + 1; request >= 0; request--) {
+        if (curl_easy_header(easy, name, 0, CURLH_HEADER, (int)request, &header) == CURLHE_OK && header != NULL) {
+            return header->value;
+        }
     }
     return "";
 }
@@ -133,9 +236,11 @@ rp_loop *rp_loop_create(CURLM *multi) {
     loop->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     loop->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (loop->epoll_fd < 0 || loop->wake_fd < 0) {
+        int saved = errno;  // the caller reports why (EMFILE: the descriptor limit)
         if (loop->epoll_fd >= 0) close(loop->epoll_fd);
         if (loop->wake_fd >= 0) close(loop->wake_fd);
         free(loop);
+        errno = saved;
         return NULL;
     }
     struct epoll_event event;

@@ -6,13 +6,17 @@ import Synchronization
 /// One thread running libcurl's multi loop; it owns its multi handle and every easy handle on it.
 ///
 /// Other threads never touch a curl handle: they put transfers and cancellations in a
-/// lock-guarded inbox and wake the loop through an eventfd when it sleeps. The loop starts what
+/// lock-guarded inbox (``LoopInbox``, which decides what each call does) and wake the loop through an
+/// eventfd when it sleeps. The wake-up is written under the inbox lock, and the loop thread releases
+/// the event loop under the same lock when it exits, so a late submit or cancel can never write to a
+/// freed loop or a closed (possibly reused) descriptor. The loop starts what
 /// arrived, waits on epoll for the sockets curl asked it to watch (curl's socket interface, so curl
 /// acts on exactly the sockets that are ready instead of polling each one), and drains finished
 /// transfers.
 ///
 /// - Warning: call ``stop()`` before the process exits. It cancels what is in flight, cleans up
-///   every handle and joins the thread, so no curl handle outlives `main`.
+///   every handle and joins the thread, so no curl handle outlives `main`. The thread keeps the
+///   loop alive until then, so `deinit` runs only after the clean-up.
 public final class CurlLoop: @unchecked Sendable {
     /// A transfer handed to the loop, not started yet.
     struct Pending {
@@ -21,16 +25,6 @@ public final class CurlLoop: @unchecked Sendable {
         let descriptor: Int32
         let submitted: ContinuousClock.Instant
         let completion: @Sendable (TransferOutcome) -> Void
-    }
-
-    private struct Inbox {
-        var pending: [Pending] = []
-        var cancelled: [UInt64] = []
-        var stopping = false
-        /// The loop is about to wait, or waiting, for events: a submitter must wake it.
-        var sleeping = false
-        /// stop() has released the multi handle and the event loop.
-        var cleanedUp = false
     }
 
     /// A transfer on the multi handle. Touched by the loop thread only.
@@ -56,7 +50,7 @@ public final class CurlLoop: @unchecked Sendable {
             sink.initialize(
                 to: rp_sink(
                     fd: pending.descriptor, cap: pending.spec.maxBytes ?? -1, bytes: 0, cap_exceeded: 0,
-                    write_errno: 0))
+                    write_errno: 0, requests_sent: 0))
             errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
             errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         }
@@ -68,7 +62,7 @@ public final class CurlLoop: @unchecked Sendable {
         }
     }
 
-    private let inbox = Mutex(Inbox())
+    private let inbox = Mutex(LoopInbox<Pending>())
     private let multi: UnsafeMutableRawPointer
     private let events: OpaquePointer
     private let exited = DispatchSemaphore(value: 0)
@@ -80,12 +74,20 @@ public final class CurlLoop: @unchecked Sendable {
     /// Transfers submitted and not finished yet.
     public var inFlight: Int { load.load(ordering: .relaxed) }
 
-    /// Creates the multi handle and starts the loop thread; `nil` when libcurl cannot be initialised.
-    public init?(name: String = "richpush.curl") {
-        guard CurlRuntime.ensureInitialized(), let multi = curl_multi_init() else { return nil }
+    /// Creates the multi handle and starts the loop thread.
+    ///
+    /// Throws when libcurl cannot be initialised, or when the process has no descriptor left for the
+    /// loop's epoll and eventfd (the message then names the limit).
+    public init(name: String = "richpush.curl") throws(CurlKitError) {
+        guard CurlRuntime.ensureInitialized(), let multi = curl_multi_init() else {
+            throw .initializationFailed("libcurl could not be initialised (curl_global_init or curl_multi_init failed)")
+        }
         guard let events = rp_loop_create(multi) else {
+            let code = errno
             curl_multi_cleanup(multi)
-            return nil
+            if code == EMFILE || code == ENFILE { throw .outOfDescriptors(limit: CurlKitError.descriptorLimit) }
+            throw .initializationFailed(
+                "cannot create the fetch loop's epoll and eventfd: \(String(cString: strerror(code)))")
         }
         self.multi = multi
         self.events = events
@@ -101,29 +103,22 @@ public final class CurlLoop: @unchecked Sendable {
     /// After ``stop()`` the completion runs at once with an "engine stopped" outcome.
     func submit(_ pending: Pending) {
         load.add(1, ordering: .relaxed)
-        let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
-            guard !inbox.stopping else { return (false, false) }
-            inbox.pending.append(pending)
-            defer { inbox.sleeping = false }
-            return (true, inbox.sleeping)
+        let action = inbox.withLock { inbox in
+            let action = inbox.submit(pending)
+            if action == .queuedWake { rp_loop_wakeup(events) }
+            return action
         }
-        if wake { rp_loop_wakeup(events) }
-        if !accepted {
+        if action == .rejected {
             load.subtract(1, ordering: .relaxed)
-            pending.completion(
-                .notStarted(curlCode: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: "the fetch engine has stopped"))
+            pending.completion(.notStarted(.engineStopped, diagnostic: "the fetch engine has stopped"))
         }
     }
 
-    /// Asks the loop to abort a transfer; it completes with `cancelled` set. Unknown ids are ignored.
+    /// Asks the loop to abort a transfer; it completes as cancelled. Unknown ids are ignored.
     func cancel(_ id: UInt64) {
-        let wake = inbox.withLock { inbox -> Bool in
-            guard !inbox.stopping else { return false }
-            inbox.cancelled.append(id)
-            defer { inbox.sleeping = false }
-            return inbox.sleeping
+        inbox.withLock { inbox in
+            if inbox.cancel(id) { rp_loop_wakeup(events) }
         }
-        if wake { rp_loop_wakeup(events) }
     }
 
     /// Ends every transfer (as stopped), cleans up every curl handle and joins the loop thread.
@@ -131,68 +126,57 @@ public final class CurlLoop: @unchecked Sendable {
     /// Idempotent, and safe to call from several threads at once: every caller returns only after
     /// the cleanup is done.
     public func stop() {
-        let first = inbox.withLock { inbox -> Bool in
-            defer { inbox.stopping = true }
-            return !inbox.stopping
+        inbox.withLock { inbox in
+            if inbox.stop() { rp_loop_wakeup(events) }
         }
-        if first { rp_loop_wakeup(events) }
         // The semaphore is signalled once by the exiting thread; each caller passes it on.
         exited.wait()
-        defer { exited.signal() }
-        let cleanUp = inbox.withLock { inbox -> Bool in
-            defer { inbox.cleanedUp = true }
-            return !inbox.cleanedUp
-        }
-        guard cleanUp else { return }
-        // The event loop first: destroying it unhooks its callbacks from the multi handle.
-        rp_loop_destroy(events)
-        curl_multi_cleanup(multi)
+        exited.signal()
+    }
+
+    deinit {
+        // The loop thread holds the loop until it has cleaned up; reaching here earlier is a bug.
+        assert(inbox.withLock { $0.phase } == .cleanedUp, "a CurlLoop was released without stop()")
     }
 
     private func run() {
         var idle = false
         while true {
-            // Take the inbox; when it is empty after a pass that finished nothing, say the loop sleeps
-            // so the next submitter wakes it (both under the lock: no wakeup is lost).
-            let (arrived, cancelled, stopping) = inbox.withLock { inbox in
-                defer {
-                    inbox.pending.removeAll(keepingCapacity: true)
-                    inbox.cancelled.removeAll(keepingCapacity: true)
-                    inbox.sleeping = idle && inbox.pending.isEmpty && inbox.cancelled.isEmpty
-                }
-                return (inbox.pending, inbox.cancelled, inbox.stopping)
+            let drain = inbox.withLock { $0.drain(previousPassIdle: idle) }
+            for pending in drain.arrived { start(pending) }
+            for id in drain.cancelled {
+                if let transfer = active[id] { finish(transfer, code: CURLE_ABORTED_BY_CALLBACK, reason: .cancelled) }
             }
-            for pending in arrived { start(pending) }
-            for id in cancelled {
-                if let transfer = active[id] { finish(transfer, code: CURLE_ABORTED_BY_CALLBACK, cancelled: true) }
-            }
-            if stopping { break }
+            if drain.stopping { break }
             // Only a loop that has declared itself asleep may block; otherwise look without waiting.
-            let sleeping = inbox.withLock { $0.sleeping }
-            _ = rp_loop_step(events, sleeping ? 1000 : 0)
+            let maySleep = inbox.withLock { $0.maySleep }
+            _ = rp_loop_step(events, maySleep ? 1000 : 0)
             var easy: UnsafeMutableRawPointer?
             var result = CURLE_OK
             var finished = 0
             while rp_multi_next_done(multi, &easy, &result) != 0 {
                 guard let easy, let transfer = active[Self.id(of: easy)] else { continue }
-                finish(transfer, code: result, cancelled: false)
+                finish(transfer, code: result, reason: nil)
                 finished += 1
             }
-            idle = arrived.isEmpty && cancelled.isEmpty && finished == 0
+            idle = drain.arrived.isEmpty && drain.cancelled.isEmpty && finished == 0
         }
-        for transfer in Array(active.values) { finish(transfer, code: CURLE_ABORTED_BY_CALLBACK, cancelled: false) }
-        // Anything submitted after the last drain but before `stopping` was seen.
-        let late = inbox.withLock { inbox in
-            defer { inbox.pending.removeAll() }
-            return inbox.pending
-        }
-        for pending in late {
-            load.subtract(1, ordering: .relaxed)
-            pending.completion(
-                .notStarted(curlCode: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: "the fetch engine has stopped"))
+        for transfer in Array(active.values) {
+            finish(transfer, code: CURLE_ABORTED_BY_CALLBACK, reason: .engineStopped)
         }
         for easy in spareHandles { curl_easy_cleanup(easy) }
         spareHandles.removeAll()
+        // Released under the lock that every wake-up is written under: nothing can touch them after.
+        let late = inbox.withLock { inbox in
+            let late = inbox.cleanUp()
+            rp_loop_destroy(events)
+            curl_multi_cleanup(multi)
+            return late
+        }
+        for pending in late {
+            load.subtract(1, ordering: .relaxed)
+            pending.completion(.notStarted(.engineStopped, diagnostic: "the fetch engine has stopped"))
+        }
         exited.signal()
     }
 
@@ -204,43 +188,56 @@ public final class CurlLoop: @unchecked Sendable {
 
     private func start(_ pending: Pending) {
         let now = ContinuousClock.now
-        let queueMicros = Self.micros(now - pending.submitted)
-        let remaining = Self.milliseconds(pending.spec.deadline - now)
-        guard remaining > 0 else {
+        let queueMicros = (now - pending.submitted).saturatingMicroseconds
+        let remaining = (pending.spec.deadline - now).saturatingMilliseconds
+        func refuse(_ failure: TransferFailure, _ diagnostic: String) {
             load.subtract(1, ordering: .relaxed)
-            var outcome = TransferOutcome.notStarted(
-                curlCode: Int(CURLE_OPERATION_TIMEDOUT.rawValue),
-                message: "the deadline passed before the transfer started")
+            var outcome = TransferOutcome.notStarted(failure, diagnostic: diagnostic)
             outcome.queueMicros = queueMicros
             pending.completion(outcome)
-            return
+        }
+        guard remaining > 0 else {
+            return refuse(.deadlineExceeded, "the deadline passed before the transfer started")
+        }
+        var trust: TrustStore?
+        do throws(TrustStore.Failure) {
+            trust = try trustStore(for: pending.spec)
+        } catch {
+            return refuse(
+                .trustStoreUnreadable(file: error.file, reason: error.reason),
+                "cannot read the certificates in \(error.file): \(error.reason)")
         }
         guard let easy = spareHandles.popLast() ?? curl_easy_init() else {
-            load.subtract(1, ordering: .relaxed)
-            pending.completion(
-                .notStarted(curlCode: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_easy_init failed"))
-            return
+            return refuse(.other, "curl_easy_init failed (out of memory)")
         }
         var connectTo: UnsafeMutablePointer<curl_slist>?
         for entry in pending.spec.connectTo { connectTo = curl_slist_append(connectTo, entry) }
         let transfer = Active(
             pending: pending, easy: easy, connectTo: connectTo, queueMicros: queueMicros,
-            timeoutMilliseconds: remaining)
-        let code = configure(transfer)
+            timeoutMilliseconds: Int(min(remaining, Int64(Int32.max))))
+        let code = configure(transfer, trust: trust)
         guard code == CURLE_OK, curl_multi_add_handle(multi, easy) == CURLM_OK else {
-            load.subtract(1, ordering: .relaxed)
             curl_easy_reset(easy)
             spareHandles.append(easy)
-            pending.completion(
-                .notStarted(
-                    curlCode: Int(code == CURLE_OK ? CURLE_FAILED_INIT.rawValue : code.rawValue),
-                    message: "libcurl refused the transfer options: \(String(cString: curl_easy_strerror(code)))"))
-            return
+            return refuse(.other, "libcurl refused the transfer options: \(String(cString: curl_easy_strerror(code)))")
         }
         active[pending.id] = transfer
     }
 
-    private func configure(_ transfer: Active) -> CURLcode {
+    /// The process's store for the spec's trust: built on first use, then shared by every connection.
+    private func trustStore(for spec: TransferSpec) throws(TrustStore.Failure) -> TrustStore? {
+        guard spec.allowedProtocols.contains("https") else { return nil }
+        return try TrustStore.shared(Self.trustSource(systemCAFile: spec.systemCAFile, caFile: spec.caFile))
+    }
+
+    static func trustSource(systemCAFile: String?, caFile: String?) -> TrustStore.Source {
+        var files: [String] = []
+        if let system = systemCAFile ?? TrustStore.systemBundle, !system.isEmpty { files.append(system) }
+        if let caFile { files.append(caFile) }
+        return TrustStore.Source(files: files)
+    }
+
+    private func configure(_ transfer: Active, trust: TrustStore?) -> CURLcode {
         let spec = transfer.pending.spec
         let easy = transfer.easy
         var code = CURLE_OK
@@ -267,7 +264,7 @@ public final class CurlLoop: @unchecked Sendable {
         if let cap = spec.maxBytes, code == CURLE_OK {
             code = rp_easy_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(cap))
         }
-        if let caFile = spec.caFile { set(CURLOPT_CAINFO, caFile) }
+        if let trust, code == CURLE_OK { code = rp_easy_use_trust_store(easy, trust.handle) }
         if let connectTo = transfer.connectTo { set(CURLOPT_CONNECT_TO, pointer: UnsafeMutableRawPointer(connectTo)) }
         if spec.freshConnection {
             // A phone of its own: no connection, TLS session or DNS answer shared with other transfers.
@@ -292,11 +289,12 @@ public final class CurlLoop: @unchecked Sendable {
         return code
     }
 
-    private func finish(_ transfer: Active, code: CURLcode, cancelled: Bool) {
+    /// Ends a transfer: `reason` is set when the loop ended it (cancel, stop), `nil` when curl did.
+    private func finish(_ transfer: Active, code: CURLcode, reason: TransferFailure?) {
         let easy = transfer.easy
         curl_multi_remove_handle(multi, easy)
         active[transfer.pending.id] = nil
-        var outcome = Self.outcome(of: transfer, code: code, cancelled: cancelled)
+        var outcome = Self.outcome(of: transfer, code: code, reason: reason)
         outcome.queueMicros = transfer.queueMicros
         curl_easy_reset(easy)
         if spareHandles.count < 256 {
@@ -308,7 +306,7 @@ public final class CurlLoop: @unchecked Sendable {
         transfer.pending.completion(outcome)
     }
 
-    private static func outcome(of transfer: Active, code: CURLcode, cancelled: Bool) -> TransferOutcome {
+    private static func outcome(of transfer: Active, code: CURLcode, reason: TransferFailure?) -> TransferOutcome {
         let easy = transfer.easy
         func long(_ info: CURLINFO) -> Int {
             var value = 0
@@ -328,39 +326,109 @@ public final class CurlLoop: @unchecked Sendable {
         let effectiveURL = string(CURLINFO_EFFECTIVE_URL) ?? transfer.pending.spec.url
         let encoding = String(cString: rp_easy_header(easy, "Content-Encoding"))
         let declaredLength = off(CURLINFO_CONTENT_LENGTH_DOWNLOAD_T)
-        let connect = off(CURLINFO_CONNECT_TIME_T)
-        let tls = off(CURLINFO_APPCONNECT_TIME_T)
+        let status = long(CURLINFO_RESPONSE_CODE)
+        let redirects = long(CURLINFO_REDIRECT_COUNT)
         var message = String(cString: transfer.errorBuffer)
         if message.isEmpty && code != CURLE_OK { message = String(cString: curl_easy_strerror(code)) }
-        if cancelled { message = "cancelled" }
+        let sink = transfer.sink.pointee
+        let failure =
+            reason
+            ?? classify(
+                code, spec: transfer.pending.spec, status: status, sink: sink,
+                hopConnected: Int(sink.requests_sent) > redirects,
+                redirectTarget: [
+                    String(cString: rp_easy_last_header(easy, "Location")), string(CURLINFO_REDIRECT_URL) ?? "",
+                    effectiveURL,
+                ].first { !$0.isEmpty } ?? "",
+                osErrno: long(CURLINFO_OS_ERRNO))
+        let diagnostic =
+            switch reason {
+            case .cancelled?: "cancelled"
+            case .engineStopped?: "the fetch engine has stopped"
+            default: code == CURLE_OK ? "" : "curl error \(code.rawValue): \(message)"
+            }
         return TransferOutcome(
-            curlCode: Int(code.rawValue),
-            curlMessage: message,
-            httpStatus: long(CURLINFO_RESPONSE_CODE),
+            failure: failure,
+            diagnostic: diagnostic,
+            httpStatus: status,
             effectiveURL: effectiveURL,
-            redirectCount: long(CURLINFO_REDIRECT_COUNT),
+            redirectCount: redirects,
             contentType: string(CURLINFO_CONTENT_TYPE),
             contentEncoding: encoding.isEmpty ? nil : encoding,
             contentLength: declaredLength >= 0 ? declaredLength : nil,
-            bytes: transfer.sink.pointee.bytes,
-            capExceeded: transfer.sink.pointee.cap_exceeded != 0,
-            writeErrno: transfer.sink.pointee.write_errno,
-            cancelled: cancelled,
+            bytes: sink.bytes,
             dnsMicros: off(CURLINFO_NAMELOOKUP_TIME_T),
-            connectMicros: connect,
-            tlsMicros: tls,
+            connectMicros: off(CURLINFO_CONNECT_TIME_T),
+            tlsMicros: off(CURLINFO_APPCONNECT_TIME_T),
             firstByteMicros: off(CURLINFO_STARTTRANSFER_TIME_T),
             totalMicros: off(CURLINFO_TOTAL_TIME_T),
             queueMicros: 0,
             timeoutMilliseconds: transfer.timeoutMilliseconds)
     }
 
-    static func micros(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+    /// The one place a `CURLcode` becomes a ``TransferFailure``.
+    ///
+    /// Timeouts are decided from the absolute deadline, not from curl's text: past the deadline it
+    /// is the deadline; before it, a hop whose connection was up (its request was about to be sent)
+    /// stalled, and one whose connection never came up timed out connecting. A refused scheme is a
+    /// redirect's when the URL the transfer was led to has a scheme outside the allowed list.
+    static func classify(
+        _ code: CURLcode, spec: TransferSpec, status: Int, sink: rp_sink, hopConnected: Bool, redirectTarget: String,
+        osErrno: Int, now: ContinuousClock.Instant = .now
+    ) -> TransferFailure? {
+        switch code {
+        case CURLE_OK:
+            return (200..<300).contains(status) ? nil : .httpStatus
+        case CURLE_OPERATION_TIMEDOUT:
+            // curl's TIMEOUT_MS was computed from the deadline when the transfer started; its timer may
+            // fire a hair early.
+            if now >= spec.deadline - .milliseconds(20) { return .deadlineExceeded }
+            if !hopConnected { return .connectTimeout }
+            return spec.lowSpeedSeconds > 0 ? .stalled : .deadlineExceeded
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            if !allows(scheme(of: spec.url), in: spec.allowedProtocols) { return .schemeRefused }
+            // The last response's Location (or the URL curl moved to): a refused redirect names a
+            // scheme outside the list, data: and file: included, even when curl cannot parse it.
+            if let target = scheme(of: redirectTarget), !allows(target, in: spec.allowedProtocols) {
+                return .redirectRefused(target: redirectTarget)
+            }
+            // curl 7.88 also uses this code for a reply that is not HTTP at all ("HTTP/0.9").
+            return .protocolError
+        case CURLE_URL_MALFORMAT: return .malformedURL
+        case CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_RESOLVE_HOST: return .dnsFailed
+        case CURLE_COULDNT_CONNECT:
+            return osErrno == Int(EMFILE) || osErrno == Int(ENFILE) ? .outOfDescriptors : .connectFailed
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CERTPROBLEM,
+            CURLE_SSL_CIPHER, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CACERT_BADFILE,
+            CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+            CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT, CURLE_USE_SSL_FAILED:
+            return .tlsFailed
+        case CURLE_TOO_MANY_REDIRECTS: return .tooManyRedirects
+        case CURLE_FILESIZE_EXCEEDED: return .declaredTooLarge
+        case CURLE_WRITE_ERROR:
+            return sink.cap_exceeded != 0 ? .capExceeded : .writeFailed(errno: sink.write_errno)
+        case CURLE_HTTP_RETURNED_ERROR: return .httpStatus
+        case CURLE_PARTIAL_FILE: return .truncated
+        case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR: return .connectionReset
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP3:
+            return .protocolError
+        case CURLE_ABORTED_BY_CALLBACK: return .engineStopped
+        default: return .other
+        }
     }
 
-    static func milliseconds(_ duration: Duration) -> Int {
-        Int(micros(duration) / 1000)
+    /// The URL's scheme, when it starts with one (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`).
+    private static func scheme(of url: String) -> Substring? {
+        guard let colon = url.firstIndex(of: ":"), colon > url.startIndex else { return nil }
+        let scheme = url[..<colon]
+        guard scheme.first?.isASCII == true, scheme.first?.isLetter == true,
+            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return nil }
+        return scheme
+    }
+
+    private static func allows(_ scheme: Substring?, in allowed: String) -> Bool {
+        guard let scheme else { return false }
+        return allowed.split(separator: ",").contains { $0.lowercased() == scheme.lowercased() }
     }
 }

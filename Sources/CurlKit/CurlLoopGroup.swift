@@ -13,15 +13,16 @@ public final class CurlLoopGroup: Sendable {
     /// The number of loop threads.
     public var loopCount: Int { loops.count }
 
-    /// Starts `loops` loop threads (at least one); `nil` when libcurl cannot be initialised.
-    public init?(loops count: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    /// Starts `loops` loop threads (at least one); throws when libcurl or the loops cannot start.
+    public init(loops count: Int = ProcessInfo.processInfo.activeProcessorCount) throws(CurlKitError) {
         var loops: [CurlLoop] = []
         for index in 0..<max(1, count) {
-            guard let loop = CurlLoop(name: "richpush.curl.\(index)") else {
+            do throws(CurlKitError) {
+                loops.append(try CurlLoop(name: "richpush.curl.\(index)"))
+            } catch {
                 loops.forEach { $0.stop() }
-                return nil
+                throw error
             }
-            loops.append(loop)
         }
         self.loops = loops
     }
@@ -31,7 +32,7 @@ public final class CurlLoopGroup: Sendable {
         loops: Int = ProcessInfo.processInfo.activeProcessorCount,
         _ body: (CurlLoopGroup) async throws -> Result
     ) async throws -> Result {
-        guard let group = CurlLoopGroup(loops: loops) else { throw CurlKitError.initializationFailed }
+        let group = try CurlLoopGroup(loops: loops)
         defer { group.stop() }
         return try await body(group)
     }
@@ -39,6 +40,15 @@ public final class CurlLoopGroup: Sendable {
     /// Stops every loop: in-flight transfers end as cancelled, handles are cleaned up, threads joined.
     public func stop() {
         loops.forEach { $0.stop() }
+    }
+
+    /// The CA bundle libcurl was built with (Debian: /etc/ssl/certs/ca-certificates.crt), if any.
+    public static var systemCABundle: String? { TrustStore.systemBundle }
+
+    /// How many times this process built the certificate store for a trust source (the system bundle,
+    /// or `systemCAFile`, plus `caFile`): once at most, however many loops and connections use it.
+    public static func trustStoreBuilds(systemCAFile: String?, caFile: String?) -> Int {
+        TrustStore.buildCount(CurlLoop.trustSource(systemCAFile: systemCAFile, caFile: caFile))
     }
 
     /// Transfers currently submitted and unfinished, over all loops.
@@ -65,9 +75,7 @@ public final class CurlLoopGroup: Sendable {
                     return false
                 }
                 if cancelledEarly {
-                    continuation.resume(
-                        returning: .notStarted(
-                            curlCode: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: "cancelled", cancelled: true))
+                    continuation.resume(returning: .notStarted(.cancelled, diagnostic: "cancelled"))
                 }
             }
         } onCancel: {
@@ -86,7 +94,25 @@ public final class CurlLoopGroup: Sendable {
 }
 
 /// Errors CurlKit itself raises (transfer failures are reported in ``TransferOutcome``).
-public enum CurlKitError: Error, Sendable {
-    /// `curl_global_init` or `curl_multi_init` failed.
-    case initializationFailed
+public enum CurlKitError: Error, Sendable, CustomStringConvertible {
+    /// libcurl or a loop's event machinery could not be set up; the text says which.
+    case initializationFailed(String)
+    /// The process has no file descriptor left (EMFILE): `limit` is the soft limit in force.
+    case outOfDescriptors(limit: Int)
+
+    public var description: String {
+        switch self {
+        case .initializationFailed(let text):
+            return text
+        case .outOfDescriptors(let limit):
+            return "this process has no file descriptor left (the limit is \(limit)): raise it with 'ulimit -n'"
+        }
+    }
+
+    /// The soft limit on open files (RLIMIT_NOFILE), or -1 when it cannot be read.
+    public static var descriptorLimit: Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return -1 }
+        return limit.rlim_cur >= rlim_t(Int.max) ? Int.max : Int(limit.rlim_cur)
+    }
 }

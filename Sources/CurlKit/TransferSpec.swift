@@ -21,6 +21,8 @@ public struct TransferSpec: Sendable {
     public var maxBytes: Int64?
     /// An extra certificate authority file trusted besides the system's store.
     public var caFile: String?
+    /// The system's CA bundle; `nil` is the one libcurl was built with. Tests point it elsewhere.
+    public var systemCAFile: String?
     /// curl `--connect-to` entries: "HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT".
     public var connectTo: [String]
     /// A new connection (and TLS session) for this transfer, closed afterwards, as a separate phone would have.
@@ -47,6 +49,7 @@ public struct TransferSpec: Sendable {
         lowSpeedSeconds: Int = 0,
         maxBytes: Int64? = nil,
         caFile: String? = nil,
+        systemCAFile: String? = nil,
         connectTo: [String] = [],
         freshConnection: Bool = true,
         requireTLS12: Bool = true,
@@ -63,6 +66,7 @@ public struct TransferSpec: Sendable {
         self.lowSpeedSeconds = lowSpeedSeconds
         self.maxBytes = maxBytes
         self.caFile = caFile
+        self.systemCAFile = systemCAFile
         self.connectTo = connectTo
         self.freshConnection = freshConnection
         self.requireTLS12 = requireTLS12
@@ -72,10 +76,10 @@ public struct TransferSpec: Sendable {
 
 /// What libcurl reported when a transfer ended, successful or not.
 public struct TransferOutcome: Sendable {
-    /// The CURLcode (0 is success); HTTP errors surface as 22 because FAILONERROR is set.
-    public var curlCode: Int
-    /// libcurl's own error text for a non-zero code.
-    public var curlMessage: String
+    /// Why it failed; `nil` when the body arrived with a 2xx status.
+    public var failure: TransferFailure?
+    /// libcurl's code and text, for people (reports' "cause"); never to be parsed.
+    public var diagnostic: String
     /// The last HTTP status received (0 when none).
     public var httpStatus: Int
     /// The URL of the last request, after redirects.
@@ -90,12 +94,6 @@ public struct TransferOutcome: Sendable {
     public var contentLength: Int64?
     /// Body bytes written to the sink.
     public var bytes: Int64
-    /// The byte cap stopped the body.
-    public var capExceeded: Bool
-    /// Writing the body failed with this errno (0 when it did not).
-    public var writeErrno: Int32
-    /// The transfer was removed because the caller cancelled it.
-    public var cancelled: Bool
     /// Microseconds from start to: name resolved, TCP connected, TLS done, first byte, end.
     public var dnsMicros: Int64, connectMicros: Int64, tlsMicros: Int64, firstByteMicros: Int64, totalMicros: Int64
     /// Microseconds between submission to the loop and the transfer's start on it.
@@ -104,11 +102,10 @@ public struct TransferOutcome: Sendable {
     public var timeoutMilliseconds: Int
 
     /// An outcome for a transfer that never reached libcurl.
-    public static func notStarted(curlCode: Int, message: String, cancelled: Bool = false) -> TransferOutcome {
+    public static func notStarted(_ failure: TransferFailure, diagnostic: String) -> TransferOutcome {
         TransferOutcome(
-            curlCode: curlCode, curlMessage: message, httpStatus: 0, effectiveURL: "", redirectCount: 0,
-            contentType: nil, contentEncoding: nil, contentLength: nil, bytes: 0, capExceeded: false,
-            writeErrno: 0, cancelled: cancelled, dnsMicros: 0, connectMicros: 0, tlsMicros: 0,
-            firstByteMicros: 0, totalMicros: 0, queueMicros: 0, timeoutMilliseconds: 0)
+            failure: failure, diagnostic: diagnostic, httpStatus: 0, effectiveURL: "", redirectCount: 0,
+            contentType: nil, contentEncoding: nil, contentLength: nil, bytes: 0, dnsMicros: 0, connectMicros: 0,
+            tlsMicros: 0, firstByteMicros: 0, totalMicros: 0, queueMicros: 0, timeoutMilliseconds: 0)
     }
 }

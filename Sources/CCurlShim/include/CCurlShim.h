@@ -26,10 +26,28 @@ typedef struct rp_sink {
     int64_t bytes;       // bytes accepted so far
     int cap_exceeded;    // set when a chunk would pass the cap
     int write_errno;     // set when write(2) failed
+    int requests_sent;   // requests about to be sent on an established connection (one per hop)
 } rp_sink;
 
-/// Points the handle's WRITEFUNCTION/WRITEDATA at `sink`.
+/// Points the handle's WRITEFUNCTION/WRITEDATA at `sink`, and its PREREQFUNCTION, which counts the
+/// hops whose connection (TCP and TLS) was established, so a timeout can be told apart from a stall.
 CURLcode rp_easy_attach_sink(CURL *easy, rp_sink *sink);
+
+/// A certificate store built once from PEM files and shared by every TLS connection of a loop.
+///
+/// libcurl 7.88 caches its store only when the trust comes from a CA file alone; with a CA path
+/// (Debian's default) it parses the whole system bundle again for every connection. A handle
+/// given this store gets no CA file or path of its own: the SSL_CTX callback hands it the store.
+typedef struct rp_trust_store rp_trust_store;
+
+/// Builds a store from `count` PEM files (each may hold many certificates); NULL on failure, with
+/// the index of the file that failed in `failed_index` and OpenSSL's reason in `error` (NUL-terminated).
+rp_trust_store *rp_trust_store_create(const char *const *files, int count, int *failed_index, char *error,
+                                      size_t error_size);
+/// Releases the caller's reference; connections that use the store keep theirs.
+void rp_trust_store_release(rp_trust_store *store);
+/// Makes `easy` verify peers against `store` only (CAINFO and CAPATH unset).
+CURLcode rp_easy_use_trust_store(CURL *easy, rp_trust_store *store);
 
 /// An event loop for one multi handle: epoll plus curl's socket interface (curl_multi_socket_action).
 ///
@@ -51,6 +69,12 @@ int rp_loop_step(rp_loop *loop, int max_wait_ms);
 
 /// Reads the next finished transfer from the multi handle; returns 0 when there is none.
 int rp_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result);
+
+/// The CA bundle libcurl was built to use by default, as a string the caller frees; NULL when none.
+char *rp_default_ca_file(void);
+
+/// Reads one response header of the latest response that has it ("" when none has).
+const char *rp_easy_last_header(CURL *easy, const char *name);
 
 /// Reads one response header of the last request ("" when absent); the pointer lives until the next call.
 const char *rp_easy_header(CURL *easy, const char *name);

@@ -21,13 +21,24 @@ public final class FetchEngine: Sendable {
     public var loopCount: Int { group.loopCount }
     /// Transfers in flight over all loops.
     public var inFlight: Int { group.inFlight }
+    /// How many times this process built the certificate store `policy` trusts: once at most, however
+    /// many engines, loops and connections use it.
+    public static func trustStoreBuilds(for policy: FetchPolicy) -> Int {
+        CurlLoopGroup.trustStoreBuilds(systemCAFile: policy.systemCAFile, caFile: policy.caFile)
+    }
 
     /// Starts `loops` loop threads (default: one per core).
     public init(loops: Int = ProcessInfo.processInfo.activeProcessorCount) throws(FetchError) {
-        guard let group = CurlLoopGroup(loops: loops) else {
-            throw FetchError(.transferFailed, "libcurl could not be initialised (is libcurl4 installed?)")
+        do throws(CurlKitError) {
+            group = try CurlLoopGroup(loops: loops)
+        } catch {
+            switch error {
+            case .outOfDescriptors:
+                throw FetchError(.tooManyOpenFiles, "the fetch engine cannot start: \(error)")
+            case .initializationFailed:
+                throw FetchError(.transferFailed, "the fetch engine cannot start: \(error)")
+            }
         }
-        self.group = group
     }
 
     /// Runs `body` with a new engine and shuts it down when `body` ends, so no curl handle outlives it.
@@ -52,17 +63,22 @@ public final class FetchEngine: Sendable {
         let policy = request.policy
         // A light check (curl parses the URL fully): the scheme decides the policy, a host must follow.
         let utf8 = Array(request.url.utf8.prefix(64))
-        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), colon > 0, utf8.count >= colon + 3,
-            utf8[colon + 1] == UInt8(ascii: "/"), utf8[colon + 2] == UInt8(ascii: "/"),
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), colon > 0,
             utf8[..<colon].allSatisfy(Self.isSchemeByte)
         else {
             throw FetchError(.invalidURL, "'\(request.url)' is not an absolute URL")
         }
         let scheme = String(decoding: utf8[..<colon], as: UTF8.self)
+        // Checked before the shape: data:, file: and every other scheme the device would not fetch
+        // here are refused for their scheme, whatever follows the colon.
         guard policy.allows(scheme: scheme) else {
             throw FetchError(
                 .schemeNotAllowed,
-                "\(scheme):// is not allowed for \(request.url) (allowed: \(policy.allowedProtocols))")
+                "\(scheme): is not allowed for \(request.url) (allowed: \(policy.allowedProtocols))")
+        }
+        guard utf8.count >= colon + 3, utf8[colon + 1] == UInt8(ascii: "/"), utf8[colon + 2] == UInt8(ascii: "/")
+        else {
+            throw FetchError(.invalidURL, "'\(request.url)' is not an absolute URL")
         }
         guard colon + 3 < utf8.count, !"/?#".utf8.contains(utf8[colon + 3]) else {
             throw FetchError(.invalidURL, "'\(request.url)' has no host")
@@ -77,6 +93,7 @@ public final class FetchEngine: Sendable {
             lowSpeedSeconds: policy.stallWindow.map { max(1, Int(($0.wholeMilliseconds + 999) / 1000)) } ?? 0,
             maxBytes: policy.maxBytes,
             caFile: policy.caFile,
+            systemCAFile: policy.systemCAFile,
             connectTo: policy.hostMappings.map(\.description),
             freshConnection: policy.connections == .fresh,
             requireTLS12: policy.requireTLS12,
@@ -132,90 +149,87 @@ public final class FetchEngine: Sendable {
                 queue: .microseconds(outcome.queueMicros), dns: .microseconds(outcome.dnsMicros),
                 connect: .microseconds(outcome.connectMicros), tls: .microseconds(outcome.tlsMicros),
                 firstByte: .microseconds(outcome.firstByteMicros), total: .microseconds(outcome.totalMicros)))
+        guard let failure = outcome.failure else { return .success(details) }
         let url = request.url
-        let cause = "curl error \(outcome.curlCode): \(outcome.curlMessage)"
-        func failure(_ code: FetchError.Code, _ message: String) -> Result<FetchResult, FetchError> {
-            .failure(FetchError(code, message, details: details, cause: cause))
-        }
-        if outcome.cancelled {
-            return failure(.cancelled, "the download of \(url) was cancelled")
-        }
-        switch outcome.curlCode {
-        case 0:
-            guard (200..<300).contains(outcome.httpStatus) else {
-                return failure(
-                    .httpStatus, "\(details.effectiveURL) answered HTTP \(outcome.httpStatus); expected 2xx")
-            }
-            return .success(details)
-        case 1, 4:
-            // CURLE_UNSUPPORTED_PROTOCOL: the URL's scheme was checked above, so a refused scheme is a
-            // redirect's; curl 7.88 also uses this code for a reply that is not HTTP ("HTTP/0.9").
-            guard outcome.curlMessage.hasPrefix("Protocol \"") else {
-                return failure(.protocolError, "\(url) did not answer with valid HTTP: \(outcome.curlMessage)")
-            }
-            return failure(
-                .redirectNotAllowed,
-                "\(url) redirected to a scheme that is not allowed (allowed: \(request.policy.allowedProtocols)): "
-                    + outcome.curlMessage)
-        case 3:
-            return failure(.invalidURL, "'\(url)' is malformed: \(outcome.curlMessage)")
-        case 5, 6:
-            return failure(.dnsFailed, "cannot resolve the host of \(url); check the name or map it with --connect-to")
-        case 7:
-            return failure(.connectFailed, "cannot connect to the host of \(url): \(outcome.curlMessage)")
-        case 28:
-            if outcome.timeoutMilliseconds == 0
-                || outcome.totalMicros >= Int64(outcome.timeoutMilliseconds) * 1000 - 50_000
-            {
-                return failure(
+        let policy = request.policy
+        let cap = policy.maxBytes.map(String.init) ?? "?"
+        let (code, message): (FetchError.Code, String) =
+            switch failure {
+            case .cancelled:
+                (.cancelled, "the download of \(url) was cancelled")
+            case .engineStopped:
+                (.engineStopped, "the fetch engine stopped before \(url) finished")
+            case .deadlineExceeded:
+                (
                     .deadlineExceeded,
                     "\(url) did not finish within the budget (\(Double(outcome.timeoutMilliseconds) / 1000) s); "
-                        + "\(outcome.bytes) bytes had arrived")
-            }
-            // Before the deadline, code 28 is the low-speed check ("Operation too slow", only when stall
-            // detection is on) or the connect timeout (of any hop of a redirect chain).
-            if request.policy.stallWindow != nil && outcome.curlMessage.contains("too slow") {
-                return failure(.stalled, "\(url) stalled: too few bytes arrived for too long (\(outcome.curlMessage))")
-            }
-            return failure(
-                .connectTimeout,
-                "connecting to the host of \(details.effectiveURL) (DNS, TCP, TLS) took longer than the connect timeout"
-            )
-        case 35, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91, 98:
-            return failure(.tlsFailed, "TLS with the host of \(url) failed: \(outcome.curlMessage)")
-        case 47:
-            return failure(
-                .tooManyRedirects, "\(url) redirected more than \(request.policy.maxRedirects) times")
-        case 63:
-            return failure(
-                .tooLarge,
-                "\(url) declares \(outcome.contentLength.map(String.init) ?? "a") Content-Length over the cap "
-                    + "of \(request.policy.maxBytes.map(String.init) ?? "?") bytes")
-        case 23:
-            if outcome.capExceeded {
-                return failure(
-                    .tooLarge,
-                    "\(url) sent more than the cap of \(request.policy.maxBytes.map(String.init) ?? "?") bytes; stopped"
+                        + "\(outcome.bytes) bytes had arrived"
                 )
+            case .connectTimeout:
+                (
+                    .connectTimeout,
+                    "connecting to the host of \(details.effectiveURL) (DNS, TCP, TLS) took longer than the connect "
+                        + "timeout"
+                )
+            case .stalled:
+                (.stalled, "\(url) stalled: too few bytes arrived for too long (\(outcome.bytes) bytes had arrived)")
+            case .schemeRefused:
+                (.schemeNotAllowed, "the scheme of \(url) is not allowed (allowed: \(policy.allowedProtocols))")
+            case .redirectRefused(let target):
+                (
+                    .redirectNotAllowed,
+                    "\(url) redirected to \(target), whose scheme is not allowed (allowed: \(policy.allowedProtocols))"
+                )
+            case .malformedURL:
+                (.invalidURL, "'\(url)' is malformed")
+            case .dnsFailed:
+                (.dnsFailed, "cannot resolve the host of \(url); check the name or map it with --connect-to")
+            case .connectFailed:
+                (.connectFailed, "cannot connect to the host of \(url)")
+            case .outOfDescriptors:
+                (
+                    .tooManyOpenFiles,
+                    "richpush ran out of file descriptors connecting to \(url) (the limit is "
+                        + "\(CurlKitError.descriptorLimit)): the client's limit, not the host's; raise it with "
+                        + "'ulimit -n' or lower the concurrency"
+                )
+            case .tlsFailed:
+                (
+                    .tlsFailed,
+                    "TLS with the host of \(url) failed; if the server's certificate comes from your own CA, "
+                        + "pass it with --cacert FILE"
+                )
+            case .trustStoreUnreadable(let file, let reason):
+                (.tlsFailed, "cannot read the trusted certificates in \(file): \(reason)")
+            case .tooManyRedirects:
+                (.tooManyRedirects, "\(url) redirected more than \(policy.maxRedirects) times")
+            case .declaredTooLarge:
+                (
+                    .tooLarge,
+                    "\(url) declares \(outcome.contentLength.map(String.init) ?? "a") Content-Length over the cap "
+                        + "of \(cap) bytes"
+                )
+            case .capExceeded:
+                (.tooLarge, "\(url) sent more than the cap of \(cap) bytes; stopped")
+            case .writeFailed(let number):
+                (.storageFailed, "writing the body of \(url) failed: \(String(cString: strerror(number)))")
+            case .httpStatus:
+                (.httpStatus, "\(details.effectiveURL) answered HTTP \(outcome.httpStatus); expected 2xx")
+            case .truncated:
+                (
+                    .truncated,
+                    "\(url) closed the connection after \(outcome.bytes) of "
+                        + "\(outcome.contentLength.map(String.init) ?? "?") declared bytes"
+                )
+            case .connectionReset:
+                (.connectionReset, "the connection to \(url) was reset or closed")
+            case .protocolError:
+                (.protocolError, "\(url) did not answer with valid HTTP")
+            case .other:
+                (.transferFailed, "downloading \(url) failed")
             }
-            return failure(
-                .storageFailed, "writing the body of \(url) failed: \(String(cString: strerror(outcome.writeErrno)))")
-        case 22:
-            return failure(
-                .httpStatus, "\(details.effectiveURL) answered HTTP \(outcome.httpStatus); expected 2xx")
-        case 18:
-            return failure(
-                .truncated,
-                "\(url) closed the connection after \(outcome.bytes) of "
-                    + "\(outcome.contentLength.map(String.init) ?? "?") declared bytes")
-        case 52, 55, 56:
-            return failure(.connectionReset, "the connection to \(url) was reset or closed: \(outcome.curlMessage)")
-        case 8, 16, 61, 92:
-            return failure(.protocolError, "\(url) did not answer with valid HTTP: \(outcome.curlMessage)")
-        case 42:
-            return failure(.engineStopped, "the fetch engine stopped before \(url) finished")
-        default:
-            return failure(.transferFailed, "downloading \(url) failed: \(outcome.curlMessage)")
-        }
+        var target: String?
+        if case .redirectRefused(let url) = failure { target = url }
+        return .failure(FetchError(code, message, details: details, cause: outcome.diagnostic, redirectTarget: target))
     }
 }

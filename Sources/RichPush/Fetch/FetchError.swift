@@ -26,6 +26,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
             case cancelled = "cancelled"
             case engineStopped = "engine-stopped"
             case transferFailed = "transfer-failed"
+            case tooManyOpenFiles = "too-many-open-files"
         }
 
         private let base: Base
@@ -69,6 +70,8 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         public static let cancelled = Code(.cancelled)
         /// The engine was shut down while the download waited or ran.
         public static let engineStopped = Code(.engineStopped)
+        /// richpush itself ran out of file descriptors (EMFILE): the client's limit, not the host's.
+        public static let tooManyOpenFiles = Code(.tooManyOpenFiles)
         /// Any other libcurl failure (the message carries curl's code and text).
         public static let transferFailed = Code(.transferFailed)
 
@@ -77,6 +80,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
             .invalidURL, .invalidHostMapping, .schemeNotAllowed, .redirectNotAllowed, .tooManyRedirects, .dnsFailed,
             .connectFailed, .connectTimeout, .tlsFailed, .deadlineExceeded, .stalled, .tooLarge, .httpStatus,
             .truncated, .connectionReset, .protocolError, .storageFailed, .cancelled, .engineStopped, .transferFailed,
+            .tooManyOpenFiles,
         ]
 
         /// The stable kebab-case name, for example `deadline-exceeded`.
@@ -102,14 +106,20 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// What was known when it failed: status, bytes, timings (nil when nothing was sent).
     public var details: FetchResult?
-    /// The lower-level cause, for example libcurl's code and text.
+    /// The lower-level cause, for example libcurl's code and text: for people, never to be parsed.
     public var cause: String?
+    /// For `redirect-not-allowed`: the URL the redirect led to.
+    public var redirectTarget: String?
 
-    public init(_ code: Code, _ message: String, details: FetchResult? = nil, cause: String? = nil) {
+    public init(
+        _ code: Code, _ message: String, details: FetchResult? = nil, cause: String? = nil,
+        redirectTarget: String? = nil
+    ) {
         self.code = code
         self.message = message
         self.details = details
         self.cause = cause
+        self.redirectTarget = redirectTarget
     }
 
     public var description: String { "\(code): \(message)" }

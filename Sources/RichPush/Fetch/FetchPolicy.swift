@@ -1,3 +1,5 @@
+import CurlKit
+
 /// The limits one download runs under: what a service extension on a phone is allowed to do.
 ///
 /// Every limit a hostile or broken server could push past is here, with the phone's values as
@@ -28,6 +30,9 @@ public struct FetchPolicy: Sendable {
     public var maxBytes: Int64?
     /// An extra certificate authority (PEM file) trusted besides the system store; verification is never off.
     public var caFile: String?
+    /// The system's CA bundle; `nil` is the one libcurl was built with (Debian:
+    /// /etc/ssl/certs/ca-certificates.crt). Each fetch loop builds one store from it plus ``caFile``.
+    public var systemCAFile: String?
     /// curl `--connect-to` rules.
     public var hostMappings: [HostMapping] = []
     /// Fresh connection per transfer, or shared.
@@ -41,6 +46,9 @@ public struct FetchPolicy: Sendable {
     public var userAgent = "richpush/0.1 (NotificationServiceExtension emulator)"
 
     public init() {}
+
+    /// The CA bundle libcurl was built with, which richpush trusts besides ``caFile`` by default.
+    public static var defaultSystemCAFile: String? { CurlLoopGroup.systemCABundle }
 
     /// The schemes allowed for the URL and every redirect, in curl's spelling.
     var allowedProtocols: String { allowHTTP ? "http,https" : "https" }

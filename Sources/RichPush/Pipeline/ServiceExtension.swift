@@ -254,7 +254,7 @@ public struct ServiceExtension: Sendable {
         case .invalidURL: return make(.fallback, .invalidURL)
         case .schemeNotAllowed: return make(.fallback, .schemeNotAllowed)
         case .redirectNotAllowed:
-            let ats = !policy.fetch.allowHTTP && error.cause?.contains("\"http\"") == true
+            let ats = !policy.fetch.allowHTTP && error.redirectTarget?.lowercased().hasPrefix("http:") == true
             return make(
                 .fallback, ats ? .atsBlocked : .redirectNotAllowed,
                 error.message + (ats ? ": App Transport Security blocks the redirect to http." : "."))
@@ -268,6 +268,7 @@ public struct ServiceExtension: Sendable {
         case .truncated: return make(.fallback, .truncated)
         case .connectionReset: return make(.fallback, .connectionReset)
         case .protocolError: return make(.fallback, .protocolError)
+        case .tooManyOpenFiles: return make(.fallback, .tooManyOpenFiles)
         case .storageFailed: return make(.fallback, .storageFailed, error.message + " (UNError 104).")
         case .cancelled, .engineStopped:
             return make(.expired, .cancelled, "the run was interrupted before it finished.")

@@ -68,6 +68,8 @@ public enum ReasonCode: String, Sendable, Codable, CaseIterable {
     case connectionReset = "connection-reset"
     case protocolError = "protocol-error"
     case transferFailed = "transfer-failed"
+    /// richpush itself ran out of file descriptors: the client's limit, which says nothing of the host.
+    case tooManyOpenFiles = "too-many-open-files"
     case fileTooLarge = "file-too-large"
     // fallback: the bytes
     case contentUnrecognized = "content-unrecognized"

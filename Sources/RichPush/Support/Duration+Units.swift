@@ -1,9 +1,8 @@
+import CurlKit
+
 extension Duration {
-    /// The duration in whole milliseconds, rounded down.
-    public var wholeMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
+    /// The duration in whole milliseconds, rounded down (saturating: a huge duration never traps).
+    public var wholeMilliseconds: Int64 { saturatingMilliseconds }
 
     /// The duration in milliseconds, with fractions, for reports.
     public var inMilliseconds: Double {

@@ -312,4 +312,79 @@ import Testing
             "\(results.compactMap { if case .failure(let e) = $0 { e.description } else { nil } }.prefix(3))")
         #expect(bytes.allSatisfy { $0 == expected })
     }
+
+    @Test func refusesADataURLForItsScheme() async {
+        defer { cleanUp() }
+        await expectFailure("data:image/png;base64,iVBORw0KGgo=", .schemeNotAllowed)
+        await expectFailure("data:,hello", .schemeNotAllowed)
+    }
+
+    @Test func refusesARedirectToADataURL() async {
+        defer { cleanUp() }
+        let error = await expectFailure("https://cdn.example.com/hero.jpg?to=data:,hello", .redirectNotAllowed)
+        #expect(error?.message.contains("data:,hello") == true)
+    }
+
+    /// The trust semantics of `--cacert`: the system bundle is always trusted, the extra CA besides it.
+    @Test func trustsTheSystemBundleAndTheExtraCATogether() async throws {
+        defer { cleanUp() }
+        let system = try #require(FetchPolicy.defaultSystemCAFile)
+        let url = "https://cdn.example.com/hero.jpg"
+        // The system store alone does not know the test CA.
+        var systemOnly = policy
+        systemOnly.caFile = nil
+        systemOnly.systemCAFile = system
+        let refused = await expectFailure(url, .tlsFailed, policy: systemOnly)
+        #expect(refused?.message.contains("--cacert") == true)
+        // The test CA alone, as the whole store.
+        var testCAOnly = policy
+        testCAOnly.caFile = nil
+        testCAOnly.systemCAFile = Fixtures.caFile
+        #expect(try await fetch(url, policy: testCAOnly).0.get().httpStatus == 200)
+        // The system store again, on the same loops: a store is never carried over to another source.
+        await expectFailure(url, .tlsFailed, policy: systemOnly)
+        // Both: the system bundle plus --cacert.
+        var both = policy
+        both.systemCAFile = system
+        #expect(try await fetch(url, policy: both).0.get().httpStatus == 200)
+        // A production-sized store that holds the test CA among the system's.
+        let bundle = folder + "/bundle.pem"
+        let combined =
+            try String(contentsOfFile: system, encoding: .utf8) + "\n"
+            + String(contentsOfFile: Fixtures.caFile, encoding: .utf8)
+        try combined.write(toFile: bundle, atomically: true, encoding: .utf8)
+        var production = policy
+        production.caFile = nil
+        production.systemCAFile = bundle
+        #expect(try await fetch(url, policy: production).0.get().httpStatus == 200)
+    }
+
+    @Test func buildsTheTrustStoreOnceNotPerConnection() async throws {
+        defer { cleanUp() }
+        // A trust source of this test's own (a copy of the test CA), so no other test builds it.
+        let ca = folder + "/own-ca.pem"
+        try FileManager.default.copyItem(atPath: Fixtures.caFile, toPath: ca)
+        var ownPolicy = policy
+        ownPolicy.caFile = ca
+        let own = ownPolicy
+        #expect(FetchEngine.trustStoreBuilds(for: own) == 0)
+        let statuses = await withTaskGroup(of: Int.self) { tasks in
+            for _ in 0..<24 {
+                tasks.addTask {
+                    (try? await self.fetch("https://cdn.example.com/hero.jpg", policy: own).0.get())?.httpStatus ?? 0
+                }
+            }
+            return await tasks.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 24))
+        #expect(FetchEngine.trustStoreBuilds(for: own) == 1, "one store for 24 fresh connections on two loops")
+    }
+
+    @Test func saysWhichCertificateFileCannotBeRead() async throws {
+        defer { cleanUp() }
+        var broken = policy
+        broken.caFile = folder + "/missing.pem"
+        let error = await expectFailure("https://cdn.example.com/hero.jpg", .tlsFailed, policy: broken)
+        #expect(error?.message.contains("missing.pem") == true)
+    }
 }
