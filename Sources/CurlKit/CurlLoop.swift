@@ -204,7 +204,7 @@ public final class CurlLoop: @unchecked Sendable {
             trust = try trustStore(for: pending.spec)
         } catch {
             return refuse(
-                .trustStoreUnreadable(file: error.file, reason: error.reason),
+                Self.blamingDescriptorExhaustion(.trustStoreUnreadable(file: error.file, reason: error.reason)),
                 "cannot read the certificates in \(error.file): \(error.reason)")
         }
         guard let easy = spareHandles.popLast() ?? curl_easy_init() else {
@@ -331,7 +331,7 @@ public final class CurlLoop: @unchecked Sendable {
         var message = String(cString: transfer.errorBuffer)
         if message.isEmpty && code != CURLE_OK { message = String(cString: curl_easy_strerror(code)) }
         let sink = transfer.sink.pointee
-        let failure =
+        let classified =
             reason
             ?? classify(
                 code, spec: transfer.pending.spec, status: status, sink: sink,
@@ -341,6 +341,7 @@ public final class CurlLoop: @unchecked Sendable {
                     effectiveURL,
                 ].first { !$0.isEmpty } ?? "",
                 osErrno: long(CURLINFO_OS_ERRNO))
+        let failure = classified.map(Self.blamingDescriptorExhaustion)
         let diagnostic =
             switch reason {
             case .cancelled?: "cancelled"
@@ -414,6 +415,23 @@ public final class CurlLoop: @unchecked Sendable {
             return .protocolError
         case CURLE_ABORTED_BY_CALLBACK: return .engineStopped
         default: return .other
+        }
+    }
+
+    /// A resolver, connect or TLS failure while this process cannot open one more descriptor is the
+    /// client's (libcurl reports EMFILE only for the socket itself; the resolver and the trust store
+    /// fail with their own codes when /etc/hosts or a CA file cannot be opened).
+    static func blamingDescriptorExhaustion(_ failure: TransferFailure) -> TransferFailure {
+        switch failure {
+        case .dnsFailed, .connectFailed, .tlsFailed, .trustStoreUnreadable, .other:
+            let probe = dup(2)
+            if probe >= 0 {
+                close(probe)
+                return failure
+            }
+            return errno == EMFILE || errno == ENFILE ? .outOfDescriptors : failure
+        default:
+            return failure
         }
     }
 

@@ -156,7 +156,16 @@ enum BenchCommand {
                     + "to confirm you own that host and may load it.")
         }
 
-        BenchSafety.raiseOpenFileLimit()
+        let descriptors = BenchSafety.raiseOpenFileLimit()
+        // Every device's body goes through a temporary file today, kept or not: a socket and a file each.
+        let needed = BenchSafety.descriptorsNeeded(concurrency: min(concurrency, devices), storing: true)
+        guard descriptors >= needed else {
+            throw UsageError(
+                "--concurrency \(concurrency) needs about \(needed) open files, but this process may open only "
+                    + "\(descriptors) (ulimit -n; the hard limit is \(BenchSafety.hardOpenFileLimit)): raise it with "
+                    + "'ulimit -n \(needed)' or lower --concurrency to \(BenchSafety.concurrency(forDescriptors: descriptors, storing: true))"
+            )
+        }
         if concurrency > 256 { policy.fetch.receiveBufferBytes = 16 * 1024 }
         let schedule = ArrivalSchedule(
             devices: devices, model: model, jitter: .milliseconds(Int64(jitter * 1000)), seed: seed)
@@ -241,6 +250,11 @@ enum BenchCommand {
                         "Client-delayed: %d devices started late because of --concurrency (up to %.0f ms); their latency counts from the scheduled arrival.",
                     report.clientDelayed.devices, report.clientDelayed.maxMilliseconds))
         }
+        if let starved = report.reasons[ReasonCode.tooManyOpenFiles.rawValue], starved > 0 {
+            lines.append(
+                "Client-bound: \(starved) devices failed because richpush ran out of file descriptors; this says "
+                    + "nothing about the host. Raise 'ulimit -n' or lower --concurrency.")
+        }
         if report.notStarted > 0 {
             lines.append("Not run to completion (time limit or interruption): \(report.notStarted) devices.")
         }
@@ -263,33 +277,6 @@ enum BenchCommand {
         }
         lines += [verdicts.rendered, "", reasons.rendered]
         return lines.joined(separator: "\n")
-    }
-}
-
-/// Guards a bench against loading hosts it should not.
-enum BenchSafety {
-    /// Whether the connection for `url` goes to this machine, after `--connect-to` mappings.
-    static func isLoopback(url: String, mappings: [HostMapping]) -> Bool {
-        guard let components = URLComponents(string: url), let host = components.host?.lowercased() else {
-            return false
-        }
-        let port = components.port.map(String.init) ?? (components.scheme?.lowercased() == "http" ? "80" : "443")
-        var target = host
-        if let mapping = mappings.first(where: {
-            ($0.host.isEmpty || $0.host.lowercased() == host) && ($0.port.isEmpty || $0.port == port)
-        }), !mapping.targetHost.isEmpty {
-            target = mapping.targetHost.lowercased()
-        }
-        target = target.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        return target == "localhost" || target == "::1" || target.hasPrefix("127.")
-    }
-
-    /// Lets the process open as many sockets as its hard limit allows (a burst needs one per device).
-    static func raiseOpenFileLimit() {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        limit.rlim_cur = limit.rlim_max
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 }
 
