@@ -52,7 +52,7 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
         case EISDIR: return "That is a folder; give a file name."
         case ELOOP: return "A symbolic link is in the way; richpush does not write through links. Remove it."
         case EMFILE, ENFILE:
-            return "Too many open files: raise the limit (ulimit -n) or lower the concurrency."
+            return "Raise the open-file limit (ulimit -n), or run fewer downloads at once."
         case EIO: return "The device reported an I/O error; check the disk."
         case EFBIG: return "The file is too large for that file system."
         default: return nil
