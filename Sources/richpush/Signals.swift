@@ -81,9 +81,9 @@ enum TerminationSignal {
     private static func watch(_ reader: Int32) {
         var byte: UInt8 = 0
         while true {
-            let got = read(reader, &byte, 1)
-            if got < 0 && errno == EINTR { continue }
-            guard got == 1 else { return }
+            guard (try? SystemCall.retrying("read", path: "the signal pipe") { read(reader, &byte, 1) }) == 1 else {
+                return
+            }
             let (count, reactions) = state.withLock { state in
                 state.count += 1
                 defer { state.reactions.removeAll() }

@@ -28,8 +28,7 @@ public struct BatchItem: Sendable, Equatable {
             // A FIFO (or device) named *.json would block the run forever: only regular files are read.
             let descriptor: Int32
             do { descriptor = try SystemCall.openRegularFile(path) } catch {
-                let why = error.reason ?? String(cString: strerror(error.code))
-                return .failure(BatchInputError("cannot read '\(path)': \(why)"))
+                return .failure(BatchInputError("cannot read '\(path)': \(error.cause)"))
             }
             defer { close(descriptor) }
             var info = stat()

@@ -31,11 +31,13 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
         SystemError(code: errno, operation: operation, path: path)
     }
 
+    /// Why, in words: ``reason`` when set, else the system's text for the errno.
+    public var cause: String { reason ?? String(cString: strerror(code)) }
+
     /// A sentence: what failed, why, and what to do.
     public var message: String {
         let subject = path.map { "cannot \(operation) '\($0)'" } ?? "cannot \(operation)"
-        let why = reason ?? String(cString: strerror(code))
-        return subject + ": " + why + "." + (advice.map { " " + $0 } ?? "")
+        return subject + ": " + cause + "." + (advice.map { " " + $0 } ?? "")
     }
 
     public var description: String { message }
