@@ -121,9 +121,12 @@ enum BatchCommand {
             var report = JUnitReport()
             do {
                 try runner.forEachRecord { report.add($0) }
-                try Data(report.xml.utf8).write(to: URL(fileURLWithPath: junit), options: .atomic)
             } catch {
-                printError("richpush batch: cannot write '\(junit)': \(error.localizedDescription)")
+                printError("richpush batch: cannot write '\(junit)': \(error.message)")
+                return .ioError
+            }
+            do { try writeOutput(Array(report.xml.utf8), to: junit) } catch {
+                printError("richpush batch: \(error.message)")
                 return .ioError
             }
         }
@@ -166,13 +169,6 @@ enum BatchCommand {
     }
 }
 
-/// A flag set from any thread.
-final class Flag: Sendable {
-    private let value = Atomic<Bool>(false)
-    func set() { value.store(true, ordering: .relaxed) }
-    var isSet: Bool { value.load(ordering: .relaxed) }
-}
-
 /// A progress line on a terminal, redrawn in place at most five times a second.
 final class ProgressLineCore: Sendable {
     private let enabled: Bool
@@ -191,13 +187,13 @@ final class ProgressLineCore: Sendable {
             return true
         }
         guard due else { return }
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + text()).utf8))
+        StandardError.write("\r\u{1B}[K" + text())
     }
 
     /// Ends the line, if one was drawn.
     func finish() {
         guard enabled, state.withLock({ $0.drawn }) else { return }
-        FileHandle.standardError.write(Data("\n".utf8))
+        StandardError.write("\n")
     }
 }
 

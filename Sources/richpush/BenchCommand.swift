@@ -205,14 +205,10 @@ enum BenchCommand {
         display.finish()
         printLine(summaryText(report))
         do {
-            if let jsonPath {
-                try Data((try report.json() + "\n").utf8).write(to: URL(fileURLWithPath: jsonPath), options: .atomic)
-            }
-            if let htmlPath {
-                try Data(HTMLReport.render(report).utf8).write(to: URL(fileURLWithPath: htmlPath), options: .atomic)
-            }
+            if let jsonPath { try writeOutput(Array((try report.json() + "\n").utf8), to: jsonPath) }
+            if let htmlPath { try writeOutput(Array(HTMLReport.render(report).utf8), to: htmlPath) }
         } catch {
-            printError("richpush bench: cannot write the report: \(error.localizedDescription)")
+            printError("richpush bench: cannot write the report: \(error)")
             return .ioError
         }
         if run.interrupted {

@@ -111,7 +111,8 @@ enum DemoCommand {
             // Why each requested attachment would not show, in the words `process` uses.
             let why = names.compactMap { name -> String? in
                 guard let outcome = outcomes[name], !outcome.verdict.showsAsIntended else { return nil }
-                return "  \(name): \(outcome.message)" + (outcome.hint.map { " Hint: \($0)" } ?? "")
+                return "  \(name): \(outcome.message.escapingControlCharacters)"
+                    + (outcome.hint.map { " Hint: \($0.escapingControlCharacters)" } ?? "")
             }
             if !why.isEmpty { printLine("\nWhy:\n" + why.joined(separator: "\n")) }
             let counts = Dictionary(grouping: outcomes.values, by: \.verdict).mapValues(\.count)

@@ -13,7 +13,7 @@ enum FetchCommand {
         With --repeat, downloads the URL many times and prints throughput and latency instead.
 
         Options:
-          -o, --output FILE       Store the body in FILE (written to FILE.part, then renamed).
+          -o, --output FILE       Store the body in FILE (written to a hidden temporary beside it, then renamed).
           --budget SECONDS        Overall deadline, like the extension's (default 30).
           --connect-timeout SEC   Time allowed for DNS, TCP and TLS (default 10).
           --max-bytes N           Refuse bodies larger than N bytes (default: no cap).
@@ -44,7 +44,11 @@ enum FetchCommand {
         guard positionals.count == 1, let url = positionals.first else {
             throw UsageError("fetch takes exactly one URL")
         }
-        let engine = try FetchEngine(loops: loops)
+        let engine: FetchEngine
+        do { engine = try FetchEngine(loops: loops) } catch {
+            printError("richpush fetch: \(ProcessCommand.engineFailure(error))")
+            return .software
+        }
         defer { engine.shutdown() }
         let budgetDuration = Duration.milliseconds(Int64(budget * 1000))
         if let repeatCount {
@@ -77,7 +81,7 @@ enum FetchCommand {
         case .failure(let error):
             report.record(error)
             printLine(try JSON.string(report))
-            printError("richpush: \(error.code): \(error.message)")
+            printError("richpush: \(error.code): \(error.message.escapingControlCharacters)")
             return .failure
         }
     }
@@ -87,11 +91,16 @@ enum FetchCommand {
     > {
         do throws(FetchError) {
             guard let output else { return .success(try await engine.fetch(request, writingTo: -1)) }
-            let partial = output + ".part"
-            let result = try await engine.fetch(request, toNewFileAt: partial)
-            guard rename(partial, output) == 0 else {
-                unlink(partial)
-                throw FetchError(.storageFailed, "cannot move the download to '\(output)'")
+            // An exclusive temporary with a random name beside the output: a stale or planted
+            // `.part` file cannot block or redirect the download.
+            let temporary: TemporaryFile
+            do throws(SystemError) { temporary = try OutputFile.create(for: output) } catch {
+                throw FetchError(.storageFailed, error.message)
+            }
+            defer { temporary.discard() }
+            let result = try await engine.fetch(request, writingTo: temporary.descriptor)
+            do throws(SystemError) { try temporary.commit(as: output) } catch {
+                throw FetchError(.storageFailed, error.message)
             }
             return .success(result)
         } catch {

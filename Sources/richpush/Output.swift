@@ -1,14 +1,56 @@
 import Foundation
+import RichPush
 
 /// Writes to stderr, where everything but payload JSON and requested data goes.
+///
+/// A diagnostic that cannot be written (stderr closed, full, or a closed pipe) is dropped: it must
+/// never end or change a run. Text that echoes payload values must be escaped by the caller
+/// (``Swift/String/escapingControlCharacters``), so a payload cannot forge a line.
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    StandardError.write(text + "\n")
+}
+
+/// The stderr writer: `write(2)` on descriptor 2, errors ignored.
+enum StandardError {
+    /// Writes `text` as it is; a failure (EPIPE, EBADF, ENOSPC, ...) is ignored.
+    static func write(_ text: String) {
+        try? SystemCall.writeAll(2, Array(text.utf8))
+    }
 }
 
 /// Writes a line to stdout and flushes it, so a script reading a pipe sees it at once.
 func printLine(_ text: String) {
     print(text)
     fflush(nil)
+}
+
+/// Opens /dev/null on any of stdin, stdout and stderr that is closed.
+///
+/// Otherwise the next file the process opens takes that number, and a diagnostic written to "stderr"
+/// would land in an attachment or a report.
+func occupyStandardDescriptors() {
+    for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) < 0 && errno == EBADF {
+        let opened = open("/dev/null", O_RDWR)
+        if opened >= 0 && opened != descriptor {
+            dup2(opened, descriptor)
+            close(opened)
+        }
+    }
+}
+
+/// The open-file limit below which the runtime itself (Dispatch, the fetch engine) cannot start.
+let minimumDescriptors = 16
+
+/// Raises the soft open-file limit to ``minimumDescriptors`` when it is lower and the hard limit
+/// allows; false when the process cannot have that many.
+func ensureDescriptorHeadroom() -> Bool {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return true }
+    let needed = rlim_t(minimumDescriptors)
+    guard limit.rlim_cur < needed else { return true }
+    guard limit.rlim_max >= needed else { return false }
+    limit.rlim_cur = needed
+    return setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0
 }
 
 /// Exit codes, as sysexits(3) names them where one fits.
@@ -22,4 +64,10 @@ enum ExitCode: Int32 {
     case ioError = 74
     /// Stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
     case interrupted = 130
+}
+
+/// Writes a file the user asked for (`--report`, `--json`, `--html`, `--junit`, `-o`) atomically:
+/// an exclusive temporary in the destination's folder, renamed over the destination.
+func writeOutput(_ bytes: [UInt8], to path: String) throws(SystemError) {
+    try OutputFile.write(bytes, to: path)
 }

@@ -57,11 +57,15 @@ enum ProcessCommand {
         guard positionals.count <= 1 else { throw UsageError("process takes one payload file (or stdin)") }
         let source = positionals.first ?? "-"
         let store: AttachmentStore
-        do { store = try AttachmentStore(folder: folder, durable: durable) } catch {
+        do { store = try AttachmentStore(folder: folder, durable: durable, recordsNewFiles: true) } catch {
             printError("richpush process: \(error.message)")
             return .ioError
         }
-        let engine = try FetchEngine(loops: 1)
+        let engine: FetchEngine
+        do { engine = try FetchEngine(loops: 1) } catch {
+            printError("richpush process: \(engineFailure(error))")
+            return .software
+        }
         defer {
             engine.shutdown()
             store.removeScratch()
@@ -74,6 +78,7 @@ enum ProcessCommand {
             let run = await runInterruptibly { await service.process(bytes) }
             result = run.value
             if run.interrupted {
+                store.removeNewFiles()
                 printError("richpush process: interrupted; nothing was written.")
                 return .interrupted
             }
@@ -81,72 +86,82 @@ enum ProcessCommand {
         }
         if let mutated = result.mutatedPayload {
             let text = mutated.last == UInt8(ascii: "\n") ? mutated : mutated + [UInt8(ascii: "\n")]
-            guard writeAll(text, to: 1) else {
-                printError("richpush process: cannot write the payload to stdout: \(String(cString: strerror(errno)))")
+            do { try SystemCall.writeAll(1, text, path: "stdout") } catch {
+                // The payload names the stored file: without the payload, the file is taken back.
+                store.removeNewFiles()
+                printError("richpush process: \(error.message)")
                 return .ioError
             }
         }
         if let reportPath {
             do {
-                try writeReport(result.outcome, to: reportPath)
+                try writeOutput(Array((try JSON.string(result.outcome, pretty: true) + "\n").utf8), to: reportPath)
             } catch {
-                printError("richpush process: cannot write the report to '\(reportPath)': \(error)")
+                store.removeNewFiles()
+                printError("richpush process: cannot write the report: \(error)")
                 return .ioError
             }
         }
-        if !quiet { printError("richpush: " + result.outcome.summaryLine) }
+        if !quiet { printError("richpush: " + verdictLine(result.outcome)) }
         return ExitCode(rawValue: result.outcome.verdict.exitStatus) ?? .failure
     }
 
-    /// Reads the payload from a file or stdin ("-"), at most ``readLimit`` bytes plus one.
-    static func readInput(_ source: String) -> Result<[UInt8], ReadFailure> {
-        let descriptor: Int32 = source == "-" ? 0 : open(source, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            return .failure(
-                ReadFailure(message: "cannot read '\(source)': \(String(cString: strerror(errno))). Check the path."))
+    /// The verdict line, with every payload-derived text escaped so it stays on its own lines.
+    static func verdictLine(_ outcome: Outcome) -> String {
+        var shown = outcome
+        shown.message = outcome.message.escapingControlCharacters
+        shown.hint = outcome.hint?.escapingControlCharacters
+        shown.warnings = outcome.warnings.map {
+            Warning($0.code.escapingControlCharacters, $0.message.escapingControlCharacters)
         }
-        defer { if descriptor != 0 { close(descriptor) } }
+        shown.attachment?.file = outcome.attachment?.file.escapingControlCharacters ?? ""
+        return shown.summaryLine
+    }
+
+    /// Why the fetch engine could not start, in words: out of file descriptors is said as such.
+    static func engineFailure(_ error: FetchError) -> String {
+        guard SystemCall.descriptorsExhausted() else { return "\(error.message)" }
+        return "cannot start the download engine: too many open files (the limit is "
+            + "\(SystemCall.descriptorLimit)). Raise it with 'ulimit -n 1024' and run again."
+    }
+
+    /// Reads the payload from a file or stdin ("-"), at most ``readLimit`` bytes plus one.
+    ///
+    /// A named input must be a regular file: a FIFO with no writer would block forever, a device
+    /// might never end. Stdin is read as it is (a pipe is the usual case), with the same bound.
+    static func readInput(_ source: String) -> Result<[UInt8], ReadFailure> {
+        do throws(SystemError) {
+            guard source != "-" else { return .success(try readStandardInput()) }
+            let descriptor = try SystemCall.openRegularFile(source)
+            defer { close(descriptor) }
+            return .success(try SystemCall.readAll(descriptor, upTo: readLimit + 1, path: source))
+        } catch {
+            let hint = error.reason != nil ? " Give a payload file, or '-' to read stdin." : ""
+            return .failure(ReadFailure(message: error.message.escapingControlCharacters + hint))
+        }
+    }
+
+    /// Reads stdin to its end (at most ``readLimit`` bytes plus one), giving up when SIGINT or
+    /// SIGTERM arrives: a pipe whose writer never finishes must not make Ctrl-C ineffective.
+    static func readStandardInput() throws(SystemError) -> [UInt8] {
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while bytes.count <= readLimit {
-            let got = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else {
-                return .failure(ReadFailure(message: "cannot read '\(source)': \(String(cString: strerror(errno)))."))
-            }
+            var ready = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+            let count = poll(&ready, 1, 100)
+            if TerminationSignal.received { return [] }
+            if count < 0 && errno != EINTR { throw SystemError.current("read", path: "stdin") }
+            guard count > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: min(64 * 1024, readLimit + 1 - bytes.count))
+            let wanted = chunk.count
+            let got = try SystemCall.retrying("read", path: "stdin") { read(0, &chunk, wanted) }
             if got == 0 { break }
             bytes += chunk[0..<got]
         }
-        return .success(bytes)
+        return bytes
     }
 
     struct ReadFailure: Error {
         var message: String
-    }
-
-    /// Writes every byte to a descriptor, retrying short writes; false on error (EPIPE included).
-    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return false }
-                offset += n
-            }
-            return true
-        }
-    }
-
-    /// Writes the outcome as JSON next to `path` and renames it into place, so a reader never sees half.
-    static func writeReport(_ outcome: Outcome, to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).part")
-        try Data((try JSON.string(outcome, pretty: true) + "\n").utf8).write(to: temporary)
-        guard rename(temporary.path, url.path) == 0 else {
-            unlink(temporary.path)
-            throw UsageError(String(cString: strerror(errno)))
-        }
     }
 
     /// Reads the options every command that runs the extension shares.

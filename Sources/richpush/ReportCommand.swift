@@ -46,7 +46,10 @@ enum ReportCommand {
         result.finalize()
         printLine(try result.json())
         if let html {
-            try Data(HTMLReport.render(result).utf8).write(to: URL(fileURLWithPath: html), options: .atomic)
+            do { try writeOutput(Array(HTMLReport.render(result).utf8), to: html) } catch {
+                printError("richpush report: \(error.message)")
+                return .ioError
+            }
         }
         printError(BenchCommand.summaryText(result))
         return .success

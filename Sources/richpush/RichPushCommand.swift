@@ -24,6 +24,15 @@ enum RichPushCommand {
         """
 
     static func main() async {
+        // Before anything else: a Ctrl-C from now on cancels the run instead of killing it mid-write.
+        occupyStandardDescriptors()
+        guard ensureDescriptorHeadroom() else {
+            printError(
+                "richpush: too many open files: the limit (\(SystemCall.descriptorLimit)) is below the "
+                    + "\(minimumDescriptors) richpush needs. Raise it with 'ulimit -n 1024' and run again.")
+            exit(ExitCode.software.rawValue)
+        }
+        TerminationSignal.install()
         // A closed stdout must surface as a write error (exit 74), not kill the process.
         signal(SIGPIPE, SIG_IGN)
         var words = Array(CommandLine.arguments.dropFirst())
@@ -41,6 +50,11 @@ enum RichPushCommand {
         } catch {
             printError("richpush \(command): \(error)")
             code = .software
+        }
+        // A signal always ends a run as interrupted, even one that came as the work finished.
+        if TerminationSignal.received && code != .interrupted && code != .usage {
+            printError("richpush \(command): interrupted.")
+            exit(ExitCode.interrupted.rawValue)
         }
         exit(code.rawValue)
     }

@@ -25,8 +25,11 @@ public struct BatchItem: Sendable, Equatable {
     public func read(limit: Int) -> Result<[UInt8], BatchInputError> {
         switch source {
         case .file(let path):
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { return .failure(BatchInputError("cannot read '\(path)': \(Self.reason())")) }
+            // A FIFO (or device) named *.json would block the run forever: only regular files are read.
+            let descriptor: Int32
+            do { descriptor = try SystemCall.openRegularFile(path) } catch {
+                return .failure(BatchInputError("cannot read '\(path)': \(error.cause)"))
+            }
             defer { close(descriptor) }
             var info = stat()
             let size = fstat(descriptor, &info) == 0 ? max(0, Int(info.st_size)) : limit + 1

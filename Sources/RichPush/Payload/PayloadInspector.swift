@@ -14,7 +14,9 @@ public enum PayloadInspector {
     public static let brazeAPITypes: Set<String> = ["aif", "gif", "jpg", "m4a", "mp3", "mp4", "png", "wav"]
 
     public static func inspect(_ bytes: [UInt8], pushType: ExtensionPolicy.PushType = .alert) -> Inspection {
-        let size = bytes.count
+        // APNs counts the JSON it is sent; the newline (or other JSON whitespace) a file or `echo`
+        // adds after it is not part of the payload.
+        let size = bytes.count - bytes.reversed().prefix(while: { [0x20, 0x0A, 0x0D, 0x09].contains($0) }).count
         func decided(
             _ verdict: Verdict, _ reason: ReasonCode, _ message: String, hint: String? = nil, root: JSONValue? = nil
         ) -> Inspection {

@@ -37,10 +37,14 @@ public struct AttachmentStore: Sendable {
     /// Temporaries whose content was not kept (a failure, or a copy of a file already stored), truncated
     /// and reused: creating and deleting a file per payload is what a busy run would otherwise spend on.
     private let scratch = ScratchPool()
+    /// The attachments this store linked into place, when asked to keep the list (see ``removeNewFiles()``).
+    private let newFiles: PathList?
 
-    /// Uses `folder` (created if missing, with parents).
-    public init(folder: String, durable: Bool = false) throws(StoreError) {
+    /// Uses `folder` (created if missing, with parents). With `recordsNewFiles`, the store keeps the
+    /// list of files it adds, for ``removeNewFiles()`` (one command's run, not a large batch).
+    public init(folder: String, durable: Bool = false, recordsNewFiles: Bool = false) throws(StoreError) {
         self.durable = durable
+        self.newFiles = recordsNewFiles ? PathList() : nil
         let absolute =
             folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
         do {
@@ -76,36 +80,43 @@ public struct AttachmentStore: Sendable {
     /// Temporaries live in the folder of the file they become, so the final rename stays inside one
     /// directory (a rename across directories takes a file-system-wide lock).
     func makeTemporary(inFolder directory: String) throws(StoreError) -> TemporaryFile {
-        for attempt in 0..<8 {
-            let path = directory + "/.richpush-" + UUID().uuidString.lowercased() + ".part"
-            let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            if descriptor >= 0 { return TemporaryFile(path: path, descriptor: descriptor) }
-            if errno == ENOENT && attempt == 0 {
-                try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                continue
-            }
-            if errno != EEXIST { break }
+        do {
+            return try TemporaryFile.createExclusively(in: directory, prefix: ".richpush-")
+        } catch  where error.code == ENOENT {
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(error.message)
         }
-        throw StoreError("cannot create a file in '\(directory)': \(String(cString: strerror(errno)))")
+        do { return try TemporaryFile.createExclusively(in: directory, prefix: ".richpush-") } catch {
+            throw StoreError(error.message)
+        }
     }
 
     /// A new temporary name for an existing file in the same folder (a hard link), open for reading and writing.
     public func makeTemporary(linking path: String) throws(StoreError) -> TemporaryFile {
+        var failure = SystemError(code: EEXIST, operation: "link '\(path)' into", path: folder)
         for _ in 0..<8 {
             let name = folder + "/.richpush-" + UUID().uuidString.lowercased() + ".part"
-            if link(path, name) == 0 {
-                let descriptor = open(name, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
-                guard descriptor >= 0 else {
-                    unlink(name)
-                    break
+            do {
+                try SystemCall.retrying("link '\(path)' into", path: folder) { link(path, name) }
+            } catch {
+                failure = error
+                if error.code == EEXIST { continue }
+                break
+            }
+            do {
+                let descriptor = try SystemCall.retrying("open", path: name) {
+                    open(name, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
                 }
                 let temporary = TemporaryFile(path: name, descriptor: descriptor)
                 temporary.isLinked = true
                 return temporary
+            } catch {
+                unlink(name)
+                throw StoreError(error.message)
             }
-            if errno != EEXIST { break }
         }
-        throw StoreError("cannot link '\(path)' in '\(folder)': \(String(cString: strerror(errno)))")
+        throw StoreError(failure.message)
     }
 
     /// Removes temporary files an interrupted or crashed run left in the folder or below it (`.richpush-*`).
@@ -116,35 +127,61 @@ public struct AttachmentStore: Sendable {
         }
     }
 
+    /// Removes the files this store created (not the ones it found already stored), when the store
+    /// was made with `recordsNewFiles`: a run that cannot deliver its output takes its attachments back.
+    public func removeNewFiles() {
+        for path in newFiles?.takeAll() ?? [] { unlink(path) }
+    }
+
     /// Flushes `temporary`, hashes it, and links it as `<sha256 prefix>.<fileExtension>`.
     ///
     /// `fileExtension` must be a normalised attachment extension (checked: letters and digits only).
-    /// When a file of that name already exists with the same size (the same content stored by an
-    /// earlier run) it is reused. The temporary is always removed.
+    /// When a file of that name already exists (stored by an earlier run) it is reused only if it is
+    /// a regular file with exactly the same content; anything else is refused, since the outcome
+    /// would otherwise report a hash the file does not have. The temporary is always removed.
     public func commit(_ temporary: TemporaryFile, fileExtension: String) throws(StoreError) -> StoredFile {
         let path = temporary.path
         defer { temporary.discard() }
         guard !fileExtension.isEmpty, fileExtension.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
             throw StoreError("refusing to store under the extension '\(fileExtension)'")
         }
-        guard !durable || fsync(temporary.descriptor) == 0 else {
-            throw StoreError("cannot flush '\(path)': \(String(cString: strerror(errno)))")
-        }
-        let (hash, bytes) = try Self.hash(descriptor: temporary.descriptor)
-        let final = folder + "/" + String(hash.prefix(32)) + "." + fileExtension
-        if link(path, final) == 0 {
-            temporary.isLinked = true
-            if durable { Self.syncFolder(folder) }
-        } else {
-            guard errno == EEXIST else {
-                throw StoreError("cannot store '\(final)': \(String(cString: strerror(errno)))")
+        do throws(SystemError) {
+            if durable { try SystemCall.retrying("flush", path: path) { fsync(temporary.descriptor) } }
+            let (hash, bytes) = try Self.hash(descriptor: temporary.descriptor, path: path)
+            let final = folder + "/" + String(hash.prefix(32)) + "." + fileExtension
+            if link(path, final) == 0 {
+                temporary.isLinked = true
+                newFiles?.append(final)
+                if durable { TemporaryFile.syncFolder(of: final) }
+            } else {
+                guard errno == EEXIST else { throw SystemError.current("store", path: final) }
+                try Self.checkSameContent(final, hash: hash, bytes: bytes)
             }
-            var info = stat()
-            guard lstat(final, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int64(info.st_size) == bytes else {
-                throw StoreError("'\(final)' exists and is not the same file; remove it and run again")
-            }
+            return StoredFile(path: final, bytes: bytes, sha256: hash)
+        } catch {
+            throw StoreError(error.message)
         }
-        return StoredFile(path: final, bytes: bytes, sha256: hash)
+    }
+
+    /// Refuses an existing file at an attachment's final name unless it holds exactly the content
+    /// with SHA-256 `hash`: a planted or damaged file must not be reported as the download.
+    private static func checkSameContent(_ path: String, hash expected: String, bytes: Int64) throws(SystemError) {
+        func refuse(_ why: String) -> SystemError {
+            SystemError(
+                code: EEXIST, operation: "store", path: path,
+                reason: "a file is already there and \(why); remove it and run again")
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw refuse("it is not a regular file")
+        }
+        guard Int64(info.st_size) == bytes else { throw refuse("its size differs from the download's") }
+        let descriptor = try SystemCall.retrying("open", path: path) { open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        defer { close(descriptor) }
+        let (existing, existingBytes) = try hash(descriptor: descriptor, path: path)
+        guard existing == expected, existingBytes == bytes else {
+            throw refuse("its content differs from the download's (SHA-256 \(existing.prefix(16))…)")
+        }
     }
 
     /// Writes `data` to `name` in the folder atomically (temporary, flush, rename over the old one).
@@ -157,82 +194,35 @@ public struct AttachmentStore: Sendable {
         }
         let destination = folder + "/" + parts.joined(separator: "/")
         let temporary = try makeTemporary(inFolder: (destination as NSString).deletingLastPathComponent)
-        let path = temporary.path
         defer { temporary.discard() }
-        let written = data.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(temporary.descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return false }
-                offset += n
-            }
-            return true
+        do throws(SystemError) {
+            try SystemCall.writeAll(temporary.descriptor, data, path: destination)
+            try temporary.commit(as: destination, durable: durable)
+        } catch {
+            throw StoreError(error.message)
         }
-        guard written, !durable || fsync(temporary.descriptor) == 0, rename(path, destination) == 0 else {
-            throw StoreError("cannot write '\(destination)': \(String(cString: strerror(errno)))")
-        }
-        if durable { Self.syncFolder((destination as NSString).deletingLastPathComponent) }
         return destination
     }
 
-    /// fsyncs a folder, so a new name in it survives power loss too.
-    private static func syncFolder(_ path: String) {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        _ = fsync(descriptor)
-        close(descriptor)
-    }
-
-    private static func hash(descriptor: Int32) throws(StoreError) -> (String, Int64) {
+    private static func hash(descriptor: Int32, path: String) throws(SystemError) -> (String, Int64) {
         var digest = SHA256Digest()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        var offset: off_t = 0
+        var offset: Int64 = 0
         while true {
-            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) }
-            if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else {
-                throw StoreError("cannot read back a stored file: \(String(cString: strerror(errno)))")
-            }
+            let got = try buffer.withUnsafeMutableBytes { chunk in
+                Result { () throws(SystemError) in
+                    try SystemCall.preadAll(descriptor, into: chunk, offset: offset, path: path)
+                }
+            }.get()
             if got == 0 { break }
             buffer.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[0..<got])) }
-            offset += off_t(got)
+            offset += Int64(got)
         }
-        guard let hex = digest.hex() else { throw StoreError("libcrypto could not compute SHA-256") }
-        return (hex, Int64(offset))
+        guard let hex = digest.hex() else {
+            throw SystemError(code: EIO, operation: "hash", path: path, reason: "libcrypto could not compute SHA-256")
+        }
+        return (hex, offset)
     }
-}
-
-/// A temporary file in the output folder; removed (or, when it came from a store's pool, emptied
-/// for reuse) by ``discard()``, which every path must reach.
-///
-/// Used by one task at a time, which is what makes the `@unchecked Sendable` sound.
-public final class TemporaryFile: @unchecked Sendable {
-    public let path: String
-    public let descriptor: Int32
-    /// Another name shares this file's content (it was linked into place, or made as a link): it must
-    /// never be emptied, only its temporary name removed.
-    public var isLinked = false
-    /// The pool it returns to when its content is not kept.
-    var pool: ScratchPool?
-    private var discarded = false
-
-    init(path: String, descriptor: Int32) {
-        self.path = path
-        self.descriptor = descriptor
-    }
-
-    /// Ends this use of the file: back to its pool, emptied, if it can be; otherwise closed and its
-    /// temporary name removed (after a commit only the name goes). Idempotent.
-    public func discard() {
-        guard !discarded else { return }
-        discarded = true
-        if !isLinked, let pool, pool.give(path: path, descriptor: descriptor) { return }
-        close(descriptor)
-        unlink(path)
-    }
-
-    deinit { discard() }
 }
 
 /// Reusable temporary files of one store (see ``AttachmentStore``).
@@ -266,8 +256,24 @@ final class ScratchPool: Sendable {
         for file in all {
             close(file.descriptor)
             unlink(file.path)
+            TemporaryFile.forget(file.path)
         }
     }
 
     deinit { removeAll() }
+}
+
+/// Paths collected from many tasks.
+final class PathList: Sendable {
+    private let paths = Mutex<[String]>([])
+
+    func append(_ path: String) { paths.withLock { $0.append(path) } }
+
+    /// The paths so far; the list is left empty.
+    func takeAll() -> [String] {
+        paths.withLock { paths in
+            defer { paths.removeAll() }
+            return paths
+        }
+    }
 }

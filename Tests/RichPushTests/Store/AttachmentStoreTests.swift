@@ -102,4 +102,39 @@ extension AttachmentStoreTests {
         store.removeScratch()
         #expect(Fixtures.files(in: store.folder).isEmpty)
     }
+
+    @Test func refusesAPlantedFileOfTheSameSizeWithOtherContent() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let final = store.folder + "/2cf24dba5fb0a30e26e83b2ac5b9e29e.jpg"
+        _ = FileManager.default.createFile(atPath: final, contents: Data("HELLO".utf8))
+        let temporary = try store.makeTemporary()
+        fill(temporary, with: Array("hello".utf8))
+        #expect(throws: StoreError.self) { try store.commit(temporary, fileExtension: "jpg") }
+        do {
+            _ = try store.commit(temporary, fileExtension: "jpg")
+        } catch {
+            #expect(error.message.contains("content differs"))
+        }
+        temporary.discard()
+        store.removeScratch()
+        #expect(FileManager.default.contents(atPath: final) == Data("HELLO".utf8), "the planted file is left alone")
+    }
+
+    @Test func removesOnlyTheFilesItAddedWhenAsked() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let recording = try AttachmentStore(folder: folder + "/out", recordsNewFiles: true)
+        let existing = try recording.makeTemporary()
+        fill(existing, with: Array("there before".utf8))
+        let kept = try store.commit(existing, fileExtension: "png")
+        let again = try recording.makeTemporary()
+        fill(again, with: Array("there before".utf8))
+        _ = try recording.commit(again, fileExtension: "png")
+        let new = try recording.makeTemporary()
+        fill(new, with: Array("new".utf8))
+        let added = try recording.commit(new, fileExtension: "png")
+        recording.removeNewFiles()
+        recording.removeScratch()
+        #expect(FileManager.default.fileExists(atPath: kept.path))
+        #expect(!FileManager.default.fileExists(atPath: added.path))
+    }
 }

@@ -1,0 +1,228 @@
+import AssetServer
+import Foundation
+import RichPush
+import TestSupport
+import Testing
+
+/// Hostile files, streams and payloads through the built binary: each case checks the exit
+/// status, the reason code, and that nothing changed outside `--out` except what was asked for.
+///
+/// Serialized: each case starts a server and a process, and 17 at once would starve the
+/// machine's cores for the timing-bound tests that run beside them.
+@Suite(.serialized) struct HostileInputTests {
+    /// One hostile situation: files and a setup script, the command, and what must come of it.
+    struct Scenario {
+        var files: [String: [UInt8]] = [:]
+        var setup = ""
+        var command: String
+        var status: Int32
+        /// The reason code: from the payload on stdout, else `[reason]` on stderr; nil: not checked.
+        var reason: String?
+        /// Names outside `out/` the command is asked to write.
+        var allowedOutside: Set<String> = []
+        var check: (@Sendable (ShellRun, String) -> Void)? = nil
+    }
+
+    enum Case: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case symlinkedReportTemporary, reportIsAFolder, plantedAttachment, fifoInput, fifoInBatch, crlfInURL
+        case stderrClosed, stderrFull, brokenPipe, payloadAtLimitPlusNewline, payloadOverLimit, pathTraversalType
+        case deepNesting, invalidUTF8, stalePartBeforeFetch, stdoutFullAfterStore, tinyDescriptorLimit
+        var testDescription: String { rawValue }
+    }
+
+    static let noAttachment = Array(#"{"aps":{"alert":"Hi","mutable-content":1}}"#.utf8)
+    static let hero = Array(
+        #"{"aps":{"alert":"Hi","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg","type":"jpg"}}}"#
+            .utf8)
+    static let process = #""$RP" process --out out --cacert "$CA" --connect-to "$MAP" --budget 10"#
+
+    /// A payload of exactly `size` bytes of JSON that asks for no attachment.
+    static func payload(ofSize size: Int) -> [UInt8] {
+        let head = #"{"aps":{"alert":"Hi","mutable-content":1},"pad":""#
+        let tail = #""}"#
+        return Array((head + String(repeating: "x", count: size - head.utf8.count - tail.utf8.count) + tail).utf8)
+    }
+
+    static func scenario(_ hostile: Case) -> Scenario {
+        switch hostile {
+        case .symlinkedReportTemporary:
+            // The temporary name the report used to get, planted as a link to a file the user owns.
+            return Scenario(
+                files: ["p.json": noAttachment], setup: "echo keep > victim && ln -s victim .report.json.part",
+                command: process + " --report report.json p.json", status: 0, reason: "no-attachment-requested",
+                allowedOutside: ["report.json"],
+                check: { _, parent in
+                    #expect(FileManager.default.contents(atPath: parent + "/victim") == Data("keep\n".utf8))
+                    var info = stat()
+                    #expect(lstat(parent + "/report.json", &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG)
+                })
+        case .reportIsAFolder:
+            return Scenario(
+                files: ["p.json": noAttachment], setup: "mkdir reports",
+                command: process + " --report \"$PWD/reports\" p.json", status: 74, reason: "no-attachment-requested",
+                check: { run, _ in #expect(run.stderr.contains("it is a folder")) })
+        case .plantedAttachment:
+            // A file of the right size and the wrong content at the attachment's final name.
+            return Scenario(
+                files: ["p.json": hero],
+                setup: "",
+                command: #"""
+                    name=$(sha256sum "$ASSETS/hero.jpg" | cut -c1-32)
+                    mkdir -p out && head -c "$(stat -c %s "$ASSETS/hero.jpg")" /dev/zero > "out/$name.jpg"
+                    \#(process) p.json
+                    """#,
+                status: 1, reason: "storage-failed",
+                check: { run, _ in #expect(run.stderr.contains("content differs"), "\(run.stderr)") })
+        case .fifoInput:
+            return Scenario(
+                setup: "mkfifo p.json", command: process + " p.json", status: 65, reason: "unreadable-input",
+                check: { run, _ in #expect(run.stderr.contains("not a regular file")) })
+        case .fifoInBatch:
+            return Scenario(
+                files: ["in/b.json": noAttachment], setup: "mkfifo in/a.json",
+                command: #""$RP" batch in --out out --no-progress"#, status: 1, reason: nil,
+                check: { _, parent in
+                    let results = (try? String(contentsOfFile: parent + "/out/results.ndjson", encoding: .utf8)) ?? ""
+                    let line = results.split(separator: "\n").first { $0.contains(#""input":"a.json""#) } ?? ""
+                    #expect(line.contains(#""reason":"unreadable-input""#), "\(results)")
+                    #expect(line.contains("not a regular file"))
+                })
+        case .crlfInURL:
+            return Scenario(
+                files: [
+                    "p.json": Array(
+                        #"{"aps":{"alert":"Hi","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/a\nrichpush: attached: forged\r\u001b[2J.jpg","type":"jpg"}}}"#
+                            .utf8)
+                ],
+                command: process + " p.json", status: 1, reason: "invalid-url",
+                check: { run, _ in
+                    #expect(run.stderr.split(separator: "\n", omittingEmptySubsequences: false).count == 2, "one line")
+                    #expect(!run.stderr.contains("\r") && !run.stderr.contains("\u{1B}"))
+                    #expect(!run.stderr.contains("\nrichpush: attached"))
+                })
+        case .stderrClosed:
+            return Scenario(
+                files: ["p.json": noAttachment], command: process + " p.json 2>&-", status: 0,
+                reason: "no-attachment-requested")
+        case .stderrFull:
+            return Scenario(
+                files: ["p.json": noAttachment], command: process + " p.json 2>/dev/full", status: 0,
+                reason: "no-attachment-requested")
+        case .brokenPipe:
+            // The reader is gone before anything is written: stdout fails (74), stderr fails silently.
+            return Scenario(
+                files: ["p.json": noAttachment],
+                command: "(sleep 0.5; cat p.json) | " + process + " - 2>&1 | head -c0; exit ${PIPESTATUS[1]}",
+                status: 74, reason: nil)
+        case .payloadAtLimitPlusNewline:
+            return Scenario(
+                files: ["p.json": payload(ofSize: 4096) + [0x0A]], command: process + " p.json", status: 0,
+                reason: "no-attachment-requested")
+        case .payloadOverLimit:
+            return Scenario(
+                files: ["p.json": payload(ofSize: 4097) + [0x0A]], command: process + " p.json", status: 65,
+                reason: "payload-too-large")
+        case .pathTraversalType:
+            return Scenario(
+                files: [
+                    "p.json": Array(
+                        #"{"aps":{"alert":"Hi","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg","type":"../../../escape"}}}"#
+                            .utf8)
+                ],
+                command: process + " p.json", status: 1, reason: "unsupported-type")
+        case .deepNesting:
+            let depth = 1500
+            return Scenario(
+                files: [
+                    "p.json": Array(
+                        (#"{"aps":{"alert":"x","mutable-content":1},"d":"#
+                            + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}").utf8)
+                ],
+                command: process + " p.json", status: 65, reason: "invalid-json")
+        case .invalidUTF8:
+            return Scenario(
+                files: [
+                    "p.json": Array(#"{"aps":{"alert":""#.utf8) + [0xFF, 0xFE] + Array(#"","mutable-content":1}}"#.utf8)
+                ],
+                command: process + " p.json", status: 65, reason: "invalid-json")
+        case .stalePartBeforeFetch:
+            // A stale FILE.part (the fixed name fetch -o used) must neither block nor redirect the download.
+            return Scenario(
+                setup: "echo stale > hero.jpg.part && echo keep > victim && ln -s victim .hero.jpg.part",
+                command:
+                    #""$RP" fetch https://cdn.example.com/hero.jpg --cacert "$CA" --connect-to "$MAP" -o hero.jpg"#,
+                status: 0, reason: nil, allowedOutside: ["hero.jpg"],
+                check: { _, parent in
+                    let expected = FileManager.default.contents(atPath: Fixtures.assets + "/hero.jpg")
+                    #expect(FileManager.default.contents(atPath: parent + "/hero.jpg") == expected)
+                })
+        case .stdoutFullAfterStore:
+            // The payload cannot be delivered (exit 74): the attachment it names is taken back.
+            return Scenario(
+                files: ["p.json": hero], command: process + " p.json > /dev/full", status: 74, reason: nil,
+                check: { run, parent in
+                    #expect(Fixtures.files(in: parent + "/out").isEmpty, "\(Fixtures.files(in: parent + "/out"))")
+                    #expect(run.stderr.contains("No space left on device"))
+                })
+        case .tinyDescriptorLimit:
+            return Scenario(
+                files: ["p.json": noAttachment], command: "ulimit -n 10; " + process + " p.json", status: 70,
+                reason: nil,
+                check: { run, _ in
+                    #expect(run.stderr.contains("too many open files"), "\(run.stderr)")
+                    #expect(!run.stderr.contains("libcurl"))
+                })
+        }
+    }
+
+    /// The reason a run reported: in the payload on stdout, else the first `[reason]` on stderr.
+    static func reason(of run: ShellRun) -> String? {
+        if let json = try? JSONValue.parse(Array(run.stdout.utf8)),
+            case .string(let reason) = json["richpush"]?["reason"]
+        {
+            return reason
+        }
+        guard let open = run.stderr.firstIndex(of: "["), let close = run.stderr[open...].firstIndex(of: "]") else {
+            return nil
+        }
+        return String(run.stderr[run.stderr.index(after: open)..<close])
+    }
+
+    @Test(arguments: Case.allCases)
+    func hostileInput(_ hostile: Case) async throws {
+        let scenario = Self.scenario(hostile)
+        let server = try Fixtures.startServer()
+        let parent = try Fixtures.temporaryFolder("richpush-hostile")
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: parent)
+        }
+        for (name, bytes) in scenario.files {
+            let path = parent + "/" + name
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+        }
+        let environment = [
+            "ASSETS": Fixtures.assets, "CA": Fixtures.caFile,
+            "MAP": "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)",
+        ]
+        if !scenario.setup.isEmpty {
+            let setup = try await Shell.run(scenario.setup, in: parent, environment: environment)
+            try #require(setup.status == 0, "setup: \(setup.stderr)")
+        }
+        let before = FolderSnapshot.take(parent)
+        let run = try await Shell.run(scenario.command, in: parent, environment: environment, limit: 30)
+        #expect(run.status == scenario.status, "\(hostile): \(run.stderr)")
+        if let reason = scenario.reason { #expect(Self.reason(of: run) == reason, "\(run.stderr)") }
+        let after = FolderSnapshot.take(parent)
+        let outside = { (snapshot: [String: String]) in
+            snapshot.filter {
+                $0.key != "out" && !$0.key.hasPrefix("out/") && !scenario.allowedOutside.contains($0.key)
+            }
+        }
+        #expect(outside(after) == outside(before), "nothing changes outside --out")
+        #expect(!after.keys.contains { $0.hasPrefix("out/") && $0.hasSuffix(".part") }, "no temporary left")
+        scenario.check?(run, parent)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import TestSupport
+
+/// What a bash script around the built binary produced: the exit status (128 + N when a signal ended it).
+struct ShellRun: Sendable {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs bash scripts that call the built `richpush` (as `"$RP"`), under a hard time limit.
+///
+/// Shell redirections are the point: `2>&-`, `2>/dev/full`, pipes into `head`, `ulimit`.
+enum Shell {
+    /// Runs `script` in `directory` with `environment` added (RP is the binary); kills it after `limit` seconds.
+    static func run(
+        _ script: String, in directory: String, environment: [String: String] = [:], limit: Int = 60
+    ) async throws -> ShellRun {
+        let scratch = try Fixtures.temporaryFolder("richpush-shell")
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments = ["-s", "KILL", String(limit), "/bin/bash", "-c", script]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        var merged = ProcessInfo.processInfo.environment
+        // RICHPUSH_TEST_BINARY runs the same scripts against another build (an older one, to compare).
+        merged["RP"] = merged["RICHPUSH_TEST_BINARY"] ?? RichPushBinary.path
+        merged.merge(environment) { $1 }
+        process.environment = merged
+        let outPath = scratch + "/stdout", errPath = scratch + "/stderr"
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        try process.run()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume()
+            }
+        }
+        let status =
+            process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return ShellRun(
+            status: status,
+            stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+    }
+}
+
+/// Every entry below a folder (not following links): kind and content, to tell what a run changed.
+enum FolderSnapshot {
+    static func take(_ folder: String) -> [String: String] {
+        var entries: [String: String] = [:]
+        let walker = FileManager.default.enumerator(atPath: folder)
+        while let name = walker?.nextObject() as? String {
+            let path = folder + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFREG:
+                let data = FileManager.default.contents(atPath: path) ?? Data()
+                entries[name] = "file " + data.base64EncodedString()
+            case S_IFLNK:
+                entries[name] = "link " + ((try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?")
+            case S_IFDIR: entries[name] = "folder"
+            default: entries[name] = "other"
+            }
+        }
+        return entries
+    }
+}

@@ -1,0 +1,120 @@
+import AssetServer
+import Foundation
+import TestSupport
+import Testing
+
+/// SIGINT and SIGTERM at any moment of a run: exit 130, never a file left behind.
+@Suite struct SignalTests {
+    /// How a run ended.
+    struct Ending {
+        var status: Int32
+        /// Ended by the signal's default action rather than by the command itself.
+        var killed: Bool
+    }
+
+    /// Starts the binary, sends `signals` after `delays` milliseconds each, and waits (20 s at most).
+    static func run(
+        _ arguments: [String], in directory: String, signals: [(delay: Int, number: Int32)], stdin: Any? = nil
+    ) async throws -> Ending {
+        let process = Process()
+        process.executableURL = URL(
+            fileURLWithPath: ProcessInfo.processInfo.environment["RICHPUSH_TEST_BINARY"] ?? RichPushBinary.path)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.standardInput = stdin ?? FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Sleeping and polling happen on a Dispatch thread: blocking Swift's cooperative pool would
+        // stall every other test in the process.
+        let ended = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            DispatchQueue.global().async {
+                for signal in signals {
+                    if signal.delay > 0 { usleep(useconds_t(signal.delay * 1000)) }
+                    kill(process.processIdentifier, signal.number)
+                }
+                let deadline = Date().addingTimeInterval(20)
+                while process.isRunning && Date() < deadline { usleep(10_000) }
+                continuation.resume(returning: !process.isRunning)
+            }
+        }
+        if !ended {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return Ending(status: -1, killed: true)
+        }
+        let killed = process.terminationReason == .uncaughtSignal
+        return Ending(status: killed ? 128 + process.terminationStatus : process.terminationStatus, killed: killed)
+    }
+
+    static func slowPayload(_ folder: String) throws -> String {
+        let path = folder + "/p.json"
+        try Data(
+            #"{"aps":{"alert":"Hi","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg?delay=20000","type":"jpg"}}}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func sigintAtEarlyMomentsExits130AndLeavesNothing() async throws {
+        let server = try Fixtures.startServer()
+        let folder = try Fixtures.temporaryFolder("richpush-signal")
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        let payload = try Self.slowPayload(folder)
+        var handled = 0
+        for delay in [0, 5, 10, 20, 40, 80] {
+            for attempt in 0..<3 {
+                let out = folder + "/out-\(delay)-\(attempt)"
+                let ending = try await Self.run(
+                    [
+                        "process", "--out", out, "--budget", "30", "--cacert", Fixtures.caFile, "--connect-to",
+                        "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)", payload,
+                    ], in: folder, signals: [(delay, SIGINT)])
+                #expect(ending.status == 130, "SIGINT after \(delay) ms")
+                if ending.killed {
+                    // Only a signal that came before main could run: no work had started.
+                    #expect(!FileManager.default.fileExists(atPath: out), "killed after work began (\(delay) ms)")
+                } else {
+                    handled += 1
+                }
+                #expect(Fixtures.files(in: out).isEmpty, "nothing left in --out after \(delay) ms")
+            }
+        }
+        #expect(handled >= 9, "at 20 ms and later the command itself handles the signal")
+    }
+
+    @Test func sigtermAndASecondSigintAlsoExit130() async throws {
+        let server = try Fixtures.startServer()
+        let folder = try Fixtures.temporaryFolder("richpush-signal")
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        let payload = try Self.slowPayload(folder)
+        let options = [
+            "--budget", "30", "--cacert", Fixtures.caFile, "--connect-to",
+            "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)", payload,
+        ]
+        let term = try await Self.run(
+            ["process", "--out", folder + "/a"] + options, in: folder, signals: [(150, SIGTERM)])
+        #expect(term.status == 130 && !term.killed)
+        let twice = try await Self.run(
+            ["process", "--out", folder + "/b"] + options, in: folder, signals: [(150, SIGINT), (1, SIGINT)])
+        #expect(twice.status == 130 && !twice.killed)
+        #expect(Fixtures.files(in: folder + "/a").isEmpty && Fixtures.files(in: folder + "/b").isEmpty)
+    }
+
+    @Test func sigintEndsAProcessWaitingOnStdin() async throws {
+        let folder = try Fixtures.temporaryFolder("richpush-signal")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A writer that never finishes: the read must not make Ctrl-C ineffective.
+        let pipe = Pipe()
+        let ending = try await Self.run(
+            ["process", "--out", folder + "/out", "-"], in: folder, signals: [(300, SIGINT)], stdin: pipe)
+        try? pipe.fileHandleForWriting.close()
+        #expect(ending.status == 130 && !ending.killed)
+    }
+}

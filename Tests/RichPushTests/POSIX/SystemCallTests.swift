@@ -1,0 +1,81 @@
+import Foundation
+import RichPush
+import TestSupport
+import Testing
+
+@Suite struct SystemCallTests {
+    @Test func failuresCarryTheErrnoTheOperationAndThePath() {
+        #expect(throws: SystemError.self) {
+            try SystemCall.retrying("open", path: "/nonexistent/x") { open("/nonexistent/x", O_RDONLY) }
+        }
+        do {
+            _ = try SystemCall.retrying("open", path: "/nonexistent/x") { open("/nonexistent/x", O_RDONLY) }
+        } catch {
+            #expect(error.code == ENOENT)
+            #expect(error.operation == "open")
+            #expect(error.path == "/nonexistent/x")
+            #expect(error.message.hasPrefix("cannot open '/nonexistent/x': No such file or directory."))
+            #expect(error.message.contains("Check the path"), "the message says what to do")
+        }
+    }
+
+    @Test func retriesEINTR() throws {
+        var calls = 0
+        let result = try SystemCall.retrying("test") { () -> Int32 in
+            calls += 1
+            if calls < 3 {
+                errno = EINTR
+                return -1
+            }
+            return 7
+        }
+        #expect(result == 7)
+        #expect(calls == 3)
+    }
+
+    @Test func writesEverythingAndReadsItBackWithinABound() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/f"
+        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        let bytes = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        try SystemCall.writeAll(descriptor, bytes, path: path)
+        #expect(try SystemCall.preadAll(descriptor, count: bytes.count + 10, offset: 0) == bytes, "short at the end")
+        #expect(try SystemCall.preadAll(descriptor, count: 5, offset: 1000) == Array(bytes[1000..<1005]))
+        lseek(descriptor, 0, SEEK_SET)
+        #expect(try SystemCall.readAll(descriptor, upTo: 70_001) == Array(bytes[0..<70_001]), "stops at the bound")
+        #expect(try SystemCall.readAll(descriptor, upTo: 1 << 20).count == bytes.count - 70_001, "then to the end")
+    }
+
+    @Test func aFullDeviceIsAnErrorNotALoop() {
+        let descriptor = open("/dev/full", O_WRONLY | O_CLOEXEC)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        #expect(throws: SystemError(code: ENOSPC, operation: "write", path: "/dev/full")) {
+            try SystemCall.writeAll(descriptor, [1, 2, 3], path: "/dev/full")
+        }
+    }
+
+    @Test func refusesToOpenAFIFOWithoutBlocking() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(mkfifo(folder + "/p.json", 0o600) == 0)
+        #expect(throws: SystemError.self) { try SystemCall.openRegularFile(folder + "/p.json") }
+        #expect(throws: SystemError.self) { try SystemCall.openRegularFile(folder) }
+        #expect(throws: SystemError.self) { try SystemCall.openRegularFile("/dev/zero") }
+        _ = FileManager.default.createFile(atPath: folder + "/ok.json", contents: Data("{}".utf8))
+        let descriptor = try SystemCall.openRegularFile(folder + "/ok.json")
+        defer { close(descriptor) }
+        #expect(fcntl(descriptor, F_GETFL) & O_NONBLOCK == 0)
+        #expect(try SystemCall.readAll(descriptor, upTo: 100) == Array("{}".utf8))
+    }
+
+    @Test func escapesControlCharacters() {
+        #expect(
+            "a\nb\rc\u{1B}[2Jd\u{7F}\u{9B}\te".escapingControlCharacters == "a\\nb\\rc\\u{1B}[2Jd\\u{7F}\\u{9B}\\te")
+        #expect("plain text, é".escapingControlCharacters == "plain text, é")
+        #expect(!"x\u{2028}y".escapingControlCharacters.contains("\u{2028}"))
+    }
+}
