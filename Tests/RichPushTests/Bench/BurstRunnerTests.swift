@@ -41,7 +41,7 @@ import Testing
         let report = try await run(
             url: "https://cdn.example.com/hero.jpg?stall=100&every=4", devices: 40, budget: .seconds(2))
         #expect(report.devices == 40)
-        #expect(report.verdicts["expired"] == 10, "\(report.verdicts) \(report.reasons)")
+        #expect(report.verdicts["expired"] == 10, "\(report.verdicts) \(report.reasons) \(report.percentilesMilliseconds)")
         #expect(report.verdicts["attached"] == 30)
         #expect(report.displayRate == 0.75)
         #expect(report.histograms["end_to_end"]?.count == 40)
