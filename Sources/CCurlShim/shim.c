@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <string.h>
@@ -41,6 +42,91 @@ CURLMcode rp_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }
 
+enum { rp_after_tag_limit = 64 * 1024 };
+
+void rp_sink_init(rp_sink *sink, int fd, int64_t cap, size_t head_limit, int64_t scan_limit, int hash) {
+    memset(sink, 0, sizeof *sink);
+    sink->fd = fd;
+    sink->cap = cap;
+    sink->head_limit = head_limit;
+    sink->scan_limit = scan_limit;
+    sink->tag_end = -1;
+    if (hash) {
+        EVP_MD_CTX *digest = EVP_MD_CTX_new();
+        if (digest != NULL && EVP_DigestInit_ex(digest, EVP_sha256(), NULL) != 1) {
+            EVP_MD_CTX_free(digest);
+            digest = NULL;
+        }
+        sink->digest = digest;
+    }
+}
+
+void rp_sink_release(rp_sink *sink) {
+    free(sink->head);
+    free(sink->after_tag);
+    EVP_MD_CTX_free((EVP_MD_CTX *)sink->digest);
+    sink->head = NULL;
+    sink->after_tag = NULL;
+    sink->digest = NULL;
+}
+
+int rp_sink_digest(rp_sink *sink, unsigned char *out) {
+    if (sink->digest == NULL) return 0;
+    unsigned int length = 0;
+    int ok = EVP_DigestFinal_ex((EVP_MD_CTX *)sink->digest, out, &length) == 1 && length == 32;
+    EVP_MD_CTX_free((EVP_MD_CTX *)sink->digest);
+    sink->digest = NULL;
+    return ok;
+}
+
+// The allocation that holds `length` kept bytes: a power of two from 4 KiB, at most `limit`. It is a
+// function of the length alone, so the sink needs no capacity field; growing doubles it.
+static size_t rp_capacity(size_t length, size_t limit) {
+    if (length == 0) return 0;
+    size_t capacity = 4096;
+    while (capacity < length) capacity *= 2;
+    return capacity < limit ? capacity : limit;
+}
+
+// Appends bytes [from, from + count) of the body at body offset `offset` to a buffer that keeps body
+// bytes [start, start + limit); grows the buffer as needed. Returns 0 when memory ran out.
+static int rp_keep(unsigned char **buffer, size_t *length, int64_t start, size_t limit, int64_t offset,
+                   const char *data, size_t count) {
+    int64_t end = offset + (int64_t)count;
+    int64_t want_from = start + (int64_t)*length;
+    int64_t want_to = start + (int64_t)limit;
+    if (end <= want_from || offset >= want_to || want_from >= want_to) return 1;
+    int64_t from = offset > want_from ? offset : want_from;
+    int64_t to = end < want_to ? end : want_to;
+    if (from != want_from) return 1;  // a gap: nothing is kept past it
+    size_t needed = (size_t)(to - start);
+    size_t had = rp_capacity(*length, limit);
+    if (*buffer == NULL || needed > had) {
+        unsigned char *grown = realloc(*buffer, rp_capacity(needed, limit));
+        if (grown == NULL) return 0;
+        *buffer = grown;
+    }
+    memcpy(*buffer + *length, data + (from - offset), (size_t)(to - from));
+    *length = needed;
+    return 1;
+}
+
+static void rp_scan(rp_sink *sink, int64_t offset, const char *data, size_t count) {
+    if (offset >= sink->scan_limit || sink->video_handler) return;
+    size_t limit = count;
+    if (offset + (int64_t)limit > sink->scan_limit) limit = (size_t)(sink->scan_limit - offset);
+    // 'hdlr', then version/flags (4) and pre_defined (4), then the handler type: 16 bytes in a row.
+    for (size_t i = 0; i < limit; i++) {
+        memmove(sink->window, sink->window + 1, 15);
+        sink->window[15] = (unsigned char)data[i];
+        if (offset + (int64_t)i >= 15 && memcmp(sink->window, "hdlr", 4) == 0 &&
+            memcmp(sink->window + 12, "vide", 4) == 0) {
+            sink->video_handler = 1;
+            return;
+        }
+    }
+}
+
 static size_t rp_sink_write(char *data, size_t size, size_t count, void *userdata) {
     rp_sink *sink = (rp_sink *)userdata;
     size_t total = size * count;
@@ -59,6 +145,30 @@ static size_t rp_sink_write(char *data, size_t size, size_t count, void *userdat
             }
             done += (size_t)n;
         }
+    }
+    int64_t offset = sink->bytes;
+    if (sink->head_limit > 0 &&
+        !rp_keep(&sink->head, &sink->head_length, 0, sink->head_limit, offset, data, total)) {
+        sink->write_errno = ENOMEM;
+        return 0;
+    }
+    // A leading ID3v2 tag: "ID3", version (2), flags (1), a 28-bit size in 7-bit bytes, then a footer
+    // when flag 0x10 is set. Its end is known once the first 10 bytes are kept.
+    if (sink->tag_end < 0 && sink->head_length >= 10 && memcmp(sink->head, "ID3", 3) == 0) {
+        int64_t size28 = 0;
+        for (int i = 6; i < 10; i++) size28 = (size28 << 7) | (sink->head[i] & 0x7f);
+        sink->tag_end = 10 + size28 + ((sink->head[5] & 0x10) ? 10 : 0);
+    }
+    if (sink->tag_end >= 0 && sink->tag_end < sink->scan_limit &&
+        !rp_keep(&sink->after_tag, &sink->after_tag_length, sink->tag_end, rp_after_tag_limit, offset, data,
+                 total)) {
+        sink->write_errno = ENOMEM;
+        return 0;
+    }
+    rp_scan(sink, offset, data, total);
+    if (sink->digest != NULL && EVP_DigestUpdate((EVP_MD_CTX *)sink->digest, data, total) != 1) {
+        EVP_MD_CTX_free((EVP_MD_CTX *)sink->digest);
+        sink->digest = NULL;
     }
     sink->bytes += (int64_t)total;
     return total;

@@ -47,15 +47,16 @@ public final class CurlLoop: @unchecked Sendable {
             self.queueMicros = queueMicros
             self.timeoutMilliseconds = timeoutMilliseconds
             sink = .allocate(capacity: 1)
-            sink.initialize(
-                to: rp_sink(
-                    fd: pending.descriptor, cap: pending.spec.maxBytes ?? -1, bytes: 0, cap_exceeded: 0,
-                    write_errno: 0, requests_sent: 0))
+            let spec = pending.spec
+            rp_sink_init(
+                sink, pending.descriptor, spec.maxBytes ?? -1, max(0, spec.headBytes), Int64(max(0, spec.scanLimit)),
+                spec.hashBody ? 1 : 0)
             errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
             errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         }
 
         deinit {
+            rp_sink_release(sink)
             sink.deallocate()
             errorBuffer.deallocate()
             if let connectTo { curl_slist_free_all(connectTo) }
@@ -364,7 +365,29 @@ public final class CurlLoop: @unchecked Sendable {
             firstByteMicros: off(CURLINFO_STARTTRANSFER_TIME_T),
             totalMicros: off(CURLINFO_TOTAL_TIME_T),
             queueMicros: 0,
-            timeoutMilliseconds: transfer.timeoutMilliseconds)
+            timeoutMilliseconds: transfer.timeoutMilliseconds,
+            body: classified == nil ? Self.bodySummary(transfer.sink) : BodySummary())
+    }
+
+    /// Copies what the sink kept, once the transfer succeeded.
+    private static func bodySummary(_ sink: UnsafeMutablePointer<rp_sink>) -> BodySummary {
+        var summary = BodySummary()
+        let kept = sink.pointee
+        if let head = kept.head, kept.head_length > 0 {
+            summary.head = Array(UnsafeBufferPointer(start: head, count: kept.head_length))
+        }
+        if kept.tag_end >= 0 {
+            summary.tagEnd = Int(kept.tag_end)
+            if let after = kept.after_tag {
+                summary.afterTag = Array(UnsafeBufferPointer(start: after, count: kept.after_tag_length))
+            }
+        }
+        summary.videoHandler = kept.video_handler != 0
+        var digest = [UInt8](repeating: 0, count: 32)
+        if rp_sink_digest(sink, &digest) != 0 {
+            summary.sha256 = digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        }
+        return summary
     }
 
     /// The one place a `CURLcode` becomes a ``TransferFailure``.

@@ -37,6 +37,12 @@ public struct TransferSpec: Sendable {
     /// read+poll pairs per body. 64 KiB cuts them fourfold against the 16 KiB default while keeping
     /// a thousand transfers in flight within 64 MB.
     public var receiveBufferBytes: Int
+    /// The first body bytes kept in memory for the caller (the sniffer), as they arrive.
+    public var headBytes: Int
+    /// How far into the body to look for an MPEG-4 video handler and the end of an ID3v2 tag.
+    public var scanLimit: Int
+    /// Compute the body's SHA-256 as it arrives.
+    public var hashBody: Bool
 
     /// Creates a spec with conservative defaults: https only, 5 redirects, no cap.
     public init(
@@ -54,9 +60,15 @@ public struct TransferSpec: Sendable {
         freshConnection: Bool = true,
         requireTLS12: Bool = true,
         userAgent: String = "richpush",
-        receiveBufferBytes: Int = 64 * 1024
+        receiveBufferBytes: Int = 64 * 1024,
+        headBytes: Int = 0,
+        scanLimit: Int = 0,
+        hashBody: Bool = false
     ) {
         self.receiveBufferBytes = receiveBufferBytes
+        self.headBytes = headBytes
+        self.scanLimit = scanLimit
+        self.hashBody = hashBody
         self.url = url
         self.allowedProtocols = allowedProtocols
         self.maxRedirects = maxRedirects
@@ -100,6 +112,8 @@ public struct TransferOutcome: Sendable {
     public var queueMicros: Int64
     /// Milliseconds the transfer was allowed when it started (TIMEOUT_MS as set).
     public var timeoutMilliseconds: Int
+    /// What was learned from the body as it arrived (see ``TransferSpec/headBytes``).
+    public var body: BodySummary = BodySummary()
 
     /// An outcome for a transfer that never reached libcurl.
     public static func notStarted(_ failure: TransferFailure, diagnostic: String) -> TransferOutcome {
@@ -108,4 +122,20 @@ public struct TransferOutcome: Sendable {
             contentType: nil, contentEncoding: nil, contentLength: nil, bytes: 0, dnsMicros: 0, connectMicros: 0,
             tlsMicros: 0, firstByteMicros: 0, totalMicros: 0, queueMicros: 0, timeoutMilliseconds: 0)
     }
+}
+
+/// What a transfer learned from its body as the bytes went by, so nobody has to read them back.
+public struct BodySummary: Sendable, Equatable {
+    /// The first ``TransferSpec/headBytes`` bytes (fewer when the body was shorter).
+    public var head: [UInt8] = []
+    /// Up to 64 KiB after a leading ID3v2 tag that ends within the scan limit; `nil` when there is none.
+    public var afterTag: [UInt8]?
+    /// Where that ID3v2 tag ends, when the body starts with one.
+    public var tagEnd: Int?
+    /// An MPEG-4 track handler of type `vide` appeared within the scan limit.
+    public var videoHandler = false
+    /// SHA-256 of the whole body, lower-case hex, when hashing was asked for and worked.
+    public var sha256: String?
+
+    public init() {}
 }

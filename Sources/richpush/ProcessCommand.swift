@@ -114,7 +114,7 @@ enum ProcessCommand {
         shown.warnings = outcome.warnings.map {
             Warning($0.code.escapingControlCharacters, $0.message.escapingControlCharacters)
         }
-        shown.attachment?.file = outcome.attachment?.file.escapingControlCharacters ?? ""
+        shown.attachment?.file = outcome.attachment?.file?.escapingControlCharacters
         return shown.summaryLine
     }
 

@@ -27,6 +27,19 @@ public enum Fixtures {
     }
 
     /// A new empty folder under the system's temporary folder, removed by `cleanup`.
+    /// SHA-256 of a file as coreutils' sha256sum computes it: an answer independent of richpush's own code.
+    public static func sha256(ofFile path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        process.arguments = [path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: output.prefix(64), as: UTF8.self)
+    }
+
     public static func temporaryFolder(_ label: String = "richpush-test") throws -> String {
         let path = NSTemporaryDirectory() + "\(label)-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

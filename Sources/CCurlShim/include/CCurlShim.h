@@ -15,19 +15,40 @@ CURLcode rp_easy_getinfo_string(CURL *easy, CURLINFO info, const char **value);
 CURLcode rp_easy_getinfo_pointer(CURL *easy, CURLINFO info, void **value);
 CURLMcode rp_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 
-/// Where a transfer's body goes: a file descriptor, with a byte cap counted as bytes arrive.
+/// Where a transfer's body goes, and what is learned from it as it arrives.
 ///
-/// The write callback is C so the hot path never crosses into Swift. It writes every byte it is
-/// given (retrying short writes and EINTR) and refuses the chunk that would pass `cap`, which
-/// makes libcurl abort with CURLE_WRITE_ERROR; `cap_exceeded` then says why.
+/// The write callback is C so the hot path never crosses into Swift. It refuses the chunk that would
+/// pass `cap`, which makes libcurl abort with CURLE_WRITE_ERROR (`cap_exceeded` then says why); it
+/// writes every byte to `fd` when one is given (retrying short writes and EINTR); and it keeps what
+/// a verdict needs so nobody reads the download back: the first `head_limit` bytes for the sniffer,
+/// an incremental SHA-256, the 64 KiB after a leading ID3v2 tag (an MP3 behind long tags), and
+/// whether an MPEG-4 track handler says `vide` within the first `scan_limit` bytes.
 typedef struct rp_sink {
-    int fd;              // -1 discards the body (bytes are still counted)
+    int fd;              // -1 discards the body (bytes are still counted, kept and hashed)
     int64_t cap;         // < 0: no cap
     int64_t bytes;       // bytes accepted so far
     int cap_exceeded;    // set when a chunk would pass the cap
     int write_errno;     // set when write(2) failed
     int requests_sent;   // requests about to be sent on an established connection (one per hop)
+    // The streaming verdict; set up with rp_sink_init, released with rp_sink_release.
+    unsigned char *head;       // the first bytes of the body
+    size_t head_length;
+    size_t head_limit;
+    unsigned char *after_tag;  // the bytes after a leading ID3v2 tag (NULL when there is none)
+    size_t after_tag_length;
+    int64_t tag_end;           // where the ID3v2 tag ends (-1: no tag, or not known yet)
+    int video_handler;         // an MPEG-4 'hdlr' box with handler type 'vide' was seen
+    int64_t scan_limit;        // how far to look for it (and for the end of an ID3 tag)
+    unsigned char window[16];  // the last bytes seen, for patterns across chunk boundaries
+    void *digest;              // EVP_MD_CTX, NULL when hashing is off or failed
 } rp_sink;
+
+/// Prepares a sink: `head_limit` bytes kept, hashing on or off.
+void rp_sink_init(rp_sink *sink, int fd, int64_t cap, size_t head_limit, int64_t scan_limit, int hash);
+/// Frees what the sink holds (the buffers and the digest); the struct itself stays the caller's.
+void rp_sink_release(rp_sink *sink);
+/// Writes the SHA-256 of everything accepted into `out` (32 bytes); returns 0 when hashing was off or failed.
+int rp_sink_digest(rp_sink *sink, unsigned char *out);
 
 /// Points the handle's WRITEFUNCTION/WRITEDATA at `sink`, and its PREREQFUNCTION, which counts the
 /// hops whose connection (TCP and TLS) was established, so a timeout can be told apart from a stall.

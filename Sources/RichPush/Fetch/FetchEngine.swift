@@ -98,7 +98,10 @@ public final class FetchEngine: Sendable {
             freshConnection: policy.connections == .fresh,
             requireTLS12: policy.requireTLS12,
             userAgent: policy.userAgent,
-            receiveBufferBytes: policy.receiveBufferBytes)
+            receiveBufferBytes: policy.receiveBufferBytes,
+            headBytes: policy.keepsBodySummary ? TypeSniffer.magicWindow : 0,
+            scanLimit: policy.keepsBodySummary ? TypeSniffer.sniffLimit : 0,
+            hashBody: policy.keepsBodySummary)
         let outcome = await group.transfer(spec, writingTo: descriptor)
         return try Self.result(of: outcome, request: request).get()
     }
@@ -148,7 +151,8 @@ public final class FetchEngine: Sendable {
             timings: FetchTimings(
                 queue: .microseconds(outcome.queueMicros), dns: .microseconds(outcome.dnsMicros),
                 connect: .microseconds(outcome.connectMicros), tls: .microseconds(outcome.tlsMicros),
-                firstByte: .microseconds(outcome.firstByteMicros), total: .microseconds(outcome.totalMicros)))
+                firstByte: .microseconds(outcome.firstByteMicros), total: .microseconds(outcome.totalMicros)),
+            body: outcome.body)
         guard let failure = outcome.failure else { return .success(details) }
         let url = request.url
         let policy = request.policy

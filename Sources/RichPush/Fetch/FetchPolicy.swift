@@ -42,6 +42,9 @@ public struct FetchPolicy: Sendable {
     /// libcurl's receive buffer per transfer: 64 KiB reads fewer times; 16 KiB (libcurl's default)
     /// keeps thousands of transfers in flight small (the bench uses it above 256 in flight).
     public var receiveBufferBytes = 64 * 1024
+    /// Keep the body's first bytes (enough to sniff it) and its SHA-256 as it arrives, in
+    /// ``FetchResult/body``, so the verdict never reads the download back.
+    public var keepsBodySummary = false
     /// The User-Agent header.
     public var userAgent = "richpush/0.1 (NotificationServiceExtension emulator)"
 

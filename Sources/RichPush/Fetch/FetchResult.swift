@@ -1,3 +1,5 @@
+import CurlKit
+
 /// Times from the start of a transfer to each milestone, as curl's `-w` reports them.
 ///
 /// Each is cumulative from the transfer's start (`firstByte` includes `connect`); `queue` is the
@@ -39,4 +41,7 @@ public struct FetchResult: Sendable {
     public var bytes: Int64
     /// Milestone times.
     public var timings: FetchTimings
+    /// What was learned from the body as it arrived (its first bytes and SHA-256), when the policy asked
+    /// for it (``FetchPolicy/keepsBodySummary``): the verdict never reads a download back.
+    public var body = BodySummary()
 }

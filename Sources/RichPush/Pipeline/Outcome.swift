@@ -42,8 +42,8 @@ public struct Outcome: Sendable, Codable {
 
     /// The stored attachment, as the extension would hand it to UNNotificationAttachment.
     public struct Attachment: Sendable, Codable, Equatable {
-        /// Absolute path of the stored file.
-        public var file: String
+        /// Absolute path of the stored file; `nil` when the run keeps no attachments (a bench without `--out`).
+        public var file: String?
         public var uti: String
         public var bytes: Int64
         public var sha256: String
@@ -103,13 +103,13 @@ public struct Outcome: Sendable, Codable {
                 (
                     "attachments",
                     .array([
-                        .object([
-                            ("file", .string(attachment.file)),
-                            ("uti", .string(attachment.uti)),
-                            ("bytes", .number(String(attachment.bytes))),
-                            ("sha256", .string(attachment.sha256)),
-                            ("type", .string(attachment.type)),
-                        ])
+                        .object(
+                            (attachment.file.map { [("file", JSONValue.string($0))] } ?? []) + [
+                                ("uti", .string(attachment.uti)),
+                                ("bytes", .number(String(attachment.bytes))),
+                                ("sha256", .string(attachment.sha256)),
+                                ("type", .string(attachment.type)),
+                            ])
                     ])
                 ))
         }
@@ -123,7 +123,8 @@ public struct Outcome: Sendable, Codable {
             ? String(format: "%.1f s", elapsedMilliseconds / 1000) : String(format: "%.0f ms", elapsedMilliseconds)
         var line: String
         if verdict == .attached, let attachment {
-            line = "attached: \(attachment.uti), \(attachment.bytes) bytes, \(time) -> \(attachment.file)"
+            line = "attached: \(attachment.uti), \(attachment.bytes) bytes, \(time)"
+            if let file = attachment.file { line += " -> \(file)" }
         } else {
             line = "\(verdict.rawValue) [\(reason.rawValue)]: \(message)"
             if let hint { line += " Hint: \(hint)" }

@@ -33,13 +33,15 @@ public struct ProcessResult: Sendable {
 public struct ServiceExtension: Sendable {
     public let engine: FetchEngine
     public let sniffer: TypeSniffer
-    public let store: AttachmentStore
+    /// Where attachments are kept; `nil` keeps none (a bench without `--out`): the body is sniffed and
+    /// hashed as it arrives and then dropped, and the verdict is the same.
+    public let store: AttachmentStore?
     public let policy: ExtensionPolicy
     /// When set, each URL is downloaded once and shared by every payload that names it.
     public let sharedDownloads: SharedDownloads?
 
     public init(
-        engine: FetchEngine, sniffer: TypeSniffer = TypeSniffer(), store: AttachmentStore,
+        engine: FetchEngine, sniffer: TypeSniffer = TypeSniffer(), store: AttachmentStore?,
         policy: ExtensionPolicy = ExtensionPolicy(), sharedDownloads: SharedDownloads? = nil
     ) {
         self.engine = engine
@@ -119,8 +121,11 @@ public struct ServiceExtension: Sendable {
         var fetchPolicy = policy.fetch
         let cap = policy.maxBytes(for: format.attachmentClass)
         fetchPolicy.maxBytes = cap
-        // 5. Fetch into a temporary file in the output folder (or share one download of the URL).
-        let temporary: TemporaryFile
+        // The sniffer's bytes and the SHA-256 are kept as the body arrives: nothing is read back.
+        fetchPolicy.keepsBodySummary = true
+        // 5. Fetch into a temporary file in the output folder (or share one download of the URL, or
+        // keep nothing when there is no store).
+        let temporary: TemporaryFile?
         let result: FetchResult
         switch await download(trimmed, deadline: deadline, policy: fetchPolicy) {
         case .success(let (file, fetched)):
@@ -133,7 +138,7 @@ public struct ServiceExtension: Sendable {
         }
         // Sniffing, hashing and writing block: they run off the cooperative pool.
         return await Offload.run {
-            defer { temporary.discard() }
+            defer { temporary?.discard() }
             return self.judge(
                 temporary, result: result, format: format, fileExtension: fileExtension, cap: cap, deadline: deadline,
                 payloadBytes: payloadBytes)
@@ -142,7 +147,7 @@ public struct ServiceExtension: Sendable {
 
     /// Stages 6 and 7: sniff, validate, store.
     private func judge(
-        _ temporary: TemporaryFile, result: FetchResult, format: AttachmentFormat, fileExtension: String, cap: Int64,
+        _ temporary: TemporaryFile?, result: FetchResult, format: AttachmentFormat, fileExtension: String, cap: Int64,
         deadline: ContinuousClock.Instant, payloadBytes: Int
     ) -> Outcome {
         func finish(_ verdict: Verdict, _ reason: ReasonCode, _ message: String) -> Outcome {
@@ -157,9 +162,9 @@ public struct ServiceExtension: Sendable {
         }
         var warnings: [Warning] = []
         let sniff: Sniff
-        do { sniff = try sniffer.sniff(descriptor: temporary.descriptor) } catch {
+        do { sniff = try sniffer.sniff(body: result.body) } catch {
             var outcome = finish(
-                .fallback, .storageFailed, "cannot read the download back: \(error.message) (UNError 104).")
+                .fallback, .storageFailed, "cannot sniff the download: \(error.message) (UNError 104).")
             outcome.download = Outcome.Download(result)
             return outcome
         }
@@ -188,8 +193,16 @@ public struct ServiceExtension: Sendable {
                 break
             }
             // 7. Store under a generated name with the normalised declared extension, which iOS reads.
+            let known = result.body.sha256.map { (sha256: $0, bytes: result.bytes) }
+            guard let store, let temporary else {
+                outcome = finish(.attached, .ok, "the \(format.attachmentClass.rawValue) would show (\(format.uti)).")
+                outcome.attachment = Outcome.Attachment(
+                    file: nil, uti: format.uti, bytes: result.bytes, sha256: known?.sha256 ?? "",
+                    type: fileExtension, attachmentClass: format.attachmentClass)
+                break
+            }
             do {
-                let stored = try store.commit(temporary, fileExtension: fileExtension)
+                let stored = try store.commit(temporary, fileExtension: fileExtension, known: known)
                 outcome = finish(.attached, .ok, "the \(format.attachmentClass.rawValue) would show (\(format.uti)).")
                 outcome.attachment = Outcome.Attachment(
                     file: stored.path, uti: format.uti, bytes: stored.bytes, sha256: stored.sha256,
@@ -206,9 +219,16 @@ public struct ServiceExtension: Sendable {
 
     /// Downloads into a new temporary file, or links the run's shared download of the URL.
     private func download(_ url: String, deadline: ContinuousClock.Instant, policy fetchPolicy: FetchPolicy) async
-        -> Result<(TemporaryFile, FetchResult), FetchError>
+        -> Result<(TemporaryFile?, FetchResult), FetchError>
     {
         let request = FetchRequest(url: url, deadline: deadline, policy: fetchPolicy)
+        guard let store else {
+            do throws(FetchError) {
+                return .success((nil, try await engine.fetch(request, writingTo: -1)))
+            } catch {
+                return .failure(error)
+            }
+        }
         if let sharedDownloads {
             var widest = request
             widest.policy.maxBytes = policy.maxBytes(for: .movie)

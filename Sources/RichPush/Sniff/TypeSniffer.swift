@@ -1,3 +1,4 @@
+import CurlKit
 import Foundation
 @_exported import MagicKit
 
@@ -109,7 +110,34 @@ public struct TypeSniffer: Sendable {
     }
 
     /// Sniffs bytes held in memory.
+    /// Tells what a download is from what its transfer kept as the bytes went by: the first
+    /// ``magicWindow`` bytes, the bytes after a leading ID3v2 tag, and whether an MPEG-4 video handler
+    /// appeared within ``sniffLimit`` bytes. The same answer as sniffing the file, without reading it.
+    public func sniff(body: BodySummary) throws(SniffError) -> Sniff {
+        var result = try sniff(bytes: body.head, lookingForVideo: false)
+        if result.formatName == nil, let afterTag = body.afterTag, !afterTag.isEmpty, let tagEnd = body.tagEnd,
+            let inner = try? identify(afterTag[...], describing: true),
+            AttachmentFormat.forMIME(inner.mime)?.name == "mp3"
+        {
+            result = Sniff(
+                mime: inner.mime, description: "Audio file with ID3 version 2 tag, " + inner.description,
+                formatName: "mp3", hasVideoTrack: nil,
+                notes: ["an ID3v2 tag of \(tagEnd) bytes precedes the MPEG audio frames"])
+        }
+        if result.formatName == "mp4" || result.formatName == "m4a", let box = MPEG4Box.brands(of: body.head) {
+            result.hasVideoTrack = body.videoHandler
+            result.notes.append(
+                "MPEG-4 major brand '\(box.major)'"
+                    + (body.videoHandler ? ", has a video track" : ", no video track: MPEG-4 audio"))
+        }
+        return result
+    }
+
     public func sniff(bytes: [UInt8]) throws(SniffError) -> Sniff {
+        try sniff(bytes: bytes, lookingForVideo: true)
+    }
+
+    private func sniff(bytes: [UInt8], lookingForVideo: Bool) throws(SniffError) -> Sniff {
         let answer: MagicAnswer
         do {
             answer = try identify(bytes[...], describing: description == .always)
@@ -132,7 +160,9 @@ public struct TypeSniffer: Sendable {
                 throw SniffError(error.description)
             }
         }
-        if result.formatName == "mp4" || result.formatName == "m4a", let box = MPEG4Box.brands(of: bytes) {
+        if lookingForVideo, result.formatName == "mp4" || result.formatName == "m4a",
+            let box = MPEG4Box.brands(of: bytes)
+        {
             let video = MPEG4Box.hasVideoTrack(bytes)
             result.hasVideoTrack = video
             result.notes.append(

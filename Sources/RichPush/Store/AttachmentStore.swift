@@ -139,7 +139,12 @@ public struct AttachmentStore: Sendable {
     /// When a file of that name already exists (stored by an earlier run) it is reused only if it is
     /// a regular file with exactly the same content; anything else is refused, since the outcome
     /// would otherwise report a hash the file does not have. The temporary is always removed.
-    public func commit(_ temporary: TemporaryFile, fileExtension: String) throws(StoreError) -> StoredFile {
+    ///
+    /// When the caller already knows the content's SHA-256 and size (hashed as the bytes arrived), pass
+    /// them as `known`: the file is then not read back.
+    public func commit(_ temporary: TemporaryFile, fileExtension: String, known: (sha256: String, bytes: Int64)? = nil)
+        throws(StoreError) -> StoredFile
+    {
         let path = temporary.path
         defer { temporary.discard() }
         guard !fileExtension.isEmpty, fileExtension.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
@@ -147,7 +152,12 @@ public struct AttachmentStore: Sendable {
         }
         do throws(SystemError) {
             if durable { try SystemCall.retrying("flush", path: path) { fsync(temporary.descriptor) } }
-            let (hash, bytes) = try Self.hash(descriptor: temporary.descriptor, path: path)
+            let (hash, bytes): (String, Int64)
+            if let known {
+                (hash, bytes) = known
+            } else {
+                (hash, bytes) = try Self.hash(descriptor: temporary.descriptor, path: path)
+            }
             let final = folder + "/" + String(hash.prefix(32)) + "." + fileExtension
             if link(path, final) == 0 {
                 temporary.isLinked = true

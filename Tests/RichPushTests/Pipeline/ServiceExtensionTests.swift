@@ -22,7 +22,7 @@ import Testing
     /// The files the run left in the output folder, once the store's reusable temporaries are gone
     /// (the commands remove them when they finish).
     func leftFiles() -> [String] {
-        service.store.removeScratch()
+        service.store?.removeScratch()
         return Fixtures.files(in: folder)
     }
 
@@ -58,8 +58,9 @@ import Testing
         let result = await service.process(payload(url: "https://cdn.example.com/\(file)", type: type))
         let attachment = try #require(result.outcome.attachment, "\(result.outcome.summaryLine)")
         #expect(attachment.uti == uti)
-        #expect(attachment.file.hasPrefix(folder + "/") && attachment.file.hasSuffix("." + type))
-        let stored = try Data(contentsOf: URL(fileURLWithPath: attachment.file))
+        let storedPath = try #require(attachment.file)
+        #expect(storedPath.hasPrefix(folder + "/") && storedPath.hasSuffix("." + type))
+        let stored = try Data(contentsOf: URL(fileURLWithPath: storedPath))
         #expect(Array(stored) == (try Fixtures.bytes(ofAsset: file)))
         #expect(Int64(stored.count) == attachment.bytes)
     }
@@ -146,5 +147,39 @@ import Testing
         }
         #expect(verdicts.count == 100 && verdicts.allSatisfy { $0 == .attached })
         #expect(leftFiles().count == 1, "the same content is stored once")
+    }
+
+    /// The streaming verdict: what the transfer kept as the bytes went by (hash, sniffer bytes, size)
+    /// is what reading the stored file back would give, whatever the body's framing or pace.
+    @Test(arguments: ["", "chunked=1", "rate=400000"])
+    func judgesTheBodyAsItArrivesExactlyAsTheStoredFile(fault: String) async throws {
+        defer { cleanUp() }
+        for (file, type) in [("hero.jpg", "jpg"), ("chime.mp3", "mp3"), ("clip.mp4", "mp4"), ("chime-mp42.m4a", "m4a")]
+        {
+            let result = await service.process(payload(url: "https://cdn.example.com/\(file)?\(fault)", type: type))
+            let outcome = result.outcome
+            let attachment = try #require(outcome.attachment, "\(file) \(fault): \(outcome.summaryLine)")
+            let path = try #require(attachment.file)
+            let stored = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(attachment.sha256 == (try Fixtures.sha256(ofFile: path)), "\(file) \(fault)")
+            #expect(attachment.bytes == Int64(stored.count))
+            #expect(outcome.sniff == (try TypeSniffer().sniff(fileAt: path)), "\(file) \(fault)")
+        }
+    }
+
+    @Test func keepsNothingWithoutAStoreAndGivesTheSameVerdict() async throws {
+        defer { cleanUp() }
+        let keeping = await service.process(payload(url: "https://cdn.example.com/banner.gif", type: "gif"))
+        let empty = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        let dropping = ServiceExtension(engine: engine, store: nil, policy: service.policy)
+        let result = await dropping.process(payload(url: "https://cdn.example.com/banner.gif", type: "gif"))
+        #expect(result.outcome.verdict == .attached)
+        #expect(result.outcome.attachment?.file == nil)
+        #expect(result.outcome.attachment?.sha256 == keeping.outcome.attachment?.sha256)
+        #expect(result.outcome.sniff == keeping.outcome.sniff)
+        let rejected = await dropping.process(payload(url: "https://cdn.example.com/hero.webp", type: "jpg"))
+        #expect(rejected.outcome.reason == .contentUnrecognized)
+        #expect(Fixtures.files(in: empty).isEmpty)
     }
 }
