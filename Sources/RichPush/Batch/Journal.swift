@@ -56,13 +56,13 @@ final class Journal: Sendable {
         }
     }
 
-    /// The inputs that have a record.
-    func inputs() throws(StoreError) -> Set<String> {
-        var names = Set<String>()
+    /// The `input_sha256` of each input's last record; inputs whose last record has none are left out.
+    func lastDigests() throws(StoreError) -> [String: String] {
+        var digests: [String: String] = [:]
         try forEachLine { _, line in
-            if let input = Self.input(of: line) { names.insert(input) }
+            if let input = Self.input(of: line) { digests[input] = Self.inputSha256(of: line) }
         }
-        return names
+        return digests
     }
 
     /// Replaces the journal with the (complete) file `replacement`, by renaming it over the journal.
@@ -75,11 +75,17 @@ final class Journal: Sendable {
     }
 
     /// The `input` field of a record line, read without decoding the whole record.
+    static func input(of line: [UInt8]) -> String? { string("input", of: line) }
+
+    /// The `input_sha256` field of a record line (nil in records written before it existed).
+    static func inputSha256(of line: [UInt8]) -> String? { string("input_sha256", of: line) }
+
+    /// A top-level string field of a record line, read without decoding the whole record.
     ///
-    /// Records are written by richpush, where `"input":` only ever appears as that key (a quote
+    /// Records are written by richpush, where `"KEY":` only ever appears as that key (a quote
     /// inside a string value is escaped), so finding it and reading the string after it is enough.
-    static func input(of line: [UInt8]) -> String? {
-        let key = Array(#""input":""#.utf8)
+    static func string(_ key: String, of line: [UInt8]) -> String? {
+        let key = Array("\"\(key)\":\"".utf8)
         guard line.count > key.count,
             let start = (0...(line.count - key.count)).first(where: { line[$0..<($0 + key.count)].elementsEqual(key) })
         else { return nil }
@@ -88,9 +94,9 @@ final class Journal: Sendable {
             end += line[end] == UInt8(ascii: "\\") ? 2 : 1
         }
         guard end < line.count,
-            case .string(let input) = try? JSONValue.parse(Array(line[(start + key.count - 1)...end]))
+            case .string(let value) = try? JSONValue.parse(Array(line[(start + key.count - 1)...end]))
         else { return nil }
-        return input
+        return value
     }
 
     /// Cuts a last line that has no newline (a write torn by a crash).

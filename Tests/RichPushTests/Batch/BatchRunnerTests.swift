@@ -104,6 +104,51 @@ import Testing
         #expect(Fixtures.files(in: folder + "/out/payloads/campaign").count == 4)
     }
 
+    @Test func resumeMatchesNDJSONLinesByContentNotPosition() async throws {
+        defer { cleanUp() }
+        let attached =
+            #"{"aps":{"alert":"a","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg","type":"jpg"}}}"#
+        let plain = #"{"aps":{"alert":"b"}}"#
+        let path = folder + "/campaign.ndjson"
+        let output = try AttachmentStore(folder: folder + "/out")
+        let attachments = try AttachmentStore(folder: folder + "/out/attachments")
+        func run() async throws -> (BatchSummary, [String: String]) {
+            let summary = try await BatchRunner(
+                items: try BatchInput.items(at: path, recursive: false), service: service(store: attachments),
+                output: output, concurrency: 2, force: false
+            ).run()
+            let lines = try String(contentsOfFile: folder + "/out/results.ndjson", encoding: .utf8)
+            var verdicts: [String: String] = [:]
+            for line in lines.split(separator: "\n") {
+                let record = try JSONValue.parse(Array(line.utf8))
+                if case .string(let input) = record["input"], case .string(let verdict) = record["verdict"] {
+                    verdicts[input] = verdict
+                }
+            }
+            return (summary, verdicts)
+        }
+        try Data((attached + "\n" + plain + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let (first, _) = try await run()
+        #expect(first.processed == 2)
+        // A line inserted at the top moves every other line down: each position now holds other bytes.
+        try Data(("{broken\n" + attached + "\n" + plain + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let (second, verdicts) = try await run()
+        #expect(second.processed == 3 && second.skipped == 0)
+        #expect(
+            verdicts == [
+                "campaign.ndjson:1": "rejected", "campaign.ndjson:2": "attached", "campaign.ndjson:3": "no-attachment",
+            ])
+        let (third, _) = try await run()
+        #expect(third.processed == 0 && third.skipped == 3, "unchanged lines are skipped")
+        // Records written before digests existed are redone.
+        let journal = folder + "/out/.richpush/journal.ndjson"
+        let old = try String(contentsOfFile: journal, encoding: .utf8)
+            .replacing(/"input_sha256":"[0-9a-f]+",/, with: "")
+        try Data(old.utf8).write(to: URL(fileURLWithPath: journal))
+        let (fourth, _) = try await run()
+        #expect(fourth.processed == 3 && fourth.skipped == 0)
+    }
+
     @Test func findsPayloadsBelowTheFolderOnlyWhenRecursive() throws {
         defer { cleanUp() }
         try FileManager.default.createDirectory(atPath: folder + "/in/sub", withIntermediateDirectories: true)
