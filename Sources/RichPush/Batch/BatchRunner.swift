@@ -32,6 +32,9 @@ public struct BatchRunner: Sendable {
     /// Redo payloads an earlier run completed.
     public let force: Bool
 
+    /// How records reach the journal: write(2), or a test's failing writer.
+    var journalWrite: Journal.Write = Journal.systemWrite
+
     public init(items: [BatchItem], service: ServiceExtension, output: AttachmentStore, concurrency: Int, force: Bool) {
         self.items = items
         self.service = service
@@ -59,29 +62,35 @@ public struct BatchRunner: Sendable {
         -> BatchSummary
     {
         let started = ContinuousClock.now
-        let journal = try Journal(path: journalPath)
         let items = self.items
         let output = self.output
         let force = self.force
+        let (journalPath, journalWrite) = (self.journalPath, self.journalWrite)
         // Reading the journal and checking outputs block: off the cooperative pool.
-        let scan = await Offload.run { () -> Result<[BatchItem], StoreError> in
+        let scan = await Offload.run { () -> Result<(Journal, [BatchItem]), StoreError> in
             do throws(StoreError) {
-                guard !force else { return .success(items) }
+                try Journal.prepare(
+                    path: journalPath, fresh: force, keeping: Set(items.map(\.name)), store: output)
+                let journal = try Journal(path: journalPath, write: journalWrite)
+                guard !force else { return .success((journal, items)) }
                 // Complete: recorded with the digest of the input as it is now, and its output in place.
                 let recorded = try journal.lastDigests()
                 return .success(
-                    items.filter { item in
-                        guard let digest = recorded[item.name],
-                            FileManager.default.fileExists(atPath: output.folder + "/payloads/" + item.outputName),
-                            case .success(let bytes) = item.read(limit: Self.readLimit)
-                        else { return true }
-                        return Self.sha256(bytes) != digest
-                    })
+                    (
+                        journal,
+                        items.filter { item in
+                            guard let digest = recorded[item.name],
+                                FileManager.default.fileExists(atPath: output.folder + "/payloads/" + item.outputName),
+                                case .success(let bytes) = item.read(limit: Self.readLimit)
+                            else { return true }
+                            return Self.sha256(bytes) != digest
+                        }
+                    ))
             } catch {
                 return .failure(error)
             }
         }
-        let pending = try scan.get()
+        let (journal, pending) = try scan.get()
         var state = Progress(
             total: items.count, skipped: items.count - pending.count, done: 0, verdicts: [:], started: started)
         progress(state)
@@ -220,7 +229,7 @@ public struct BatchRunner: Sendable {
 
     /// Calls `body` with each record of `results.ndjson`, one at a time (after ``run(progress:)``).
     public func forEachRecord(_ body: (BatchRecord) -> Void) throws(StoreError) {
-        try Journal(path: output.folder + "/results.ndjson").forEachLine { _, line in
+        try Journal.forEachLine(inFile: output.folder + "/results.ndjson") { _, line in
             if let record = try? BatchJSON.decoder.decode(BatchRecord.self, from: Data(line)) { body(record) }
         }
     }
