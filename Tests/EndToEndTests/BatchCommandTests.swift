@@ -155,10 +155,11 @@ import Testing
     @Test func refusesASecondBatchOnAFolderInUse() async throws {
         defer { cleanUp() }
         let input = folder + "/in"
-        try writeSlowPayloads(4, delay: 2000, into: input)
+        try writeSlowPayloads(6, delay: 2000, into: input)
         let out = folder + "/out"
         let arguments = ["batch", input, "--out", out, "--no-progress"] + options
-        let first = try RichPushBinary.start(arguments)
+        // One payload at a time: the first run lasts about 12 s unless interrupted.
+        let first = try RichPushBinary.start(arguments + ["--concurrency", "1"])
         let deadline = ContinuousClock.now + .seconds(20)
         while ((try? String(contentsOfFile: out + "/.richpush/lock", encoding: .utf8)) ?? "").isEmpty
             && ContinuousClock.now < deadline
