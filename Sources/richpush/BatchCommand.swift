@@ -28,7 +28,7 @@ enum BatchCommand {
 
         Exit status: 0 when every requested attachment would show (or the share that would is at
         least --fail-under), 1 otherwise, 130 when interrupted, 64 usage error, 65 no usable input,
-        74 output not writable.
+        74 output not writable (or in use by another batch).
 
         Options (besides those of 'richpush process': --budget, --allow-http, --cacert, --connect-to, ...):
           --out OUTDIR         Where everything is written (required).
@@ -41,6 +41,8 @@ enum BatchCommand {
           --no-progress        No live progress line.
           --share-downloads    Download each URL once per run (every payload still gets its own verdict).
           --fsync              fsync each file before it gets its name (survives power loss; slower).
+
+        One batch at a time per OUTDIR: a second batch on a folder in use exits 74 and names the other run.
 
         Example:
           richpush batch Samples/payloads --out batch-out --cacert Samples/certs/ca.pem \\
@@ -74,13 +76,17 @@ enum BatchCommand {
         }
         let output: AttachmentStore
         let attachments: AttachmentStore
+        let lock: OutputLock
         do {
             output = try AttachmentStore(folder: outFolder, durable: durable)
+            // Before anything in the folder is touched: another batch's temporaries are not leftovers.
+            lock = try OutputLock.acquire(folder: output.folder)
             attachments = try AttachmentStore(folder: outFolder + "/attachments", durable: durable)
         } catch {
             printError("richpush batch: \(error.message)")
             return .ioError
         }
+        defer { lock.release() }
         output.removeLeftovers()
         attachments.removeLeftovers()
         let engine = try FetchEngine()

@@ -143,6 +143,73 @@ import Testing
         }
     }
 
+    func writeSlowPayloads(_ count: Int, delay: Int, into input: String) throws {
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        for index in 0..<count {
+            let text =
+                #"{"aps":{"alert":"n","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg?delay=\#(delay)&n=\#(index)","type":"jpg"}}}"#
+            _ = FileManager.default.createFile(atPath: input + "/p\(index).json", contents: Data(text.utf8))
+        }
+    }
+
+    @Test func refusesASecondBatchOnAFolderInUse() async throws {
+        defer { cleanUp() }
+        let input = folder + "/in"
+        try writeSlowPayloads(6, delay: 2000, into: input)
+        let out = folder + "/out"
+        let arguments = ["batch", input, "--out", out, "--no-progress"] + options
+        // One payload at a time: the first run lasts about 12 s unless interrupted.
+        let first = try RichPushBinary.start(arguments + ["--concurrency", "1"])
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ((try? String(contentsOfFile: out + "/.richpush/lock", encoding: .utf8)) ?? "").isEmpty
+            && ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let second = try await RichPushBinary.run(arguments)
+        first.signal(SIGINT)
+        let firstRun = await first.wait()
+        #expect(second.status == 74, "\(second.stderr)")
+        #expect(second.stderr.contains("in use by another richpush batch") && second.stderr.contains("/out"))
+        #expect(second.stderr.contains("pid "))
+        #expect(firstRun.status == 130 || firstRun.status == 0, "\(firstRun.stderr)")
+        #expect(leftovers(out).isEmpty)
+        // Once the first has ended, the folder is free again.
+        let third = try await RichPushBinary.run(arguments)
+        #expect(third.status != 74 && !third.stderr.contains("in use"), "\(third.stderr)")
+    }
+
+    @Test func repeatedlyKilledForcedRunsKeepTheJournalBounded() async throws {
+        defer { cleanUp() }
+        let input = folder + "/in"
+        try writeSlowPayloads(12, delay: 300, into: input)
+        let out = folder + "/out"
+        let arguments = ["batch", input, "--out", out, "--concurrency", "4", "--no-progress"] + options
+        #expect(try await RichPushBinary.run(arguments).status == 0)
+        func outputsWritten(since start: Date) -> Int {
+            Fixtures.files(in: out + "/payloads").filter {
+                let attributes = try? FileManager.default.attributesOfItem(atPath: out + "/payloads/" + $0)
+                return (attributes?[.modificationDate] as? Date).map { $0 >= start } ?? false
+            }.count
+        }
+        for _ in 0..<5 {
+            let start = Date()
+            let running = try RichPushBinary.start(arguments + ["--force"])
+            let deadline = ContinuousClock.now + .seconds(20)
+            while outputsWritten(since: start) < 4 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            running.signal(SIGKILL)
+            _ = await running.wait()
+        }
+        let lines = try String(contentsOfFile: out + "/.richpush/journal.ndjson", encoding: .utf8)
+            .split(separator: "\n").count
+        #expect(lines <= 12, "at most one record per payload (\(lines) lines)")
+        let resumed = try await RichPushBinary.run(arguments)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try records(out).count == 12)
+    }
+
     @Test func refusesUnusableInputAndUsage() async throws {
         defer { cleanUp() }
         #expect(try await RichPushBinary.run(["batch", folder + "/missing", "--out", folder + "/o"]).status == 65)

@@ -10,6 +10,9 @@ public struct BatchRecord: Sendable, Codable, Equatable {
 
     /// The input's name (relative path, or `file.ndjson:LINE`).
     public var input: String
+    /// SHA-256 (lower-case hex) of the input's bytes: a resume skips the input only while they match.
+    /// Absent in records of older versions and of inputs that could not be read (both are redone).
+    public var inputSha256: String?
     /// The output's path relative to the output folder.
     public var output: String
     public var verdict: Verdict
@@ -29,8 +32,9 @@ public struct BatchRecord: Sendable, Codable, Equatable {
     public var timingsMilliseconds: Timings?
     public var elapsedMilliseconds: Double
 
-    public init(item: BatchItem, output: String, outcome: Outcome) {
+    public init(item: BatchItem, output: String, outcome: Outcome, inputSha256: String? = nil) {
         input = item.name
+        self.inputSha256 = inputSha256
         self.output = output
         verdict = outcome.verdict
         reason = outcome.reason
@@ -67,6 +71,7 @@ extension BatchRecord {
             ("hint", string(hint)),
             ("http_status", number(httpStatus)),
             ("input", .string(input)),
+            ("input_sha256", string(inputSha256)),
             ("message", .string(message)),
             ("output", .string(output)),
             ("reason", .string(reason.rawValue)),

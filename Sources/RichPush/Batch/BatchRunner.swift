@@ -13,8 +13,9 @@ import Foundation
 /// ```
 ///
 /// Outputs, `results.ndjson` and `summary.json` are written atomically (temporary file in the same
-/// folder, then rename). A payload is complete when its output exists and the journal has its
-/// record; the record is appended (one write) after the output is in place. A crash can only tear
+/// folder, then rename). A payload is complete when its output exists and the journal's last record
+/// of it carries the SHA-256 of its input bytes as they are now (so an edited file, or an NDJSON line
+/// that moved, is done again); the record is appended (one write) after the output is in place. A crash can only tear
 /// the journal's last line, which the next run cuts off. A rerun skips complete payloads, and
 /// `results.ndjson` is rebuilt from the journal's last record of each current input (the journal is
 /// then compacted to the same lines), so after any sequence of interruptions and resumes every
@@ -30,6 +31,9 @@ public struct BatchRunner: Sendable {
     public let concurrency: Int
     /// Redo payloads an earlier run completed.
     public let force: Bool
+
+    /// How records reach the journal: write(2), or a test's failing writer.
+    var journalWrite: Journal.Write = Journal.systemWrite
 
     public init(items: [BatchItem], service: ServiceExtension, output: AttachmentStore, concurrency: Int, force: Bool) {
         self.items = items
@@ -58,26 +62,35 @@ public struct BatchRunner: Sendable {
         -> BatchSummary
     {
         let started = ContinuousClock.now
-        let journal = try Journal(path: journalPath)
         let items = self.items
         let output = self.output
         let force = self.force
+        let (journalPath, journalWrite) = (self.journalPath, self.journalWrite)
         // Reading the journal and checking outputs block: off the cooperative pool.
-        let scan = await Offload.run { () -> Result<[BatchItem], StoreError> in
+        let scan = await Offload.run { () -> Result<(Journal, [BatchItem]), StoreError> in
             do throws(StoreError) {
-                let completed = force ? [] : try journal.inputs()
+                try Journal.prepare(
+                    path: journalPath, fresh: force, keeping: Set(items.map(\.name)), store: output)
+                let journal = try Journal(path: journalPath, write: journalWrite)
+                guard !force else { return .success((journal, items)) }
+                // Complete: recorded with the digest of the input as it is now, and its output in place.
+                let recorded = try journal.lastDigests()
                 return .success(
-                    force
-                        ? items
-                        : items.filter {
-                            !(completed.contains($0.name)
-                                && FileManager.default.fileExists(atPath: output.folder + "/payloads/" + $0.outputName))
-                        })
+                    (
+                        journal,
+                        items.filter { item in
+                            guard let digest = recorded[item.name],
+                                FileManager.default.fileExists(atPath: output.folder + "/payloads/" + item.outputName),
+                                case .success(let bytes) = item.read(limit: Self.readLimit)
+                            else { return true }
+                            return Self.sha256(bytes) != digest
+                        }
+                    ))
             } catch {
                 return .failure(error)
             }
         }
-        let pending = try scan.get()
+        let (journal, pending) = try scan.get()
         var state = Progress(
             total: items.count, skipped: items.count - pending.count, done: 0, verdicts: [:], started: started)
         progress(state)
@@ -123,15 +136,18 @@ public struct BatchRunner: Sendable {
     /// One payload: process, write the output, then append the record. Nil when cancelled before finishing.
     private func process(_ item: BatchItem, journal: Journal) async -> Result<Verdict?, StoreError> {
         let result: ProcessResult
+        var digest: String?
         switch await Offload.run({ item.read(limit: Self.readLimit) }) {
-        case .success(let bytes): result = await service.process(bytes)
+        case .success(let bytes):
+            digest = Self.sha256(bytes)
+            result = await service.process(bytes)
         case .failure(let error): result = .unreadable(error.message + ". Check the file.")
         }
         if Task.isCancelled || result.outcome.reason == .cancelled { return .success(nil) }
         let outputName = "payloads/" + item.outputName
         let body =
             result.mutatedPayload ?? Array(JSONValue.object([("richpush", result.outcome.payloadSummary)]).text.utf8)
-        let record = BatchRecord(item: item, output: outputName, outcome: result.outcome)
+        let record = BatchRecord(item: item, output: outputName, outcome: result.outcome, inputSha256: digest)
         let output = self.output
         return await Offload.run {
             do {
@@ -213,9 +229,16 @@ public struct BatchRunner: Sendable {
 
     /// Calls `body` with each record of `results.ndjson`, one at a time (after ``run(progress:)``).
     public func forEachRecord(_ body: (BatchRecord) -> Void) throws(StoreError) {
-        try Journal(path: output.folder + "/results.ndjson").forEachLine { _, line in
+        try Journal.forEachLine(inFile: output.folder + "/results.ndjson") { _, line in
             if let record = try? BatchJSON.decoder.decode(BatchRecord.self, from: Data(line)) { body(record) }
         }
+    }
+
+    /// SHA-256 of a payload's bytes as lower-case hex.
+    static func sha256(_ bytes: [UInt8]) -> String? {
+        var digest = SHA256Digest()
+        bytes.withUnsafeBytes { digest.update($0) }
+        return digest.hex()
     }
 
     static func write(_ bytes: [UInt8], to descriptor: Int32) -> Bool {

@@ -1,16 +1,29 @@
 import Foundation
+import Synchronization
 
 /// An append-only file of NDJSON records: the batch's resume state.
 ///
-/// Each record is appended with one write(2) on a descriptor opened with O_APPEND, so concurrent
-/// appends from many threads never interleave. A crash can leave at most a torn last line, which
-/// opening the journal cuts off.
+/// Appends are serialised and whole-line: each record is written with O_APPEND, and a write that
+/// fails part-way (a full disk) is cut back to the length before it, so a failed append never leaves
+/// a fragment for the next record to merge with. A crash can leave at most a torn last line, which
+/// opening the journal cuts off and which readers skip. Reading goes through its own read-only
+/// descriptor.
 final class Journal: Sendable {
+    /// Writes bytes to a descriptor: the count written, or -1 with `errno` set (the shape of write(2)).
+    typealias Write = @Sendable (Int32, UnsafeRawBufferPointer) -> Int
+
+    /// write(2).
+    static let systemWrite: Write = { descriptor, buffer in Glibc.write(descriptor, buffer.baseAddress, buffer.count) }
+
     let path: String
     private let descriptor: Int32
+    private let write: Write
+    /// The journal's length after the last whole append (appends run one at a time under this lock).
+    private let length: Mutex<off_t>
 
-    init(path: String) throws(StoreError) {
+    init(path: String, write: @escaping Write = Journal.systemWrite) throws(StoreError) {
         self.path = path
+        self.write = write
         let folder = (path as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let descriptor = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -18,20 +31,56 @@ final class Journal: Sendable {
             throw StoreError("cannot open '\(path)': \(String(cString: strerror(errno)))")
         }
         self.descriptor = descriptor
-        try cutTornTail()
+        length = Mutex(0)
+        let end = try cutTornTail()
+        length.withLock { $0 = end }
     }
 
     deinit { close(descriptor) }
 
-    /// Appends one record (which must end with a newline).
+    /// Appends one record (which must end with a newline), whole or not at all.
     func append(_ line: [UInt8]) throws(StoreError) {
-        guard BatchRunner.write(line, to: descriptor) else {
-            throw StoreError("cannot append to '\(path)': \(String(cString: strerror(errno)))")
+        let failure = length.withLock { length -> String? in
+            var written = 0
+            let error: Int32? = line.withUnsafeBytes { buffer in
+                while written < buffer.count {
+                    let n = write(descriptor, UnsafeRawBufferPointer(rebasing: buffer[written...]))
+                    if n < 0 && errno == EINTR { continue }
+                    if n < 0 { return errno }
+                    if n == 0 { return ENOSPC }
+                    written += n
+                }
+                return nil
+            }
+            guard let error else {
+                length += off_t(line.count)
+                return nil
+            }
+            // Cut the fragment off, so the next record starts on a line of its own.
+            var message = "cannot append to '\(path)': \(String(cString: strerror(error)))"
+            if written > 0 {
+                var result: Int32
+                repeat { result = ftruncate(descriptor, length) } while result != 0 && errno == EINTR
+                if result != 0 {
+                    message += "; and cannot cut the partial record off: \(String(cString: strerror(errno)))"
+                }
+            }
+            return message + ". Free some space and run the same command again to resume."
         }
+        if let failure { throw StoreError(failure) }
     }
 
-    /// Calls `body` with each complete line (without its newline) and its 0-based number, reading in blocks.
+    /// Calls `body` with each complete line (without its newline) and its 0-based number.
     func forEachLine(_ body: (Int, [UInt8]) throws -> Void) throws(StoreError) {
+        try Self.forEachLine(inFile: path, body)
+    }
+
+    /// Calls `body` with each complete line of the file at `path` (without its newline) and its 0-based
+    /// number, reading in blocks through a read-only descriptor; a last line without a newline (torn) is skipped.
+    static func forEachLine(inFile path: String, _ body: (Int, [UInt8]) throws -> Void) throws(StoreError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { throw StoreError("cannot read '\(path)': \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
         var block = [UInt8](repeating: 0, count: 256 * 1024)
         var pending: [UInt8] = []
         var offset: off_t = 0
@@ -56,13 +105,46 @@ final class Journal: Sendable {
         }
     }
 
-    /// The inputs that have a record.
-    func inputs() throws(StoreError) -> Set<String> {
-        var names = Set<String>()
+    /// The `input_sha256` of each input's last record; inputs whose last record has none are left out.
+    func lastDigests() throws(StoreError) -> [String: String] {
+        var digests: [String: String] = [:]
         try forEachLine { _, line in
-            if let input = Self.input(of: line) { names.insert(input) }
+            if let input = Self.input(of: line) { digests[input] = Self.inputSha256(of: line) }
         }
-        return names
+        return digests
+    }
+
+    /// Readies the journal at `path` for a run, before it is opened: a new empty journal when `fresh`
+    /// (`--force`), otherwise the last record of each input in `current`, when it holds more lines.
+    ///
+    /// The replacement is created exclusively in the journal's folder and renamed over it, so killed
+    /// `--force` runs and resumes leave at most one record per payload plus the current run's.
+    static func prepare(path: String, fresh: Bool, keeping current: Set<String>, store: AttachmentStore)
+        throws(StoreError)
+    {
+        var last: [String: Int] = [:]
+        if !fresh {
+            guard FileManager.default.fileExists(atPath: path) else { return }
+            var lines = 0
+            try forEachLine(inFile: path) { number, line in
+                lines += 1
+                if let input = input(of: line), current.contains(input) { last[input] = number }
+            }
+            guard lines > last.count else { return }
+        }
+        let replacement = try store.makeTemporary(inFolder: (path as NSString).deletingLastPathComponent)
+        defer { replacement.discard() }
+        var failed = false
+        if !fresh {
+            try forEachLine(inFile: path) { number, line in
+                guard let input = input(of: line), last[input] == number else { return }
+                failed = failed || !BatchRunner.write(line + [UInt8(ascii: "\n")], to: replacement.descriptor)
+            }
+        }
+        guard !failed, !store.durable || fsync(replacement.descriptor) == 0, rename(replacement.path, path) == 0
+        else {
+            throw StoreError("cannot rewrite '\(path)': \(String(cString: strerror(errno)))")
+        }
     }
 
     /// Replaces the journal with the (complete) file `replacement`, by renaming it over the journal.
@@ -75,11 +157,17 @@ final class Journal: Sendable {
     }
 
     /// The `input` field of a record line, read without decoding the whole record.
+    static func input(of line: [UInt8]) -> String? { string("input", of: line) }
+
+    /// The `input_sha256` field of a record line (nil in records written before it existed).
+    static func inputSha256(of line: [UInt8]) -> String? { string("input_sha256", of: line) }
+
+    /// A top-level string field of a record line, read without decoding the whole record.
     ///
-    /// Records are written by richpush, where `"input":` only ever appears as that key (a quote
+    /// Records are written by richpush, where `"KEY":` only ever appears as that key (a quote
     /// inside a string value is escaped), so finding it and reading the string after it is enough.
-    static func input(of line: [UInt8]) -> String? {
-        let key = Array(#""input":""#.utf8)
+    static func string(_ key: String, of line: [UInt8]) -> String? {
+        let key = Array("\"\(key)\":\"".utf8)
         guard line.count > key.count,
             let start = (0...(line.count - key.count)).first(where: { line[$0..<($0 + key.count)].elementsEqual(key) })
         else { return nil }
@@ -88,15 +176,17 @@ final class Journal: Sendable {
             end += line[end] == UInt8(ascii: "\\") ? 2 : 1
         }
         guard end < line.count,
-            case .string(let input) = try? JSONValue.parse(Array(line[(start + key.count - 1)...end]))
+            case .string(let value) = try? JSONValue.parse(Array(line[(start + key.count - 1)...end]))
         else { return nil }
-        return input
+        return value
     }
 
-    /// Cuts a last line that has no newline (a write torn by a crash).
-    private func cutTornTail() throws(StoreError) {
+    /// Cuts a last line that has no newline (a write torn by a crash); returns the length after.
+    private func cutTornTail() throws(StoreError) -> off_t {
         var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_size > 0 else { return }
+        guard fstat(descriptor, &info) == 0 else {
+            throw StoreError("cannot read '\(path)': \(String(cString: strerror(errno)))")
+        }
         var end = off_t(info.st_size)
         var byte: UInt8 = 0
         while end > 0 {
@@ -107,5 +197,6 @@ final class Journal: Sendable {
         if end < off_t(info.st_size) && ftruncate(descriptor, end) != 0 {
             throw StoreError("cannot repair '\(path)': \(String(cString: strerror(errno)))")
         }
+        return end
     }
 }

@@ -104,6 +104,108 @@ import Testing
         #expect(Fixtures.files(in: folder + "/out/payloads/campaign").count == 4)
     }
 
+    @Test func resumeMatchesNDJSONLinesByContentNotPosition() async throws {
+        defer { cleanUp() }
+        let attached =
+            #"{"aps":{"alert":"a","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg","type":"jpg"}}}"#
+        let plain = #"{"aps":{"alert":"b"}}"#
+        let path = folder + "/campaign.ndjson"
+        let output = try AttachmentStore(folder: folder + "/out")
+        let attachments = try AttachmentStore(folder: folder + "/out/attachments")
+        func run() async throws -> (BatchSummary, [String: String]) {
+            let summary = try await BatchRunner(
+                items: try BatchInput.items(at: path, recursive: false), service: service(store: attachments),
+                output: output, concurrency: 2, force: false
+            ).run()
+            let lines = try String(contentsOfFile: folder + "/out/results.ndjson", encoding: .utf8)
+            var verdicts: [String: String] = [:]
+            for line in lines.split(separator: "\n") {
+                let record = try JSONValue.parse(Array(line.utf8))
+                if case .string(let input) = record["input"], case .string(let verdict) = record["verdict"] {
+                    verdicts[input] = verdict
+                }
+            }
+            return (summary, verdicts)
+        }
+        try Data((attached + "\n" + plain + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let (first, _) = try await run()
+        #expect(first.processed == 2)
+        // A line inserted at the top moves every other line down: each position now holds other bytes.
+        try Data(("{broken\n" + attached + "\n" + plain + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let (second, verdicts) = try await run()
+        #expect(second.processed == 3 && second.skipped == 0)
+        #expect(
+            verdicts == [
+                "campaign.ndjson:1": "rejected", "campaign.ndjson:2": "attached", "campaign.ndjson:3": "no-attachment",
+            ])
+        let (third, _) = try await run()
+        #expect(third.processed == 0 && third.skipped == 3, "unchanged lines are skipped")
+        // Records written before digests existed are redone.
+        let journal = folder + "/out/.richpush/journal.ndjson"
+        let old = try String(contentsOfFile: journal, encoding: .utf8)
+            .replacing(/"input_sha256":"[0-9a-f]+",/, with: "")
+        try Data(old.utf8).write(to: URL(fileURLWithPath: journal))
+        let (fourth, _) = try await run()
+        #expect(fourth.processed == 3 && fourth.skipped == 0)
+    }
+
+    /// Runs the batch over `input` and returns each record by input name.
+    func records(of input: String) async throws -> [String: JSONValue] {
+        _ = try await BatchRunner(
+            items: try BatchInput.items(at: input, recursive: true),
+            service: service(store: try AttachmentStore(folder: folder + "/out/attachments")),
+            output: try AttachmentStore(folder: folder + "/out"), concurrency: 4, force: false
+        ).run()
+        var byInput: [String: JSONValue] = [:]
+        for line in try String(contentsOfFile: folder + "/out/results.ndjson", encoding: .utf8).split(separator: "\n") {
+            let record = try JSONValue.parse(Array(line.utf8))
+            if case .string(let input) = record["input"] { byInput[input] = record }
+        }
+        return byInput
+    }
+
+    @Test func processesFilesWhoseNamesAreNotUTF8() async throws {
+        defer { cleanUp() }
+        let input = folder + "/in"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        let path = Array((input + "/caf").utf8) + [0xE9, 0x0A] + Array(".json".utf8)  // Latin-1 é, then a newline
+        let descriptor = open(path.map { CChar(bitPattern: $0) } + [0], O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        #expect(descriptor >= 0)
+        let payload = Array(#"{"aps":{"alert":"plain"}}"#.utf8)
+        #expect(payload.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == payload.count)
+        close(descriptor)
+        let byInput = try await records(of: input)
+        #expect(Array(byInput.keys) == [#"caf\xE9\x0A.json"#])
+        #expect(byInput[#"caf\xE9\x0A.json"#]?["verdict"] == .string("no-attachment"))
+        #expect(FileManager.default.fileExists(atPath: folder + #"/out/payloads/caf\xE9\x0A.json"#))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func refusesLinksOutOfTheInputFolderAndFilesThatAreNotRegular() async throws {
+        defer { cleanUp() }
+        let input = folder + "/in"
+        try FileManager.default.createDirectory(atPath: input + "/sub", withIntermediateDirectories: true)
+        let plain = Data(#"{"aps":{"alert":"plain"}}"#.utf8)
+        try plain.write(to: URL(fileURLWithPath: folder + "/secret.json"))
+        try plain.write(to: URL(fileURLWithPath: input + "/sub/real.txt"))
+        try FileManager.default.createSymbolicLink(atPath: input + "/out.json", withDestinationPath: "../secret.json")
+        try FileManager.default.createSymbolicLink(atPath: input + "/in.json", withDestinationPath: "sub/real.txt")
+        try FileManager.default.createSymbolicLink(
+            atPath: input + "/sub/up.json", withDestinationPath: "../../secret.json")
+        try FileManager.default.createSymbolicLink(atPath: input + "/linked", withDestinationPath: folder)
+        #expect(mkfifo(input + "/fifo.json", 0o600) == 0)
+        let byInput = try await records(of: input)
+        #expect(Set(byInput.keys) == ["out.json", "in.json", "sub/up.json", "fifo.json"], "linked/ is not descended")
+        #expect(byInput["in.json"]?["verdict"] == .string("no-attachment"), "a link inside the folder is read")
+        for name in ["out.json", "sub/up.json"] {
+            #expect(byInput[name]?["reason"] == .string("unreadable-input"))
+            guard case .string(let message) = byInput[name]?["message"] else { continue }
+            #expect(message.contains("outside the input folder"), "\(message)")
+            #expect(!message.contains("plain"))
+        }
+        #expect(byInput["fifo.json"]?["reason"] == .string("unreadable-input"))
+    }
+
     @Test func findsPayloadsBelowTheFolderOnlyWhenRecursive() throws {
         defer { cleanUp() }
         try FileManager.default.createDirectory(atPath: folder + "/in/sub", withIntermediateDirectories: true)
@@ -123,7 +225,9 @@ import Testing
             payloadBytes: 120)
         outcome.url = "https://cdn.example.com/a.jpg?x=1&y=\"2\""
         outcome.warnings = [Warning("type-normalized", "m")]
-        let item = BatchItem(name: "dir/é.json", outputName: "dir/é.json", source: .file(path: "/nonexistent"))
+        let item = BatchItem(
+            name: "dir/é.json", outputName: "dir/é.json",
+            source: .file(path: Array("/nonexistent".utf8), folder: Array("/".utf8)))
         let record = BatchRecord(item: item, output: "payloads/dir/é.json", outcome: outcome)
         let line = record.jsonLine
         #expect(line.hasSuffix("\n") && line.filter { $0 == "\n" }.count == 1)

@@ -1,0 +1,129 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import RichPush
+
+/// A write(2) stand-in that fills the disk once: one call writes part of its bytes, the next fails with ENOSPC.
+final class DiskFillingWrite: Sendable {
+    private let calls = Mutex(0)
+    private let failingCall: Int
+
+    /// Fails part-way through the `failingCall`-th call (1-based); every other call writes everything.
+    init(failingCall: Int) { self.failingCall = failingCall }
+
+    var write: Journal.Write {
+        { descriptor, buffer in
+            let call = self.calls.withLock { calls -> Int in
+                calls += 1
+                return calls
+            }
+            if call == self.failingCall {
+                return Glibc.write(descriptor, buffer.baseAddress, buffer.count / 2)
+            }
+            if call == self.failingCall + 1 {
+                errno = ENOSPC
+                return -1
+            }
+            return Glibc.write(descriptor, buffer.baseAddress, buffer.count)
+        }
+    }
+}
+
+@Suite struct JournalTests {
+    let folder: String
+
+    init() throws { folder = try Fixtures.temporaryFolder() }
+
+    func cleanUp() { try? FileManager.default.removeItem(atPath: folder) }
+
+    func record(_ input: String) -> [UInt8] { Array(#"{"input":"\#(input)","verdict":"attached"}"#.utf8) + [10] }
+
+    func lines(_ path: String) throws -> [String] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            .map(String.init)
+    }
+
+    @Test func anAppendThatFailsPartWayLeavesNoFragmentForTheNextRecord() throws {
+        defer { cleanUp() }
+        let path = folder + "/journal.ndjson"
+        let journal = try Journal(path: path, write: DiskFillingWrite(failingCall: 2).write)
+        try journal.append(record("a"))
+        #expect(throws: StoreError.self) { try journal.append(record("b")) }
+        try journal.append(record("c"))
+        #expect(
+            try lines(path) == [#"{"input":"a","verdict":"attached"}"#, #"{"input":"c","verdict":"attached"}"#, ""])
+        var inputs: [String] = []
+        try journal.forEachLine { _, line in inputs += [Journal.input(of: line) ?? "?"] }
+        #expect(inputs == ["a", "c"])
+    }
+
+    @Test func readingRecordsNeverChangesTheFile() throws {
+        defer { cleanUp() }
+        let path = folder + "/results.ndjson"
+        let text = #"{"input":"a","verdict":"attached"}"# + "\n" + #"{"input":"b","ver"#
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        var seen: [String] = []
+        try Journal.forEachLine(inFile: path) { _, line in seen += [Journal.input(of: line) ?? "?"] }
+        #expect(seen == ["a"], "the torn last line is skipped")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == text, "and left as it was")
+        #expect(throws: StoreError.self) { try Journal.forEachLine(inFile: folder + "/missing") { _, _ in } }
+        #expect(!FileManager.default.fileExists(atPath: folder + "/missing"))
+    }
+
+    @Test func startingARunCompactsTheJournalOrEmptiesItForForce() throws {
+        defer { cleanUp() }
+        let path = folder + "/.richpush/journal.ndjson"
+        let store = try AttachmentStore(folder: folder)
+        try FileManager.default.createDirectory(atPath: folder + "/.richpush", withIntermediateDirectories: true)
+        // Three killed runs' worth of records of two inputs, one of which is no longer in the input.
+        let stale = (0..<3).flatMap { _ in record("a") + record("gone") }
+        try Data(stale).write(to: URL(fileURLWithPath: path))
+        try Journal.prepare(path: path, fresh: false, keeping: ["a", "b"], store: store)
+        #expect(try lines(path) == [#"{"input":"a","verdict":"attached"}"#, ""])
+        try Journal.prepare(path: path, fresh: true, keeping: ["a", "b"], store: store)
+        #expect(try lines(path) == [""])
+        #expect(
+            Fixtures.files(in: folder + "/.richpush").map { ($0 as NSString).lastPathComponent } == ["journal.ndjson"])
+    }
+}
+
+/// A batch whose journal fills the disk part-way through a record.
+@Suite struct BatchJournalFailureTests {
+    let rig: LocalRig
+
+    init() throws { rig = try LocalRig() }
+
+    @Test func aFullDiskStopsTheRunAndTheRerunGivesEveryPayloadOneRecord() async throws {
+        defer { rig.cleanUp() }
+        let input = rig.folder + "/in"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        for index in 0..<20 {
+            let text =
+                #"{"aps":{"alert":"n\#(index)","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.png?n=\#(index)","type":"png"}}}"#
+            try Data(text.utf8).write(to: URL(fileURLWithPath: input + "/p\(index).json"))
+        }
+        let output = try AttachmentStore(folder: rig.folder + "/out")
+        let service = ServiceExtension(
+            engine: rig.engine, store: try AttachmentStore(folder: rig.folder + "/out/attachments"),
+            policy: Fixtures.extensionPolicy(mapping: rig.server, budget: .seconds(10)))
+        let items = try BatchInput.items(at: input, recursive: false)
+        var failing = BatchRunner(items: items, service: service, output: output, concurrency: 4, force: false)
+        failing.journalWrite = DiskFillingWrite(failingCall: 3).write
+        await #expect(throws: StoreError.self) { try await failing.run() }
+        // Whatever else was in flight appended after the failure: every line is a whole record.
+        let journal = rig.folder + "/out/.richpush/journal.ndjson"
+        let text = try String(contentsOfFile: journal, encoding: .utf8)
+        #expect(text.hasSuffix("\n"))
+        for line in text.split(separator: "\n") {
+            #expect((try? JSONValue.parse(Array(line.utf8))) != nil, "a whole record: \(line)")
+        }
+        let summary = try await BatchRunner(
+            items: items, service: service, output: output, concurrency: 4, force: false
+        ).run()
+        #expect(summary.recorded == 20 && summary.attached == 20)
+        let results = try String(contentsOfFile: rig.folder + "/out/results.ndjson", encoding: .utf8)
+        #expect(results.split(separator: "\n").count == 20)
+    }
+}

@@ -1,0 +1,125 @@
+import AssetServer
+import Foundation
+import RichPush
+import TestSupport
+import Testing
+
+/// Shared downloads (`batch --share-downloads`): cancellation, and which outcomes later payloads reuse.
+@Suite struct SharedDownloadsTests {
+    let rig: LocalRig
+    var server: AssetServer { rig.server }
+
+    init() throws { rig = try LocalRig() }
+
+    func cleanUp() { rig.cleanUp() }
+
+    func shared() throws -> SharedDownloads {
+        SharedDownloads(engine: rig.engine, store: try AttachmentStore(folder: rig.folder + "/store"))
+    }
+
+    func request(_ url: String, within budget: Duration) -> FetchRequest {
+        FetchRequest(url: url, deadline: .now + budget, policy: Fixtures.fetchPolicy(mapping: server))
+    }
+
+    static func code(_ entry: SharedDownloads.Entry) -> String {
+        switch entry {
+        case .success: return "ok"
+        case .failure(let error): return error.code.description
+        }
+    }
+
+    @Test func cancellingTheBatchEndsASharedDownloadAtOnce() async throws {
+        defer { cleanUp() }
+        let input = rig.folder + "/in"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        for index in 0..<4 {
+            let text =
+                #"{"aps":{"alert":"n\#(index)","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.png?delay=20000","type":"png"}}}"#
+            try Data(text.utf8).write(to: URL(fileURLWithPath: input + "/p\(index).json"))
+        }
+        let attachments = try AttachmentStore(folder: rig.folder + "/out/attachments")
+        let service = ServiceExtension(
+            engine: rig.engine, store: attachments,
+            policy: Fixtures.extensionPolicy(mapping: server, budget: .seconds(30)),
+            sharedDownloads: SharedDownloads(engine: rig.engine, store: attachments))
+        let runner = BatchRunner(
+            items: try BatchInput.items(at: input, recursive: false), service: service,
+            output: try AttachmentStore(folder: rig.folder + "/out"), concurrency: 4, force: false)
+        let started = ContinuousClock.now
+        let run = Task { try await runner.run() }
+        try await Task.sleep(for: .milliseconds(500))
+        run.cancel()
+        let summary = try await run.value
+        #expect(ContinuousClock.now - started < .seconds(10), "the 20 s download is cancelled with the batch")
+        #expect(summary.interrupted && summary.recorded == 0)
+    }
+
+    @Test func aCancelledWaiterStopsWaitingWhileTheOthersGetTheDownload() async throws {
+        defer { cleanUp() }
+        let downloads = try shared()
+        let url = "https://cdn.example.com/hero.png?delay=5000"
+        let staying = Task { Self.code(await downloads.download(request(url, within: .seconds(10)))) }
+        try await Task.sleep(for: .milliseconds(200))
+        let leaving = Task { Self.code(await downloads.download(request(url, within: .seconds(10)))) }
+        try await Task.sleep(for: .milliseconds(200))
+        let asked = ContinuousClock.now
+        leaving.cancel()
+        #expect(await leaving.value == "cancelled")
+        #expect(ContinuousClock.now - asked < .seconds(3), "it did not wait for the 5 s download")
+        #expect(await staying.value == "ok")
+        #expect(server.requestCount == 1)
+        await downloads.removeAll()
+    }
+
+    @Test func theDownloadStopsWhenEveryWaiterHasGoneAndALaterAskStartsAgain() async throws {
+        defer { cleanUp() }
+        let downloads = try shared()
+        let url = "https://cdn.example.com/hero.png?delay=3000"
+        let waiters = (0..<3).map { _ in
+            Task { Self.code(await downloads.download(request(url, within: .seconds(20)))) }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        for waiter in waiters { waiter.cancel() }
+        for waiter in waiters { #expect(await waiter.value == "cancelled") }
+        let asked = ContinuousClock.now
+        #expect(Self.code(await downloads.download(request(url, within: .seconds(20)))) == "ok")
+        // The server waits 3 s before answering any request: the abandoned download would end sooner.
+        #expect(ContinuousClock.now - asked >= .milliseconds(2950), "a new download, not the abandoned one")
+        await downloads.removeAll()
+    }
+
+    @Test func aPayloadsOwnDeadlineIsNotPassedOnToLaterPayloads() async throws {
+        defer { cleanUp() }
+        let downloads = try shared()
+        let url = "https://cdn.example.com/hero.png?delay=1000"
+        #expect(Self.code(await downloads.download(request(url, within: .milliseconds(300)))) == "deadline-exceeded")
+        #expect(Self.code(await downloads.download(request(url, within: .seconds(10)))) == "ok")
+        await downloads.removeAll()
+    }
+
+    @Test func aWaiterWithTimeLeftTriesAgainAfterAnotherPayloadsDeadline() async throws {
+        defer { cleanUp() }
+        let downloads = try shared()
+        let url = "https://cdn.example.com/hero.png?delay=1000"
+        let short = Task { Self.code(await downloads.download(request(url, within: .milliseconds(400)))) }
+        try await Task.sleep(for: .milliseconds(100))
+        let long = Task { Self.code(await downloads.download(request(url, within: .seconds(10)))) }
+        #expect(await short.value == "deadline-exceeded")
+        #expect(await long.value == "ok")
+        await downloads.removeAll()
+    }
+
+    @Test(arguments: ["status=404", "size=20000000"])
+    func failuresOfTheURLItselfAreKept(fault: String) async throws {
+        defer { cleanUp() }
+        let downloads = try shared()
+        let url = "https://cdn.example.com/hero.png?\(fault)"
+        var policy = Fixtures.fetchPolicy(mapping: server)
+        policy.maxBytes = 1_000_000
+        let first = await downloads.download(FetchRequest(url: url, deadline: .now + .seconds(10), policy: policy))
+        let second = await downloads.download(FetchRequest(url: url, deadline: .now + .seconds(10), policy: policy))
+        #expect(Self.code(first) == (fault.hasPrefix("status") ? "http-status" : "too-large"))
+        #expect(Self.code(second) == Self.code(first))
+        #expect(server.requestCount == 1)
+    }
+}
