@@ -35,6 +35,11 @@ let package = Package(
             name: "CAssetServerShim", dependencies: ["CMicroHTTPD"],
             linkerSettings: [.linkedLibrary("z")]),
 
+        // The fuzz target over the readers and writers of untrusted bytes (scripts/fuzz builds it with
+        // -sanitize=fuzzer,address); its shim reaches libFuzzer's driver through a weak symbol.
+        .executableTarget(name: "RichPushFuzz", dependencies: ["RichPush", "CFuzzerShim"]),
+        .target(name: "CFuzzerShim"),
+
         // Fixtures the test targets share: the repository's samples and a started asset server.
         .target(name: "TestSupport", dependencies: ["AssetServer", "RichPush"], path: "Tests/TestSupport"),
         .testTarget(name: "CurlKitTests", dependencies: ["CurlKit"]),
@@ -45,7 +50,9 @@ let package = Package(
 )
 
 // Shared compiler settings, applied in one place to every Swift target.
-let cTargets: Set<String> = ["CCurl", "CMagic", "CCrypto", "CMicroHTTPD", "CCurlShim", "CAssetServerShim"]
+let cTargets: Set<String> = [
+    "CCurl", "CMagic", "CCrypto", "CMicroHTTPD", "CCurlShim", "CAssetServerShim", "CFuzzerShim",
+]
 for target in package.targets where !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.swiftLanguageMode(.v6)]
 }

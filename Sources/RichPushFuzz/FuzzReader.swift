@@ -1,0 +1,42 @@
+import Glibc
+
+/// The readers under test; an input's first byte, modulo their count, picks one.
+enum FuzzReader: UInt8, CaseIterable {
+    /// A payload: JSON parse, inspection, round trip, and the mutated payload's writer.
+    case payload = 0
+    /// An NDJSON batch input: the line splitter, each line's read, and each line as a payload.
+    case ndjson = 1
+    /// Batch records: `results.ndjson` and journal lines, decoded, re-encoded and read back.
+    case records = 2
+
+    /// Checks `input` (selector byte first) against its reader; a broken invariant aborts with a message.
+    static func check(_ input: [UInt8]) {
+        guard let selector = input.first,
+            let reader = FuzzReader(rawValue: selector % UInt8(FuzzReader.allCases.count))
+        else { return }
+        let bytes = Array(input.dropFirst())
+        switch reader {
+        case .payload: PayloadInvariants.check(bytes)
+        case .ndjson: NDJSONInvariants.check(bytes)
+        case .records: RecordInvariants.check(bytes)
+        }
+    }
+}
+
+/// Ends the run with `message` when `condition` is false; libFuzzer then saves the input as a crash.
+func require(_ condition: Bool, _ message: @autoclosure () -> String) {
+    guard !condition else { return }
+    report("richpush-fuzz: invariant broken: \(message())\n")
+    abort()
+}
+
+/// Splits `bytes` at each newline; the last piece is what follows the last newline (maybe empty).
+func splitLines(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+    bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+}
+
+/// Writes `text` to stderr; a failing write is ignored (there is nowhere else to say it).
+func report(_ text: String) {
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
