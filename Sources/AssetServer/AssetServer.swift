@@ -64,8 +64,9 @@ final class ServerState: Sendable {
 
 /// The embedded asset server: serves a folder over HTTP and HTTPS on 127.0.0.1, with fault modes.
 ///
-/// Built on GNU libmicrohttpd in its epoll mode on a fixed pool of threads (one per core per
-/// listener), so thousands of connections cost descriptors, not threads. A fault that waits
+/// Built on GNU libmicrohttpd with internal event loops (epoll for HTTP, poll for HTTPS) on a fixed
+/// pool of threads (one per core per listener), so thousands of connections cost descriptors, not
+/// threads. A fault that waits
 /// (delay, stall, trickle) suspends its connection instead of sleeping on a loop thread, so it
 /// slows only its own response. Faults are chosen per request by query parameters, listed in
 /// ``FaultPlan``.

@@ -26,6 +26,8 @@ final class ResponseBody: @unchecked Sendable {
     private let socket: Int32
     private let server: ServerState
     private var stalled = false
+    /// Set while the connection is parked, so the next call can tell a client that left meanwhile.
+    private var parked = false
     private var started: ContinuousClock.Instant?
     /// Body bytes handed to libmicrohttpd so far.
     private(set) var bytesProduced: UInt64 = 0
@@ -74,6 +76,11 @@ final class ResponseBody: @unchecked Sendable {
     /// MHD content-reader code.
     func read(at position: UInt64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         if server.isStopping { return RP_READER_END_WITH_ERROR }
+        if parked {
+            parked = false
+            // Resumed early because the client hung up: end here rather than send into a closed socket.
+            if rp_socket_peer_gone(socket) != 0 { return RP_READER_END_WITH_ERROR }
+        }
         if position >= sendLimit { return end(at: position) }
         var count = min(UInt64(buffer.count), sendLimit - position)
         if let stallAt, !stalled {
@@ -118,7 +125,11 @@ final class ResponseBody: @unchecked Sendable {
 
     /// Parks the connection until `deadline`: 0 bytes now, libmicrohttpd calls again after the resume.
     private func wait(until deadline: ContinuousClock.Instant) -> Int {
-        server.suspensions.suspend(connection, socket: socket, until: deadline) ? 0 : RP_READER_END_WITH_ERROR
+        guard server.suspensions.suspend(connection, socket: socket, until: deadline) else {
+            return RP_READER_END_WITH_ERROR
+        }
+        parked = true
+        return 0
     }
 }
 

@@ -148,22 +148,11 @@ import Testing
     }
 
     @Test func serveCommandPrintsOneAccessLogLinePerRequest() async throws {
-        let folder = try Fixtures.temporaryFolder("richpush-serve")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let stdout = folder + "/stdout"
-        let running = try RichPushBinary.start(
-            ["serve", Fixtures.assets, "--no-tls", "--access-log"], stdoutPath: stdout)
-        var base: String?
-        let deadline = ContinuousClock.now + .seconds(20)
-        while base == nil && ContinuousClock.now < deadline {
-            base = (try? String(contentsOfFile: stdout, encoding: .utf8))?.split(separator: "\n").first.map(String.init)
-            if base == nil { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        let port = try #require(base.flatMap { UInt16($0.split(separator: ":").last?.filter(\.isNumber) ?? "") })
+        let serve = try await ServeProcess.start(arguments: ["--access-log"])
+        let port = serve.port
         _ = try await offThePool { (try RawHTTP.get("/hero.jpg", port: port), try RawHTTP.get("/nope", port: port)) }
         try await Task.sleep(for: .milliseconds(300))
-        running.signal(SIGINT)
-        let run = await running.wait()
+        let run = await serve.stop()
         let size = try Fixtures.bytes(ofAsset: "hero.jpg").count
         #expect(run.status == 0)
         #expect(run.stderr.contains("richpush: GET /hero.jpg 200 \(size) bytes "))
