@@ -1,8 +1,9 @@
-@testable import AssetServer
 import Foundation
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import AssetServer
 
 /// The server never serves outside its folder, whatever the path or the folder's links do meanwhile.
 @Suite struct PathSafetyTests {
@@ -38,7 +39,8 @@ import Testing
     @Test func neverFollowsALinkedFolderOutOfTheRoot() async throws {
         let rig = try Rig()
         try FileManager.default.createSymbolicLink(atPath: rig.root + "/linked", withDestinationPath: rig.outside)
-        try FileManager.default.createSymbolicLink(atPath: rig.root + "/inner", withDestinationPath: rig.root + "/swap-dir")
+        try FileManager.default.createSymbolicLink(
+            atPath: rig.root + "/inner", withDestinationPath: rig.root + "/swap-dir")
         let outside = try await offThePool { try rig.get("/linked/asset.jpg") }
         #expect(outside?.status == 404)
         #expect(outside?.text.contains(Rig.secret) == false)
@@ -131,9 +133,10 @@ import Testing
             #expect(descriptor >= 0, "\(path)")
             if descriptor >= 0 { close(descriptor) }
         }
-        for path in ["linked/asset.jpg", "link.jpg", "../outside/asset.jpg", "swap-dir/../../outside/asset.jpg",
-            rig.outside + "/asset.jpg", "", "missing.jpg"]
-        {
+        for path in [
+            "linked/asset.jpg", "link.jpg", "../outside/asset.jpg", "swap-dir/../../outside/asset.jpg",
+            rig.outside + "/asset.jpg", "", "missing.jpg",
+        ] {
             let descriptor = openBeneath(root, path: path, walk: walk)
             #expect(descriptor < 0, "\(path) must not open")
             if descriptor >= 0 { close(descriptor) }

@@ -53,7 +53,9 @@ import Testing
             var held: [RawConnection] = []
             for index in 0..<300 {
                 let connection = try RawConnection(port: port)
-                if index % 2 == 0 { try connection.send("GET /hero.jpg?delay=60000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") }
+                if index % 2 == 0 {
+                    try connection.send("GET /hero.jpg?delay=60000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                }
                 held.append(connection)
             }
             return held
@@ -121,7 +123,9 @@ struct ServeProcess: Sendable {
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             let text = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first, let port = UInt16(line.split(separator: ":").last?.filter(\.isNumber) ?? "") {
+            if let line = text.split(separator: "\n").first,
+                let port = UInt16(line.split(separator: ":").last?.filter(\.isNumber) ?? "")
+            {
                 return ServeProcess(running: running, port: port, folder: folder)
             }
             try await Task.sleep(for: .milliseconds(50))
