@@ -40,6 +40,29 @@ import Testing
         withExtendedLifetime(held) {}
     }
 
+    /// Clients that connect and say nothing, up to the connection limit, lock nobody out for long:
+    /// they are closed after the idle timeout (it was 120 s), and a fresh client gets in.
+    @Test func silentConnectionsAtTheLimitAreDroppedAfterTheIdleTimeout() async throws {
+        let server = try AssetServer(root: Fixtures.assets, connectionLimit: 20, threads: 1, idleTimeout: .seconds(1))
+        defer { server.stop() }
+        #expect(server.connectionLimit == 20)
+        let port = server.httpPort
+        let started = ContinuousClock.now
+        let (held, fresh) = try await offThePool {
+            let held = try (0..<20).map { _ in try RawConnection(port: port) }
+            var fresh: RawResponse?
+            let deadline = ContinuousClock.now + .seconds(15)
+            while fresh?.status != 200 && ContinuousClock.now < deadline {
+                fresh = try? RawHTTP.get("/hero.jpg", port: port)
+                if fresh?.status != 200 { usleep(100_000) }
+            }
+            return (held, fresh)
+        }
+        #expect(fresh?.status == 200)
+        #expect(ContinuousClock.now - started < .seconds(10), "in after about the 1 s idle timeout")
+        withExtendedLifetime(held) {}
+    }
+
     /// Hundreds of open connections (half silent, half waiting on a delayed response) add no threads
     /// to `richpush serve`; one thread per connection added 300. Measured on the built binary, so
     /// other tests' threads do not count.
