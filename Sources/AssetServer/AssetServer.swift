@@ -34,13 +34,26 @@ public struct AssetServerError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// State every connection thread reads: the folder served and whether the server is stopping.
+/// State every event-loop thread reads: the folder served, the parked connections, whether the server is stopping.
 final class ServerState: Sendable {
     let root: String
+    /// The served folder, opened once: every asset is opened beneath it (``openBeneath(_:path:walk:)``).
+    let rootDescriptor: Int32
+    let suspensions: Suspensions
+    let accessLog: (@Sendable (AccessLogEntry) -> Void)?
     private let stopping = Atomic<Bool>(false)
     private let requestCounter = Atomic<Int>(0)
 
-    init(root: String) { self.root = root }
+    init(
+        root: String, rootDescriptor: Int32, suspensions: Suspensions, accessLog: (@Sendable (AccessLogEntry) -> Void)?
+    ) {
+        self.root = root
+        self.rootDescriptor = rootDescriptor
+        self.suspensions = suspensions
+        self.accessLog = accessLog
+    }
+
+    deinit { close(rootDescriptor) }
 
     var isStopping: Bool { stopping.load(ordering: .relaxed) }
     func beginStopping() { stopping.store(true, ordering: .relaxed) }
@@ -51,9 +64,12 @@ final class ServerState: Sendable {
 
 /// The embedded asset server: serves a folder over HTTP and HTTPS on 127.0.0.1, with fault modes.
 ///
-/// Built on GNU libmicrohttpd with one thread per connection, so a fault can sleep (delay, stall,
-/// trickle) without slowing other requests. Faults are chosen per request by query parameters,
-/// listed in ``FaultPlan``.
+/// Built on GNU libmicrohttpd with internal event loops (epoll for HTTP, poll for HTTPS) on a fixed
+/// pool of threads (one per core per listener), so thousands of connections cost descriptors, not
+/// threads. A fault that waits
+/// (delay, stall, trickle) suspends its connection instead of sleeping on a loop thread, so it
+/// slows only its own response. Faults are chosen per request by query parameters, listed in
+/// ``FaultPlan``.
 ///
 /// ```swift
 /// let server = try AssetServer(root: "Samples/assets", tls: identity)
@@ -67,6 +83,8 @@ public final class AssetServer: Sendable {
     public let httpsPort: UInt16?
     /// The address both listeners are bound to.
     public let host: String
+    /// The most connections each listener holds at once (the rest wait in the listen queue).
+    public let connectionLimit: Int
 
     private let state: ServerState
     private let daemons: Mutex<[OpaquePointer]>
@@ -79,9 +97,19 @@ public final class AssetServer: Sendable {
     public var requestCount: Int { state.requests }
 
     /// Starts serving `root`; port 0 picks a free port. HTTPS listens only when `tls` is given.
+    ///
+    /// - Parameters:
+    ///   - connectionLimit: the most connections per listener; lowered so that connections and the
+    ///     files they send always fit under the process's descriptor limit, leaving room for the rest
+    ///     of the process.
+    ///   - threads: event-loop threads per listener (default: one per core).
+    ///   - idleTimeout: a connection with no traffic for this long is closed (faults that wait on
+    ///     purpose do not count as idle).
+    ///   - accessLog: called once per finished request, on a server thread.
     public init(
         root: String, tls: TLSIdentity? = nil, host: String = "127.0.0.1", httpPort: UInt16 = 0,
-        httpsPort: UInt16 = 0, connectionLimit: Int = 4096
+        httpsPort: UInt16 = 0, connectionLimit: Int = 4096, threads: Int? = nil,
+        idleTimeout: Duration = .seconds(30), accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil
     ) throws(AssetServerError) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue,
@@ -91,22 +119,52 @@ public final class AssetServer: Sendable {
         }
         let canonicalRoot = String(cString: resolved)
         free(resolved)
-        state = ServerState(root: canonicalRoot)
+        let rootDescriptor = open(canonicalRoot, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard rootDescriptor >= 0 else {
+            throw AssetServerError("cannot open '\(root)': \(String(cString: strerror(errno))); check its permissions")
+        }
+        let suspensions: Suspensions
+        do {
+            suspensions = try Suspensions()
+        } catch {
+            close(rootDescriptor)
+            throw error
+        }
+        state = ServerState(
+            root: canonicalRoot, rootDescriptor: rootDescriptor, suspensions: suspensions, accessLog: accessLog)
         self.host = host
+        let listeners = tls == nil ? 1 : 2
+        let limit = Self.fittingLimit(connectionLimit, listeners: listeners)
+        self.connectionLimit = limit
+        let poolSize = UInt32(clamping: max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount))
+        let timeout = UInt32(clamping: max(1, idleTimeout.components.seconds))
         // The server keeps `state` alive; stop() joins every thread that could read it first.
         let context = Unmanaged.passUnretained(state).toOpaque()
-        let limit = UInt32(clamping: connectionLimit)
-        guard let plain = rp_mhd_start(host, httpPort, handleRequest, context, nil, nil, limit) else {
+        func start(port: UInt16, identity: TLSIdentity?) -> OpaquePointer? {
+            let host = host
+            return host.withCString { address in
+                withOptionalCString(identity?.keyPEM) { key in
+                    withOptionalCString(identity?.certificatePEM) { certificate in
+                        var config = rp_mhd_config(
+                            ipv4: address, port: port, handler: handleRequest, uri_logger: recordRequest,
+                            completed: finishRequest, context: context, key_pem: key, cert_pem: certificate,
+                            connection_limit: UInt32(clamping: limit), threads: poolSize,
+                            timeout_seconds: timeout)
+                        return rp_mhd_start(&config)
+                    }
+                }
+            }
+        }
+        guard let plain = start(port: httpPort, identity: nil) else {
+            suspensions.stop()
             throw AssetServerError("cannot listen on \(host):\(httpPort) (in use, or not a local IPv4 address)")
         }
         var started = [plain]
         self.httpPort = rp_mhd_port(plain)
         if let tls {
-            guard
-                let secure = rp_mhd_start(
-                    host, httpsPort, handleRequest, context, tls.keyPEM, tls.certificatePEM, limit)
-            else {
+            guard let secure = start(port: httpsPort, identity: tls) else {
                 MHD_stop_daemon(plain)
+                suspensions.stop()
                 throw AssetServerError(
                     "cannot start HTTPS on \(host):\(httpsPort): port in use, or the certificate/key PEM is unusable")
             }
@@ -118,6 +176,17 @@ public final class AssetServer: Sendable {
         daemons = Mutex(started)
     }
 
+    /// `requested` lowered so that every listener's connections, each with a file open, fit under
+    /// the soft descriptor limit with 64 to spare.
+    static func fittingLimit(_ requested: Int, listeners: Int) -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(Int32.max) else {
+            return max(1, requested)
+        }
+        let available = Int(clamping: limit.rlim_cur) - 64
+        return max(1, min(requested, available / (2 * listeners)))
+    }
+
     /// Runs `body` with a started server, and stops the server when `body` ends.
     public static func withServer<Result>(
         root: String, tls: TLSIdentity? = nil, _ body: (AssetServer) async throws -> Result
@@ -127,7 +196,7 @@ public final class AssetServer: Sendable {
         return try await body(server)
     }
 
-    /// Stops both listeners, ending sleeping faults early, and waits for every connection thread. Idempotent.
+    /// Stops both listeners, ending waiting faults at once, and waits for every server thread. Idempotent.
     public func stop() {
         state.beginStopping()
         let running = daemons.withLock { daemons in
@@ -135,8 +204,16 @@ public final class AssetServer: Sendable {
             return daemons
         }
         guard !running.isEmpty else { return }
+        // libmicrohttpd must not stop with a connection suspended: resume them all (they then end).
+        state.suspensions.stop()
         for daemon in running { MHD_stop_daemon(daemon) }
     }
 
     deinit { stop() }
+}
+
+/// Calls `body` with `text` as a C string, or with nil when there is no text.
+private func withOptionalCString<Result>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> Result) -> Result {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
 }

@@ -2,7 +2,9 @@
 ///
 /// Every fault is a query parameter, so a payload URL alone can ask for one
 /// (`https://cdn.example.com/hero.jpg?delay=40000`). Parameters combine. Numbers are decimal;
-/// a malformed value is a 400 response naming the parameter, so a typo never passes silently.
+/// a malformed value, or a parameter the server does not know (`stal=0`), is a 400 response naming
+/// it (and listing the known ones), so a typo never passes silently. Tags that only make a URL
+/// distinct (``ignoredTags``, or any name starting with `_`) are accepted and ignored.
 ///
 /// | parameter | effect |
 /// |---|---|
@@ -45,7 +47,16 @@ public struct FaultPlan: Sendable {
 
     public init() {}
 
-    /// Reads the plan from query arguments; throws the name of the first parameter that is malformed.
+    /// Every fault parameter the server understands, in the order the documentation lists them.
+    public static let knownParameters = [
+        "delay", "status", "redirect", "to", "type", "gzip", "size", "chunked", "endless", "truncate", "length",
+        "stall", "stall-ms", "rate", "reset", "every",
+    ]
+
+    /// Parameters that carry no fault and only make a URL distinct (cache busting, one URL per device).
+    public static let ignoredTags: Set<String> = ["n", "v", "id", "tag", "shared"]
+
+    /// Reads the plan from query arguments; throws the first parameter that is malformed or unknown.
     public init(query: [(String, String)]) throws(FaultPlanError) {
         for (key, value) in query {
             func number<T: FixedWidthInteger>(_: T.Type) throws(FaultPlanError) -> T {
@@ -85,7 +96,10 @@ public struct FaultPlan: Sendable {
                 let period = try number(Int.self)
                 guard period > 0 else { throw FaultPlanError(parameter: key, value: value) }
                 every = period
-            default: break  // Unknown parameters are ignored, as a CDN ignores cache-busting queries.
+            default:
+                guard Self.ignoredTags.contains(key) || key.hasPrefix("_") else {
+                    throw FaultPlanError(parameter: key, value: value, isUnknown: true)
+                }
             }
             if key != "redirect" { passthroughQuery.append((key, value)) }
         }
@@ -105,8 +119,19 @@ public struct FaultPlan: Sendable {
 public struct FaultPlanError: Error, Sendable, CustomStringConvertible {
     public var parameter: String
     public var value: String
+    /// True when no fault has this name (rather than an unusable value).
+    public var isUnknown: Bool
+
+    public init(parameter: String, value: String, isUnknown: Bool = false) {
+        self.parameter = parameter
+        self.value = value
+        self.isUnknown = isUnknown
+    }
 
     public var description: String {
-        "fault parameter '\(parameter)' has an unusable value '\(value)'"
+        guard isUnknown else { return "fault parameter '\(parameter)' has an unusable value '\(value)'" }
+        return "unknown fault parameter '\(parameter)': the known ones are "
+            + FaultPlan.knownParameters.joined(separator: ", ")
+            + " (tags such as n=, v= or any name starting with '_' are ignored)"
     }
 }

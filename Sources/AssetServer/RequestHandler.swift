@@ -1,67 +1,114 @@
 import CAssetServerShim
 import Foundation
 
-/// Answers one request: libmicrohttpd's access handler, called on the connection's own thread.
+/// Starts a request's record when its request line arrives: libmicrohttpd's URI logger, the only
+/// place that sees the target before percent-decoding (so `%00` cannot silently cut a path short).
+func recordRequest(
+    _ context: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
+    let record = RequestRecord(rawTarget: uri.map { String(cString: $0) } ?? "")
+    return Unmanaged.passRetained(record).toOpaque()
+}
+
+/// Ends a request: prints its access-log entry (when asked for) and releases its record.
+func finishRequest(
+    _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ requestState: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ termination: MHD_RequestTerminationCode
+) {
+    guard let requestState, let pointer = requestState.pointee else { return }
+    requestState.pointee = nil
+    let record = Unmanaged<RequestRecord>.fromOpaque(pointer).takeRetainedValue()
+    guard let context else { return }
+    let state = Unmanaged<ServerState>.fromOpaque(context).takeUnretainedValue()
+    state.accessLog?(record.logEntry())
+}
+
+/// Answers one request: libmicrohttpd's access handler, called on an event-loop thread.
+///
+/// Called again for the same request after a `delay=` fault's suspension ends; the request's
+/// ``RequestRecord`` tells the calls apart.
 func handleRequest(
     _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
     _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
     _ uploadSize: UnsafeMutablePointer<Int>?, _ requestState: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 ) -> MHD_Result {
-    guard let context, let connection else { return .NO }
+    guard let context, let connection, let requestState, let pointer = requestState.pointee else { return .NO }
     let state = Unmanaged<ServerState>.fromOpaque(context).takeUnretainedValue()
-    let sequence = state.countRequest()
-    let path = url.map { String(cString: $0) } ?? "/"
-    let verb = method.map { String(cString: $0) } ?? ""
-    guard verb == "GET" || verb == "HEAD" else {
-        return respond(connection, status: 405, page: "Method Not Allowed", detail: "only GET and HEAD are served")
-    }
-    let plan: FaultPlan
-    do {
-        plan = try FaultPlan(query: queryArguments(of: connection)).applying(toRequest: sequence)
-    } catch {
-        return respond(connection, status: 400, page: "Bad Request", detail: error.description)
-    }
+    let record = Unmanaged<RequestRecord>.fromOpaque(pointer).takeUnretainedValue()
     let socket = rp_mhd_connection_fd(connection)
-    if plan.resetAt == 0 {
-        _ = rp_socket_reset(socket)
-        return .NO
+    let path = url.map { String(cString: $0) } ?? "/"
+    if record.sequence == 0 {
+        record.sequence = state.countRequest()
+        record.method = method.map { String(cString: $0) } ?? ""
+        guard record.method == "GET" || record.method == "HEAD" else {
+            return respond(
+                connection, record, status: 405, page: "Method Not Allowed", detail: "only GET and HEAD are served")
+        }
+        guard !record.decodedPath.contains(0) else {
+            return respond(
+                connection, record, status: 400, page: "Bad Request", detail: "the path holds a NUL byte (%00)")
+        }
+        do {
+            record.plan = try FaultPlan(query: queryArguments(of: connection)).applying(toRequest: record.sequence)
+        } catch {
+            return respond(connection, record, status: 400, page: "Bad Request", detail: error.description)
+        }
+        if record.plan?.resetAt == 0 {
+            _ = rp_socket_reset(socket)
+            return .NO
+        }
+        if let delay = record.plan?.delayMilliseconds, delay > 0 {
+            record.delayUntil = .now + .milliseconds(delay)
+        }
     }
-    if plan.delayMilliseconds > 0 && !pause(milliseconds: plan.delayMilliseconds, server: state, socket: socket) {
-        return .NO
+    guard let plan = record.plan else { return .NO }
+    if let until = record.delayUntil {
+        if state.isStopping { return .NO }
+        if ContinuousClock.now < until {
+            // Resumed early because the client hung up, or the first call: wait (again) off the loop thread.
+            if rp_socket_peer_gone(socket) != 0 { return .NO }
+            return state.suspensions.suspend(connection, socket: socket, until: until) ? .YES : .NO
+        }
+        record.delayUntil = nil
     }
-    if path == "/" { return respondIndex(connection, root: state.root) }
+    return serve(path, plan: plan, connection: connection, socket: socket, record: record, state: state)
+}
+
+/// Sends the answer a request's plan asks for, once any delay has passed.
+private func serve(
+    _ path: String, plan: FaultPlan, connection: OpaquePointer, socket: Int32, record: RequestRecord,
+    state: ServerState
+) -> MHD_Result {
+    if path == "/" { return respondIndex(connection, record, root: state.root) }
     if plan.redirects > 0 {
         var query = plan.passthroughQuery
         if plan.redirects > 1 { query.append(("redirect", String(plan.redirects - 1))) }
         let location =
             path + (query.isEmpty ? "" : "?" + query.map { "\(escape($0))=\(escape($1))" }.joined(separator: "&"))
-        return redirect(connection, to: location)
+        return redirect(connection, record, to: location)
     }
-    if let target = plan.redirectTarget { return redirect(connection, to: target) }
+    if let target = plan.redirectTarget { return redirect(connection, record, to: target) }
     if let status = plan.status, !(200..<300).contains(status) {
-        return respond(connection, status: status, page: "Error \(status)", detail: "status=\(status) was requested")
+        return respond(
+            connection, record, status: status, page: "Error \(status)", detail: "status=\(status) was requested")
     }
-    guard let file = resolve(path, root: state.root) else {
-        return respond(connection, status: 404, page: "Not Found", detail: "no asset at \(path)")
+    guard let relative = relativeAssetPath(path) else {
+        return respond(connection, record, status: 404, page: "Not Found", detail: "no asset at \(path)")
     }
-    let descriptor = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    let descriptor = openBeneath(state.rootDescriptor, path: relative)
     var info = stat()
-    guard descriptor >= 0, fstat(descriptor, &info) == 0 else {
+    guard descriptor >= 0, fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
         if descriptor >= 0 { close(descriptor) }
-        return respond(connection, status: 404, page: "Not Found", detail: "cannot open \(path)")
+        return respond(connection, record, status: 404, page: "Not Found", detail: "no asset at \(path)")
     }
-    var source = ResponseBody.Source.file(descriptor: descriptor, size: UInt64(info.st_size))
-    var bodyPlan = plan
-    if plan.gzip {
-        guard !plan.endless, let compressed = gzipped(source, size: plan.size) else {
-            close(descriptor)
-            return respond(connection, status: 400, page: "Bad Request", detail: "gzip needs a finite body under 64 MB")
-        }
-        close(descriptor)
-        source = .bytes(compressed)
-        bodyPlan.size = nil
+    guard
+        let body = ResponseBody(
+            descriptor: descriptor, fileSize: UInt64(info.st_size), plan: plan, connection: connection,
+            socket: socket, server: state)
+    else {
+        return respond(
+            connection, record, status: 503, page: "Service Unavailable", detail: "out of memory for gzip")
     }
-    let body = ResponseBody(source: source, plan: bodyPlan, socket: socket, server: state)
     let retained = Unmanaged.passRetained(body).toOpaque()
     guard
         let response = MHD_create_response_from_callback(
@@ -74,7 +121,10 @@ func handleRequest(
     MHD_add_response_header(response, "Content-Type", plan.contentType ?? MediaTypes.contentType(forPath: path))
     MHD_add_response_header(response, "Cache-Control", "no-store")
     if plan.gzip { MHD_add_response_header(response, "Content-Encoding", "gzip") }
-    return MHD_queue_response(connection, UInt32(plan.status ?? 200), response)
+    let status = plan.status ?? 200
+    record.status = status
+    record.body = body
+    return MHD_queue_response(connection, UInt32(status), response)
 }
 
 private func readBody(
@@ -110,39 +160,24 @@ private func queryArguments(of connection: OpaquePointer) -> [(String, String)] 
     return box.arguments
 }
 
-/// Maps a URL path to a regular file inside `root`, or nil; `..` and links out of the root never resolve.
-func resolve(_ urlPath: String, root: String) -> String? {
-    var parts: [Substring] = []
-    for part in urlPath.split(separator: "/") where part != "." {
-        if part == ".." { return nil }
-        parts.append(part)
-    }
-    guard !parts.isEmpty, let real = realpath(root + "/" + parts.joined(separator: "/"), nil) else { return nil }
-    let resolved = String(cString: real)
-    free(real)
-    var info = stat()
-    guard resolved.hasPrefix(root + "/"), stat(resolved, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-        return nil
-    }
-    return resolved
+/// The URL path as a path relative to the served folder, or nil when it names nothing servable:
+/// empty, or with a component starting with `.` (`..`, `.`, dotfiles and dot-folders such as `.git`).
+func relativeAssetPath(_ urlPath: String) -> String? {
+    let parts = urlPath.split(separator: "/")
+    guard !parts.isEmpty, !parts.contains(where: { $0.hasPrefix(".") }) else { return nil }
+    return parts.joined(separator: "/")
 }
 
-private func gzipped(_ source: ResponseBody.Source, size: UInt64?) -> [UInt8]? {
-    guard case .file(let descriptor, let fileSize) = source else { return nil }
-    let length = size ?? fileSize
-    guard length <= 64 << 20 else { return nil }
-    var bytes = [UInt8](repeating: 0, count: Int(length))
-    let wanted = Int(min(length, fileSize))
-    let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, wanted, 0) }
-    guard got == wanted else { return nil }
-    var outLength = 0
-    guard
-        let output = bytes.withUnsafeBytes({
-            rp_gzip($0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count, &outLength)
-        })
-    else { return nil }
-    defer { rp_free(output) }
-    return Array(UnsafeBufferPointer(start: output, count: outLength))
+/// Opens `path` for reading strictly beneath the folder `root`, following no symbolic link on the
+/// way, or returns -1.
+///
+/// One kernel call resolves the whole path against the open folder (openat2 with
+/// `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`; one `openat(O_NOFOLLOW)` per component on kernels
+/// before 5.6, or with `walk`), so swapping a folder for a link between a check and the open is
+/// no longer possible: there is no separate check. A FIFO is opened without blocking; callers
+/// `fstat` the descriptor and serve only regular files.
+func openBeneath(_ root: Int32, path: String, walk: Bool = false) -> Int32 {
+    rp_open_beneath(root, path, walk ? 1 : 0)
 }
 
 private func escape(_ text: String) -> String {
@@ -150,31 +185,37 @@ private func escape(_ text: String) -> String {
         ?? text
 }
 
-private func redirect(_ connection: OpaquePointer, to location: String) -> MHD_Result {
-    respond(connection, status: 302, page: "Found", detail: "moved to \(location)", headers: [("Location", location)])
+private func redirect(_ connection: OpaquePointer, _ record: RequestRecord, to location: String) -> MHD_Result {
+    respond(
+        connection, record, status: 302, page: "Found", detail: "moved to \(location)",
+        headers: [("Location", location)])
 }
 
-private func respondIndex(_ connection: OpaquePointer, root: String) -> MHD_Result {
-    let names = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted()
+private func respondIndex(_ connection: OpaquePointer, _ record: RequestRecord, root: String) -> MHD_Result {
+    let names = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).filter { !$0.hasPrefix(".") }
+        .sorted()
     let text =
         "richpush asset server: \(root)\n\n" + names.map { "/\($0)\n" }.joined()
         + "\nFault modes (query parameters): delay=MS status=CODE redirect=N to=URL type=MIME gzip=1 size=BYTES\n"
         + "chunked=1 endless=1 truncate=BYTES length=BYTES stall=BYTES stall-ms=MS rate=BPS reset=BYTES every=K\n"
-    return respond(connection, status: 200, body: Array(text.utf8), type: "text/plain; charset=utf-8")
+    return respond(connection, record, status: 200, body: Array(text.utf8), type: "text/plain; charset=utf-8")
 }
 
 private func respond(
-    _ connection: OpaquePointer, status: Int, page: String, detail: String, headers: [(String, String)] = []
+    _ connection: OpaquePointer, _ record: RequestRecord, status: Int, page: String, detail: String,
+    headers: [(String, String)] = []
 ) -> MHD_Result {
     let safe = detail.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
     let html =
         "<!DOCTYPE html>\n<html><head><title>\(status) \(page)</title></head>\n<body><h1>\(page)</h1><p>\(safe)</p></body></html>\n"
     return respond(
-        connection, status: status, body: Array(html.utf8), type: "text/html; charset=utf-8", headers: headers)
+        connection, record, status: status, body: Array(html.utf8), type: "text/html; charset=utf-8",
+        headers: headers)
 }
 
 private func respond(
-    _ connection: OpaquePointer, status: Int, body: [UInt8], type: String, headers: [(String, String)] = []
+    _ connection: OpaquePointer, _ record: RequestRecord, status: Int, body: [UInt8], type: String,
+    headers: [(String, String)] = []
 ) -> MHD_Result {
     let response = body.withUnsafeBytes { bytes in
         rp_mhd_response_copy(bytes.baseAddress, bytes.count)
@@ -184,5 +225,7 @@ private func respond(
     MHD_add_response_header(response, "Content-Type", type)
     MHD_add_response_header(response, "Cache-Control", "no-store")
     for (name, value) in headers { MHD_add_response_header(response, name, value) }
+    record.status = status
+    record.bufferedBytes = UInt64(body.count)
     return MHD_queue_response(connection, UInt32(status), response)
 }

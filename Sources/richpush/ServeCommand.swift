@@ -18,6 +18,7 @@ enum ServeCommand {
           --key FILE         Private key (PEM) for HTTPS (default Samples/certs/server-key.pem).
           --no-tls           Serve plain HTTP only.
           --host ADDRESS     IPv4 address to bind (default 127.0.0.1).
+          --access-log       Print one line per request on stderr: method, target, status, body bytes, ms.
 
         Fault modes are query parameters, so a payload URL alone can ask for one:
           delay=MS        wait before the status line      status=CODE     answer with that HTTP status
@@ -28,6 +29,8 @@ enum ServeCommand {
           length=BYTES    declare this Content-Length      stall=BYTES     go silent after BYTES (stall-ms=MS)
           rate=BPS        trickle at BPS bytes/second      reset=BYTES     TCP reset after BYTES (0: at once)
           every=K         apply the faults to every K-th request only (for a bench: a share of bad responses)
+        An unknown parameter is answered 400 with the list above; n=, v=, id=, tag=, shared= and names
+        starting with _ are tags that only make a URL distinct, and are ignored.
 
         Example:
           richpush serve Samples/assets --port 8080
@@ -40,6 +43,7 @@ enum ServeCommand {
         let httpPort: UInt16 = try arguments.number("--port", in: 0...65535) ?? 0
         let httpsPort: UInt16 = try arguments.number("--https-port", in: 0...65535) ?? 0
         let noTLS = arguments.flag("--no-tls")
+        let accessLog = arguments.flag("--access-log")
         let host = try arguments.value("--host") ?? "127.0.0.1"
         var certificate = try arguments.value("--cert")
         var key = try arguments.value("--key")
@@ -60,8 +64,13 @@ enum ServeCommand {
             }
             identity = try TLSIdentity.load(certificate: certificate, key: key)
         }
+        raiseDescriptorLimit()
+        var logger: (@Sendable (AccessLogEntry) -> Void)?
+        if accessLog {
+            logger = { (entry: AccessLogEntry) in writeAccessLine(entry.line) }
+        }
         let server = try AssetServer(
-            root: root, tls: identity, host: host, httpPort: httpPort, httpsPort: httpsPort)
+            root: root, tls: identity, host: host, httpPort: httpPort, httpsPort: httpsPort, accessLog: logger)
         printLine(server.httpBaseURL + "/")
         if let https = server.httpsBaseURL { printLine(https + "/") }
         printError("richpush: serving \(root)")
@@ -79,4 +88,20 @@ enum ServeCommand {
         printError("richpush: stopped after \(server.requestCount) requests")
         return .success
     }
+}
+
+/// Raises the soft limit on open descriptors to the hard limit, so the server's connection limit
+/// (which fits under the soft limit) is not a few hundred on a default `ulimit -n`.
+private func raiseDescriptorLimit() {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+    limit.rlim_cur = limit.rlim_max
+    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+}
+
+/// Writes one access-log line to stderr with a single write(2): lines from the server's threads never
+/// interleave, and a failing stderr drops the line instead of ending the server.
+private func writeAccessLine(_ line: String) {
+    let bytes = Array(("richpush: " + line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }

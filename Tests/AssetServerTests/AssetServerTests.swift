@@ -1,6 +1,7 @@
 import AssetServer
 import Foundation
 import RichPush
+import Synchronization
 import TestSupport
 import Testing
 
@@ -101,6 +102,61 @@ import Testing
         #expect(throws: FaultPlanError.self) { try FaultPlan(query: [("rate", "0")]) }
         #expect(throws: FaultPlanError.self) { try FaultPlan(query: [("gzip", "maybe")]) }
         #expect(throws: FaultPlanError.self) { try FaultPlan(query: [("size", "-1")]) }
+        #expect(throws: FaultPlanError.self) { try FaultPlan(query: [("stal", "0")]) }
+        #expect(try FaultPlan(query: [("n", "7"), ("_cache", "x"), ("shared", "1")]).passthroughQuery.count == 3)
+    }
+
+    @Test func answersAnUnknownFaultParameterWith400ListingTheKnownOnes() async throws {
+        let server = try AssetServer(root: Fixtures.assets)
+        defer { server.stop() }
+        let port = server.httpPort
+        let unknown = try await offThePool { try RawHTTP.get("/hero.jpg?stal=0", port: port) }
+        #expect(unknown?.status == 400)
+        #expect(unknown?.text.contains("unknown fault parameter 'stal'") == true)
+        for name in FaultPlan.knownParameters {
+            #expect(unknown?.text.contains(name) == true, "lists \(name)")
+        }
+        let tagged = try await offThePool { try RawHTTP.get("/hero.jpg?n=3&_cache=1", port: port) }
+        #expect(tagged?.status == 200, "tags that only make a URL distinct are ignored")
+    }
+
+    @Test func logsEveryRequestWithStatusBytesAndTime() async throws {
+        let entries = Mutex<[AccessLogEntry]>([])
+        let server = try AssetServer(
+            root: Fixtures.assets, accessLog: { entry in entries.withLock { $0.append(entry) } })
+        defer { server.stop() }
+        let port = server.httpPort
+        _ = try await offThePool {
+            (
+                try RawHTTP.get("/hero.jpg", port: port), try RawHTTP.get("/missing.jpg", port: port),
+                try RawHTTP.get("/hero.jpg?stal=0", port: port), try RawHTTP.get("/hero.jpg?delay=200", port: port)
+            )
+        }
+        // Each entry is written when its request ends, just after the client has the last byte.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while entries.withLock({ $0.count }) < 4 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let logged = entries.withLock { $0 }
+        let asset = try Fixtures.bytes(ofAsset: "hero.jpg")
+        #expect(logged.map(\.target) == ["/hero.jpg", "/missing.jpg", "/hero.jpg?stal=0", "/hero.jpg?delay=200"])
+        #expect(logged.map(\.status) == [200, 404, 400, 200])
+        #expect(logged.allSatisfy { $0.method == "GET" })
+        #expect(logged.first?.bytes == UInt64(asset.count))
+        #expect(logged.last.map { $0.milliseconds >= 190 } == true, "the delay is part of the time")
+        #expect(logged.first?.line.hasPrefix("GET /hero.jpg 200 \(asset.count) bytes ") == true)
+    }
+
+    @Test func serveCommandPrintsOneAccessLogLinePerRequest() async throws {
+        let serve = try await ServeProcess.start(arguments: ["--access-log"])
+        let port = serve.port
+        _ = try await offThePool { (try RawHTTP.get("/hero.jpg", port: port), try RawHTTP.get("/nope", port: port)) }
+        try await Task.sleep(for: .milliseconds(300))
+        let run = await serve.stop()
+        let size = try Fixtures.bytes(ofAsset: "hero.jpg").count
+        #expect(run.status == 0)
+        #expect(run.stderr.contains("richpush: GET /hero.jpg 200 \(size) bytes "))
+        #expect(run.stderr.contains("richpush: GET /nope 404 "))
     }
 
     /// The HTTP status of GET `path` (plain HTTP, redirects not followed).

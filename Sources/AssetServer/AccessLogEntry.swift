@@ -1,0 +1,19 @@
+/// One answered request, as `serve --access-log` prints it.
+public struct AccessLogEntry: Sendable, Equatable {
+    /// The request method (`GET`, `HEAD`, ...).
+    public var method: String
+    /// The request target as sent (path and query), control characters percent-escaped.
+    public var target: String
+    /// The status sent, or nil when the connection ended before a status line (`reset=0`, a client that left).
+    public var status: Int?
+    /// Body bytes handed to the connection (not counting headers).
+    public var bytes: UInt64
+    /// Milliseconds from the request line to the end of the response.
+    public var milliseconds: Double
+
+    /// `GET /hero.jpg?delay=50 200 302512 bytes 51.3 ms`; a missing status prints as `-`.
+    public var line: String {
+        let tenths = (milliseconds * 10).rounded() / 10
+        return "\(method) \(target) \(status.map(String.init) ?? "-") \(bytes) bytes \(tenths) ms"
+    }
+}
