@@ -39,9 +39,11 @@ import Testing
     @Test func countsStalledResponsesAsExpired() async throws {
         defer { cleanUp() }
         let report = try await run(
-            url: "https://cdn.example.com/hero.jpg?stall=100&every=4", devices: 40, budget: .seconds(2))
+            // The budget is what the stalled quarter waits out; it is long enough that the other devices
+            // finish well inside it even when the whole suite starts at once on two cores.
+            url: "https://cdn.example.com/hero.jpg?stall=100&every=4", devices: 40, budget: .seconds(6))
         #expect(report.devices == 40)
-        #expect(report.verdicts["expired"] == 10, "\(report.verdicts) \(report.reasons) \(report.percentilesMilliseconds)")
+        #expect(report.verdicts["expired"] == 10, "\(report.verdicts) \(report.reasons)")
         #expect(report.verdicts["attached"] == 30)
         #expect(report.displayRate == 0.75)
         #expect(report.histograms["end_to_end"]?.count == 40)
