@@ -1,0 +1,145 @@
+import Foundation
+
+/// What an app's own files decide beyond the payload: the service extension's App Transport Security
+/// and the content extensions that show pushes by category.
+///
+/// Read from an app's source folder (``scan(folder:)``: every `Info.plist` whose
+/// `NSExtension.NSExtensionPointIdentifier` is a notification extension point), or from plists named
+/// one by one (``init(servicePlist:contentPlists:)``). XML and binary plists both work.
+public struct AppConfiguration: Sendable, Equatable {
+    /// The service extension's extension point.
+    public static let serviceExtensionPoint = "com.apple.usernotifications.service"
+    /// A content extension's extension point.
+    public static let contentExtensionPoint = "com.apple.usernotifications.content-extension"
+
+    /// The service extension's plist, if one was found or given.
+    public var servicePlist: String?
+    /// Its `NSAppTransportSecurity` (the default when no service plist is known).
+    public var transportSecurity = AppTransportSecurity()
+    public var contentExtensions: [ContentExtension] = []
+
+    public init() {}
+
+    /// Reads the plists given directly (`--service-plist`, `--content-plist`).
+    public init(servicePlist: String?, contentPlists: [String]) throws(AppConfigurationError) {
+        if let servicePlist {
+            let plist = try PropertyList(contentsOf: servicePlist)
+            try Self.expect(plist, Self.serviceExtensionPoint, flag: "--service-plist")
+            self.servicePlist = servicePlist
+            transportSecurity = AppTransportSecurity(PropertyList.dictionary(plist.root, "NSAppTransportSecurity"))
+        }
+        for path in contentPlists {
+            let plist = try PropertyList(contentsOf: path)
+            try Self.expect(plist, Self.contentExtensionPoint, flag: "--content-plist")
+            contentExtensions.append(try Self.contentExtension(plist))
+        }
+    }
+
+    /// Finds and reads every notification extension's Info.plist below `folder` (an Xcode project).
+    ///
+    /// Folders that hold no sources are skipped (`.git`, `build`, `DerivedData`, `Pods`, `Carthage`,
+    /// `.build`); links are not followed. A malformed `Info.plist` anywhere is an error that names
+    /// it; a folder with no notification extension says what was looked for.
+    public static func scan(folder: String) throws(AppConfigurationError) -> AppConfiguration {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw AppConfigurationError(path: folder, problem: "is not a folder (--app takes the app's source folder)")
+        }
+        var configuration = AppConfiguration()
+        let skipped: Set<String> = [".git", "build", "DerivedData", "Pods", "Carthage", ".build", "node_modules"]
+        var pending = [folder]
+        var plists: [String] = []
+        while let current = pending.popLast() {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: current) else { continue }
+            for name in names.sorted() where !skipped.contains(name) {
+                let path = current + "/" + name
+                var info = stat()
+                guard lstat(path, &info) == 0 else { continue }
+                if (info.st_mode & S_IFMT) == S_IFDIR {
+                    pending.append(path)
+                } else if (info.st_mode & S_IFMT) == S_IFREG && name == "Info.plist" {
+                    plists.append(path)
+                }
+            }
+        }
+        for path in plists.sorted() {
+            let plist = try PropertyList(contentsOf: path)
+            switch extensionPoint(plist) {
+            case serviceExtensionPoint?:
+                if let existing = configuration.servicePlist {
+                    throw AppConfigurationError(
+                        path: path,
+                        problem:
+                            "is a second service extension (the first is \(existing)): name the one to use with "
+                            + "--service-plist")
+                }
+                configuration.servicePlist = path
+                configuration.transportSecurity = AppTransportSecurity(
+                    PropertyList.dictionary(plist.root, "NSAppTransportSecurity"))
+            case contentExtensionPoint?:
+                configuration.contentExtensions.append(try contentExtension(plist))
+            default:
+                continue
+            }
+        }
+        guard configuration.servicePlist != nil || !configuration.contentExtensions.isEmpty else {
+            throw AppConfigurationError(
+                path: folder,
+                problem:
+                    "holds no Info.plist whose NSExtension.NSExtensionPointIdentifier is \(serviceExtensionPoint) "
+                    + "or \(contentExtensionPoint) (looked at \(plists.count) Info.plist files)")
+        }
+        return configuration
+    }
+
+    private static func extensionPoint(_ plist: PropertyList) -> String? {
+        PropertyList.dictionary(plist.root, "NSExtension").flatMap {
+            PropertyList.string($0, "NSExtensionPointIdentifier")
+        }
+    }
+
+    private static func expect(_ plist: PropertyList, _ point: String, flag: String) throws(AppConfigurationError) {
+        let found = extensionPoint(plist)
+        guard found == point else {
+            let what =
+                found.map { "is for the extension point \($0)" } ?? "has no NSExtension.NSExtensionPointIdentifier"
+            throw AppConfigurationError(path: plist.path, problem: "\(what), not \(point): it does not go with \(flag)")
+        }
+    }
+
+    private static func contentExtension(_ plist: PropertyList) throws(AppConfigurationError) -> ContentExtension {
+        let attributes =
+            PropertyList.dictionary(plist.root, "NSExtension").flatMap {
+                PropertyList.dictionary($0, "NSExtensionAttributes")
+            } ?? [:]
+        let categories: [String]
+        switch attributes["UNNotificationExtensionCategory"] {
+        case let text as String:
+            categories = [text]
+        case let list as [Any]:
+            let strings = list.compactMap { $0 as? String }
+            guard strings.count == list.count else {
+                throw AppConfigurationError(
+                    path: plist.path, problem: "has a UNNotificationExtensionCategory array with a non-string item")
+            }
+            categories = strings
+        case nil:
+            throw AppConfigurationError(
+                path: plist.path,
+                problem: "has no NSExtensionAttributes.UNNotificationExtensionCategory, which iOS requires")
+        default:
+            throw AppConfigurationError(
+                path: plist.path, problem: "has a UNNotificationExtensionCategory that is neither a string nor an array"
+            )
+        }
+        let name = URL(fileURLWithPath: plist.path).deletingLastPathComponent().lastPathComponent
+        return ContentExtension(
+            name: name, plist: plist.path, categories: categories,
+            initialContentSizeRatio: PropertyList.number(attributes, "UNNotificationExtensionInitialContentSizeRatio"),
+            defaultContentHidden: PropertyList.bool(attributes, "UNNotificationExtensionDefaultContentHidden") ?? false,
+            overridesDefaultTitle: PropertyList.bool(attributes, "UNNotificationExtensionOverridesDefaultTitle")
+                ?? false,
+            userInteractionEnabled: PropertyList.bool(attributes, "UNNotificationExtensionUserInteractionEnabled")
+                ?? false)
+    }
+}
