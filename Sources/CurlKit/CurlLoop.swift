@@ -254,7 +254,7 @@ public final class CurlLoop: @unchecked Sendable {
         set(CURLOPT_URL, spec.url)
         set(CURLOPT_PROTOCOLS_STR, spec.allowedProtocols)
         set(CURLOPT_REDIR_PROTOCOLS_STR, spec.allowedProtocols)
-        set(CURLOPT_FOLLOWLOCATION, 1)
+        set(CURLOPT_FOLLOWLOCATION, spec.followRedirects ? 1 : 0)
         set(CURLOPT_MAXREDIRS, spec.maxRedirects)
         set(CURLOPT_TIMEOUT_MS, transfer.timeoutMilliseconds)
         set(CURLOPT_CONNECTTIMEOUT_MS, max(1, min(spec.connectTimeoutMilliseconds, transfer.timeoutMilliseconds)))
@@ -276,7 +276,18 @@ public final class CurlLoop: @unchecked Sendable {
         }
         set(CURLOPT_SSL_VERIFYPEER, 1)
         set(CURLOPT_SSL_VERIFYHOST, 2)
-        if spec.requireTLS12 { set(CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2) }
+        switch spec.minimumTLSMinor {
+        case ...0:
+            set(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_0))
+            set(CURLOPT_SSL_CIPHER_LIST, "DEFAULT@SECLEVEL=0")
+        case 1:
+            set(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_1))
+            set(CURLOPT_SSL_CIPHER_LIST, "DEFAULT@SECLEVEL=0")
+        case 2:
+            set(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
+        default:
+            set(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_3))
+        }
         set(CURLOPT_NOSIGNAL, 1)
         // No proxy from the environment (http_proxy, ...): the emulated phone talks to the host directly,
         // and libcurl skips the environment look-ups it would otherwise make for every transfer.
@@ -341,6 +352,7 @@ public final class CurlLoop: @unchecked Sendable {
                     String(cString: rp_easy_last_header(easy, "Location")), string(CURLINFO_REDIRECT_URL) ?? "",
                     effectiveURL,
                 ].first { !$0.isEmpty } ?? "",
+                redirectURL: string(CURLINFO_REDIRECT_URL) ?? "",
                 osErrno: long(CURLINFO_OS_ERRNO))
         let failure = classified.map(Self.blamingDescriptorExhaustion)
         let diagnostic =
@@ -398,10 +410,13 @@ public final class CurlLoop: @unchecked Sendable {
     /// redirect's when the URL the transfer was led to has a scheme outside the allowed list.
     static func classify(
         _ code: CURLcode, spec: TransferSpec, status: Int, sink: rp_sink, hopConnected: Bool, redirectTarget: String,
-        osErrno: Int, now: ContinuousClock.Instant = .now
+        redirectURL: String, osErrno: Int, now: ContinuousClock.Instant = .now
     ) -> TransferFailure? {
         switch code {
         case CURLE_OK:
+            if !spec.followRedirects, (300..<400).contains(status), !redirectURL.isEmpty {
+                return .redirect(location: redirectURL)
+            }
             return (200..<300).contains(status) ? nil : .httpStatus
         case CURLE_OPERATION_TIMEDOUT:
             // curl's TIMEOUT_MS was computed from the deadline when the transfer started; its timer may

@@ -43,6 +43,8 @@ public enum TransferFailure: Sendable, Equatable {
     case connectionReset
     /// The reply was not valid HTTP.
     case protocolError
+    /// A 3xx answer to a transfer that does not follow redirects: `location` is the absolute target.
+    case redirect(location: String)
     /// Anything else; the outcome's `diagnostic` says what libcurl reported.
     case other
 }

@@ -27,8 +27,14 @@ public struct TransferSpec: Sendable {
     public var connectTo: [String]
     /// A new connection (and TLS session) for this transfer, closed afterwards, as a separate phone would have.
     public var freshConnection: Bool
-    /// Refuse TLS below 1.2.
-    public var requireTLS12: Bool
+    /// The oldest TLS version accepted: 2 for TLS 1.2 (App Transport Security's default), 0 for TLS 1.0.
+    ///
+    /// Below 1.2 the connection also lowers OpenSSL's security level, as an ATS exception for an old
+    /// server needs: OpenSSL 3 otherwise refuses TLS 1.0 and 1.1 whatever the version range says.
+    public var minimumTLSMinor: Int
+    /// Follow redirects inside libcurl; when false, a 3xx ends the transfer with
+    /// ``TransferFailure/redirect(location:)`` so the caller can judge each hop itself.
+    public var followRedirects: Bool
     /// The User-Agent header sent.
     public var userAgent: String
     /// libcurl's receive buffer (CURLOPT_BUFFERSIZE), allocated per transfer.
@@ -58,7 +64,8 @@ public struct TransferSpec: Sendable {
         systemCAFile: String? = nil,
         connectTo: [String] = [],
         freshConnection: Bool = true,
-        requireTLS12: Bool = true,
+        minimumTLSMinor: Int = 2,
+        followRedirects: Bool = true,
         userAgent: String = "richpush",
         receiveBufferBytes: Int = 64 * 1024,
         headBytes: Int = 0,
@@ -81,7 +88,8 @@ public struct TransferSpec: Sendable {
         self.systemCAFile = systemCAFile
         self.connectTo = connectTo
         self.freshConnection = freshConnection
-        self.requireTLS12 = requireTLS12
+        self.minimumTLSMinor = minimumTLSMinor
+        self.followRedirects = followRedirects
         self.userAgent = userAgent
     }
 }

@@ -72,8 +72,8 @@ public struct RequiredKey: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Which expanded view the user gets for a push: a content extension, or the system's default.
-public struct ContentOutcome: Sendable, Equatable {
-    public enum Kind: String, Sendable {
+public struct ContentOutcome: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Codable {
         /// A content extension shows the push.
         case shows
         /// The system's default expanded view shows it.
@@ -99,6 +99,13 @@ public struct ContentOutcome: Sendable, Equatable {
     public var message: String
     /// A likely fix (a category that differs only in case or spaces).
     public var hint: String?
+
+    enum CodingKeys: String, CodingKey {
+        case outcome, reason, category, interactive, key, message, hint
+        case extensionName = "extension"
+        case initialContentSizeRatio = "initial_content_size_ratio"
+        case defaultContentHidden = "default_content_hidden"
+    }
 
     /// The `content_extension` member of reports.
     public var json: JSONValue {

@@ -61,33 +61,114 @@ public final class FetchEngine: Sendable {
     /// for a version that cleans up after itself.
     public func fetch(_ request: FetchRequest, writingTo descriptor: Int32) async throws(FetchError) -> FetchResult {
         let policy = request.policy
-        // A light check (curl parses the URL fully): the scheme decides the policy, a host must follow.
-        let utf8 = Array(request.url.utf8.prefix(64))
+        try Self.checkShape(request.url, allowed: policy.transportSecurity == nil ? policy : nil)
+        guard let transportSecurity = policy.transportSecurity else {
+            let spec = Self.spec(
+                request.url, policy: policy, deadline: request.deadline, allowedProtocols: policy.allowedProtocols,
+                minimumTLSMinor: policy.requireTLS12 ? 2 : 0, followRedirects: true)
+            let outcome = await group.transfer(spec, writingTo: descriptor)
+            return try Self.result(of: outcome, request: request).get()
+        }
+        return try await fetchHopByHop(request, transportSecurity: transportSecurity, writingTo: descriptor)
+    }
+
+    /// Follows redirects one transfer at a time, judging each hop by App Transport Security's rules for
+    /// its own host, as the phone does: an exception for one host says nothing of where it redirects.
+    private func fetchHopByHop(
+        _ request: FetchRequest, transportSecurity: AppTransportSecurity, writingTo descriptor: Int32
+    ) async throws(FetchError) -> FetchResult {
+        var url = request.url
+        var hops = 0
+        var earlier = Duration.zero
+        while true {
+            let minimum: TLSVersion
+            switch transportSecurity.decide(url) {
+            case .allowed(let version, _):
+                minimum = version
+            case .blocked(_, let message, let hint):
+                if hops > 0, !["http", "https"].contains(URLComponents(string: url)?.scheme?.lowercased() ?? "") {
+                    throw FetchError(
+                        .redirectNotAllowed, "\(request.url) redirected to \(url), whose scheme is not allowed",
+                        redirectTarget: url)
+                }
+                var error = FetchError(
+                    .atsBlocked, hops > 0 ? "\(request.url) redirected to \(url): \(message)" : message,
+                    redirectTarget: hops > 0 ? url : nil)
+                error.hint = hint
+                throw error
+            }
+            let spec = Self.spec(
+                url, policy: request.policy, deadline: request.deadline, allowedProtocols: "http,https",
+                minimumTLSMinor: Self.minor(minimum), followRedirects: false)
+            var outcome = await group.transfer(spec, writingTo: descriptor)
+            outcome.totalMicros += earlier.saturatingMicroseconds
+            outcome.redirectCount = hops
+            guard case .redirect(let location)? = outcome.failure else {
+                var hop = request
+                hop.url = url
+                return try Self.result(of: outcome, request: hop).get()
+            }
+            hops += 1
+            guard hops <= request.policy.maxRedirects else {
+                throw FetchError(
+                    .tooManyRedirects, "\(request.url) redirected more than \(request.policy.maxRedirects) times")
+            }
+            // The redirect's own body is not the asset: start the file again for the next hop.
+            if descriptor >= 0 {
+                _ = ftruncate(descriptor, 0)
+                _ = lseek(descriptor, 0, SEEK_SET)
+            }
+            // Later hops' totals count from the first hop's start.
+            earlier = .microseconds(outcome.totalMicros)
+            url = location
+        }
+    }
+
+    private static func minor(_ version: TLSVersion) -> Int {
+        switch version {
+        case .tls10: return 0
+        case .tls11: return 1
+        case .tls12: return 2
+        case .tls13: return 3
+        }
+    }
+
+    /// A light check of the URL (curl parses it fully): a scheme, `//` and a host. With a policy, its
+    /// scheme must also be allowed, checked before the shape: data:, file: and every other scheme the
+    /// device would not fetch here are refused for their scheme, whatever follows the colon.
+    private static func checkShape(_ url: String, allowed policy: FetchPolicy?) throws(FetchError) {
+        let utf8 = Array(url.utf8.prefix(64))
         guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), colon > 0,
             utf8[..<colon].allSatisfy(Self.isSchemeByte)
         else {
-            throw FetchError(.invalidURL, "'\(request.url)' is not an absolute URL")
+            throw FetchError(.invalidURL, "'\(url)' is not an absolute URL")
         }
         let scheme = String(decoding: utf8[..<colon], as: UTF8.self)
-        // Checked before the shape: data:, file: and every other scheme the device would not fetch
-        // here are refused for their scheme, whatever follows the colon.
-        guard policy.allows(scheme: scheme) else {
+        if let policy, !policy.allows(scheme: scheme) {
             throw FetchError(
-                .schemeNotAllowed,
-                "\(scheme): is not allowed for \(request.url) (allowed: \(policy.allowedProtocols))")
+                .schemeNotAllowed, "\(scheme): is not allowed for \(url) (allowed: \(policy.allowedProtocols))")
+        }
+        if policy == nil, !["http", "https"].contains(scheme.lowercased()) {
+            throw FetchError(.schemeNotAllowed, "\(scheme): is not allowed for \(url) (allowed: http,https)")
         }
         guard utf8.count >= colon + 3, utf8[colon + 1] == UInt8(ascii: "/"), utf8[colon + 2] == UInt8(ascii: "/")
         else {
-            throw FetchError(.invalidURL, "'\(request.url)' is not an absolute URL")
+            throw FetchError(.invalidURL, "'\(url)' is not an absolute URL")
         }
         guard colon + 3 < utf8.count, !"/?#".utf8.contains(utf8[colon + 3]) else {
-            throw FetchError(.invalidURL, "'\(request.url)' has no host")
+            throw FetchError(.invalidURL, "'\(url)' has no host")
         }
-        let spec = TransferSpec(
-            url: request.url,
-            allowedProtocols: policy.allowedProtocols,
+    }
+
+    private static func spec(
+        _ url: String, policy: FetchPolicy, deadline: ContinuousClock.Instant, allowedProtocols: String,
+        minimumTLSMinor: Int, followRedirects: Bool
+    ) -> TransferSpec {
+        TransferSpec(
+            url: url,
+            allowedProtocols: allowedProtocols,
             maxRedirects: policy.maxRedirects,
-            deadline: request.deadline,
+            deadline: deadline,
             connectTimeoutMilliseconds: Int(max(1, policy.connectTimeout.wholeMilliseconds)),
             lowSpeedLimit: policy.stallBytesPerSecond,
             lowSpeedSeconds: policy.stallWindow.map { max(1, Int(($0.wholeMilliseconds + 999) / 1000)) } ?? 0,
@@ -96,14 +177,13 @@ public final class FetchEngine: Sendable {
             systemCAFile: policy.systemCAFile,
             connectTo: policy.hostMappings.map(\.description),
             freshConnection: policy.connections == .fresh,
-            requireTLS12: policy.requireTLS12,
+            minimumTLSMinor: minimumTLSMinor,
+            followRedirects: followRedirects,
             userAgent: policy.userAgent,
             receiveBufferBytes: policy.receiveBufferBytes,
             headBytes: policy.keepsBodySummary ? TypeSniffer.magicWindow : 0,
             scanLimit: policy.keepsBodySummary ? TypeSniffer.sniffLimit : 0,
             hashBody: policy.keepsBodySummary)
-        let outcome = await group.transfer(spec, writingTo: descriptor)
-        return try Self.result(of: outcome, request: request).get()
     }
 
     /// Downloads into a new file at `path`, created exclusively (never through a link, mode 0600).
@@ -229,6 +309,8 @@ public final class FetchEngine: Sendable {
                 (.connectionReset, "the connection to \(url) was reset or closed")
             case .protocolError:
                 (.protocolError, "\(url) did not answer with valid HTTP")
+            case .redirect(let location):
+                (.httpStatus, "\(details.effectiveURL) answered HTTP \(outcome.httpStatus), a redirect to \(location)")
             case .other:
                 (.transferFailed, "downloading \(url) failed")
             }

@@ -27,6 +27,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
             case engineStopped = "engine-stopped"
             case transferFailed = "transfer-failed"
             case tooManyOpenFiles = "too-many-open-files"
+            case atsBlocked = "ats-blocked"
         }
 
         private let base: Base
@@ -70,6 +71,8 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         public static let cancelled = Code(.cancelled)
         /// The engine was shut down while the download waited or ran.
         public static let engineStopped = Code(.engineStopped)
+        /// App Transport Security (the service extension's Info.plist) refuses the URL or a redirect's target.
+        public static let atsBlocked = Code(.atsBlocked)
         /// richpush itself ran out of file descriptors (EMFILE): the client's limit, not the host's.
         public static let tooManyOpenFiles = Code(.tooManyOpenFiles)
         /// Any other libcurl failure (the message carries curl's code and text).
@@ -80,7 +83,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
             .invalidURL, .invalidHostMapping, .schemeNotAllowed, .redirectNotAllowed, .tooManyRedirects, .dnsFailed,
             .connectFailed, .connectTimeout, .tlsFailed, .deadlineExceeded, .stalled, .tooLarge, .httpStatus,
             .truncated, .connectionReset, .protocolError, .storageFailed, .cancelled, .engineStopped, .transferFailed,
-            .tooManyOpenFiles,
+            .tooManyOpenFiles, .atsBlocked,
         ]
 
         /// The stable kebab-case name, for example `deadline-exceeded`.
@@ -108,8 +111,10 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     public var details: FetchResult?
     /// The lower-level cause, for example libcurl's code and text: for people, never to be parsed.
     public var cause: String?
-    /// For `redirect-not-allowed`: the URL the redirect led to.
+    /// For `redirect-not-allowed` and `ats-blocked`: the URL the redirect led to.
     public var redirectTarget: String?
+    /// A likely fix (for `ats-blocked`: the plist snippet that would allow the load).
+    public var hint: String?
 
     public init(
         _ code: Code, _ message: String, details: FetchResult? = nil, cause: String? = nil,

@@ -37,8 +37,13 @@ public struct FetchPolicy: Sendable {
     public var hostMappings: [HostMapping] = []
     /// Fresh connection per transfer, or shared.
     public var connections: Connections = .fresh
-    /// Refuse TLS below 1.2 (App Transport Security).
+    /// Refuse TLS below 1.2 (App Transport Security's default; ignored when ``transportSecurity`` is set).
     public var requireTLS12 = true
+    /// The service extension's App Transport Security from its Info.plist. When set, it decides every hop:
+    /// the URL and each redirect's target are judged by the rules of their own host (scheme and minimum
+    /// TLS version), and ``allowHTTP`` is not used. Redirects are then followed by richpush, one
+    /// transfer per hop within the same deadline, instead of inside libcurl.
+    public var transportSecurity: AppTransportSecurity?
     /// libcurl's receive buffer per transfer: 64 KiB reads fewer times; 16 KiB (libcurl's default)
     /// keeps thousands of transfers in flight small (the bench uses it above 256 in flight).
     public var receiveBufferBytes = 64 * 1024

@@ -70,6 +70,9 @@ public struct Outcome: Sendable, Codable {
     public var download: Download?
     public var sniff: Sniff?
     public var attachment: Attachment?
+    /// Which expanded view the user gets, when the app's content extensions are known (`--app`).
+    /// Separate from the verdict: an image can show in a view that crashes.
+    public var contentExtension: ContentOutcome?
     /// Time from the start of the run to the verdict.
     public var elapsedMilliseconds: Double = 0
 
@@ -113,6 +116,7 @@ public struct Outcome: Sendable, Codable {
                     ])
                 ))
         }
+        if let contentExtension { members.append(("content_extension", contentExtension.json)) }
         return .object(members)
     }
 

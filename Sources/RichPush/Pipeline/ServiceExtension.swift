@@ -62,6 +62,14 @@ public struct ServiceExtension: Sendable {
         let deadline = started + policy.budget
         var (outcome, root) = await run(bytes, deadline: deadline)
         outcome.elapsedMilliseconds = (ContinuousClock.now - started).inMilliseconds
+        // Any push with an alert can be expanded, whether or not the service extension ran.
+        if let app = policy.app, !app.contentExtensions.isEmpty, outcome.verdict != .rejected,
+            outcome.reason != .noAlert
+        {
+            outcome.contentExtension = ContentRouter(
+                extensions: app.contentExtensions, requiredKeys: policy.requiredKeys
+            ).route(root)
+        }
         guard let root, case .object(let members) = root else {
             return ProcessResult(outcome: outcome, mutatedPayload: nil)
         }
@@ -108,7 +116,11 @@ public struct ServiceExtension: Sendable {
         else {
             return finish(.fallback, .invalidURL, "'ab.att.url' ('\(url)') is not an absolute URL (UNError 100).")
         }
-        if scheme == "http" && !policy.fetch.allowHTTP {
+        if let app = policy.app {
+            if case .blocked(_, let message, let hint) = app.transportSecurity.decide(trimmed) {
+                return finish(.fallback, .atsBlocked, message + ".", hint: hint)
+            }
+        } else if scheme == "http" && !policy.fetch.allowHTTP {
             return finish(
                 .fallback, .atsBlocked,
                 "\(url) is plain http: App Transport Security blocks it in an extension without an arbitrary-loads "
@@ -119,6 +131,7 @@ public struct ServiceExtension: Sendable {
                 .fallback, .schemeNotAllowed, "\(scheme):// URLs cannot be downloaded by the extension: use https.")
         }
         var fetchPolicy = policy.fetch
+        fetchPolicy.transportSecurity = policy.app?.transportSecurity
         let cap = policy.maxBytes(for: format.attachmentClass)
         fetchPolicy.maxBytes = cap
         // The sniffer's bytes and the SHA-256 are kept as the body arrives: nothing is read back.
@@ -289,6 +302,10 @@ public struct ServiceExtension: Sendable {
         case .connectionReset: return make(.fallback, .connectionReset)
         case .protocolError: return make(.fallback, .protocolError)
         case .tooManyOpenFiles: return make(.fallback, .tooManyOpenFiles)
+        case .atsBlocked:
+            var outcome = make(.fallback, .atsBlocked, error.message + ".")
+            outcome.hint = error.hint
+            return outcome
         case .storageFailed: return make(.fallback, .storageFailed, error.message + " (UNError 104).")
         case .cancelled, .engineStopped:
             return make(.expired, .cancelled, "the run was interrupted before it finished.")

@@ -21,6 +21,12 @@ public struct ExtensionPolicy: Sendable {
     public var brazeImageAdvisoryBytes: Int64 = 5_000_000
     /// Download limits. `allowHTTP` here emulates an Info.plist that allows arbitrary loads.
     public var fetch = FetchPolicy()
+    /// The app's extensions, from their Info.plist files (`--app`, `--service-plist`, `--content-plist`):
+    /// the service extension's App Transport Security replaces `fetch.allowHTTP`, and the content
+    /// extensions decide the expanded view.
+    public var app: AppConfiguration?
+    /// Key-value pairs the content extensions read from the payload (`--require-key`).
+    public var requiredKeys: [RequiredKey] = []
 
     public init() {}
 

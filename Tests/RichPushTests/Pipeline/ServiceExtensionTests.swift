@@ -97,8 +97,9 @@ import Testing
         let result = await quick.process(payload(url: "https://cdn.example.com/hero.jpg?stall=100", type: "jpg"))
         #expect(result.outcome.verdict == .expired)
         #expect(result.outcome.reason == .deadlineExceeded)
-        // Generous for a loaded machine; the end-to-end test holds `process` to the budget plus a second.
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Generous for a loaded machine (the stalled server would hold it forever); the end-to-end test
+        // holds `process` to the budget plus a few seconds.
+        #expect(ContinuousClock.now - started < Sanitizer.scaled(.seconds(15)))
     }
 
     @Test func stopsAnOversizedDownloadEarly() async throws {
