@@ -6,6 +6,9 @@ import Synchronization
 public struct TLSIdentity: Sendable {
     public var certificatePEM: String
     public var keyPEM: String
+    /// A GnuTLS priority string for the listener (`nil`: the library's default). Tests use it to stand
+    /// in for an old server, for example `NORMAL:-VERS-ALL:+VERS-TLS1.1` for one that speaks TLS 1.1 only.
+    public var priorities: String?
 
     public init(certificatePEM: String, keyPEM: String) {
         self.certificatePEM = certificatePEM
@@ -145,12 +148,14 @@ public final class AssetServer: Sendable {
             return host.withCString { address in
                 withOptionalCString(identity?.keyPEM) { key in
                     withOptionalCString(identity?.certificatePEM) { certificate in
-                        var config = rp_mhd_config(
-                            ipv4: address, port: port, handler: handleRequest, uri_logger: recordRequest,
-                            completed: finishRequest, context: context, key_pem: key, cert_pem: certificate,
-                            connection_limit: UInt32(clamping: limit), threads: poolSize,
-                            timeout_seconds: timeout)
-                        return rp_mhd_start(&config)
+                        withOptionalCString(identity?.priorities) { priorities in
+                            var config = rp_mhd_config(
+                                ipv4: address, port: port, handler: handleRequest, uri_logger: recordRequest,
+                                completed: finishRequest, context: context, key_pem: key, cert_pem: certificate,
+                                tls_priorities: priorities, connection_limit: UInt32(clamping: limit),
+                                threads: poolSize, timeout_seconds: timeout)
+                            return rp_mhd_start(&config)
+                        }
                     }
                 }
             }

@@ -36,6 +36,8 @@ struct MHD_Daemon *rp_mhd_start(const struct rp_mhd_config *config) {
         {config->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, config->threads, NULL},
         {tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *)config->key_pem},
         {tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)config->cert_pem},
+        {tls && config->tls_priorities != NULL ? MHD_OPTION_HTTPS_PRIORITIES : MHD_OPTION_END, 0,
+         (void *)config->tls_priorities},
         {MHD_OPTION_END, 0, NULL},
     };
     // MHD_OPTION_ARRAY stops at the first MHD_OPTION_END: drop the entries switched off above.

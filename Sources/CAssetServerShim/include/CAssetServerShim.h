@@ -20,6 +20,9 @@ struct rp_mhd_config {
     /// PEM text; TLS when both are given.
     const char *key_pem;
     const char *cert_pem;
+    /// GnuTLS priority string for the TLS listener (NULL: libmicrohttpd's default), e.g. to offer only
+    /// TLS 1.1 the way an old server would.
+    const char *tls_priorities;
     unsigned int connection_limit;
     /// Event-loop threads (epoll each); 1 runs a single loop thread.
     unsigned int threads;

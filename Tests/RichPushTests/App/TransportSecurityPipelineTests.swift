@@ -1,8 +1,9 @@
 import AssetServer
 import Foundation
-import RichPush
 import TestSupport
 import Testing
+
+@testable import RichPush
 
 /// The service extension's App Transport Security through the whole pipeline: every hop of a redirect
 /// chain is judged by the rules of its own host.
@@ -78,5 +79,40 @@ import Testing
         #expect(result.outcome.contentExtension?.outcome == .wouldCrash)
         let mutated = try JSONValue.parse(result.mutatedPayload ?? [])
         #expect(mutated["richpush"]?["content_extension"]?["key"] == .string("cert_title"))
+    }
+}
+
+/// `NSExceptionMinimumTLSVersion` is enforced on the connection, against a server that speaks TLS 1.1 only.
+@Suite struct MinimumTLSVersionTests {
+    @Test func anExceptionDomainGetsExactlyTheTLSVersionsItsEntryAllows() async throws {
+        var identity = try Fixtures.tlsIdentity()
+        identity.priorities = "NORMAL:-VERS-ALL:+VERS-TLS1.1"
+        let server = try AssetServer(root: Fixtures.assets, tls: identity)
+        defer { server.stop() }
+        let engine = try FetchEngine(loops: 1)
+        defer { engine.shutdown() }
+        func fetch(minimum: String?) async -> Result<FetchResult, FetchError> {
+            var policy = Fixtures.fetchPolicy(mapping: server)
+            var entry: [String: Any] = [:]
+            if let minimum { entry["NSExceptionMinimumTLSVersion"] = minimum }
+            policy.transportSecurity = AppTransportSecurity(["NSExceptionDomains": ["cdn.example.com": entry]])
+            let request = FetchRequest(url: "https://cdn.example.com/hero.jpg", budget: .seconds(20), policy: policy)
+            do throws(FetchError) { return .success(try await engine.fetch(request, writingTo: -1)) } catch {
+                return .failure(error)
+            }
+        }
+        // The default (TLS 1.2) and an explicit TLSv1.2 refuse the TLS 1.1 server ...
+        for minimum in [nil, "TLSv1.2"] {
+            guard case .failure(let error) = await fetch(minimum: minimum) else {
+                Issue.record("TLS 1.1 was accepted under a \(minimum ?? "default") minimum")
+                continue
+            }
+            #expect(error.code == .tlsFailed, "\(error)")
+        }
+        // ... and TLSv1.0 or TLSv1.1 let it through.
+        for minimum in ["TLSv1.0", "TLSv1.1"] {
+            let result = await fetch(minimum: minimum)
+            #expect((try? result.get())?.httpStatus == 200, "\(minimum): \(result)")
+        }
     }
 }
