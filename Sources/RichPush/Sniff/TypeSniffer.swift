@@ -26,6 +26,24 @@ public struct Sniff: Sendable, Equatable, Codable {
         self.notes = notes
     }
 
+    enum CodingKeys: String, CodingKey {
+        case mime, description
+        case formatName = "format"
+        case hasVideoTrack = "has_video_track"
+        case notes
+    }
+
+    /// The `sniff` object of the outcome's JSON; absent optionals are left out.
+    public var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            (CodingKeys.mime.rawValue, .string(mime)), (CodingKeys.description.rawValue, .string(description)),
+        ]
+        if let formatName { members.append((CodingKeys.formatName.rawValue, .string(formatName))) }
+        if let hasVideoTrack { members.append((CodingKeys.hasVideoTrack.rawValue, .bool(hasVideoTrack))) }
+        members.append((CodingKeys.notes.rawValue, .array(notes.map { .string($0) })))
+        return .object(members)
+    }
+
     /// The supported format, looked up again from ``formatName``.
     public var format: AttachmentFormat? {
         formatName.flatMap { name in AttachmentFormat.all.first { $0.name == name } }
