@@ -84,16 +84,8 @@ extension BatchRunner {
         SHA256Digest.hex(of: bytes)
     }
 
+    /// Writes all of `bytes` to `descriptor` (the POSIX layer retries EINTR and short writes).
     static func write(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return false }
-                offset += n
-            }
-            return true
-        }
+        (try? SystemCall.writeAll(descriptor, bytes)) != nil
     }
 }
