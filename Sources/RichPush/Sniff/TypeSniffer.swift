@@ -53,7 +53,7 @@ public struct Sniff: Sendable, Equatable, Codable {
 /// Tells what downloaded bytes are, over a pool of libmagic cookies.
 ///
 /// Reads at most ``sniffLimit`` bytes from the start of the file. Two cases libmagic alone gets
-/// wrong are handled (PLATFORM.md section 6):
+/// wrong are handled (docs/platform.md, section 6):
 /// - an MP3 behind a large ID3v2 tag sniffs as `application/octet-stream` when the audio frames
 ///   are not in the buffer: the tag is skipped and the bytes after it are sniffed;
 /// - an audio-only MPEG-4 file with brand `mp42` sniffs as `video/mp4`: ``Sniff/notes`` says
