@@ -13,11 +13,12 @@ let package = Package(
         .executableTarget(name: "richpush", dependencies: ["RichPush", "AssetServer"]),
 
         // The library: every pipeline stage.
-        .target(name: "RichPush", dependencies: ["CurlKit", "MagicKit", "CCrypto"]),
+        .target(name: "RichPush", dependencies: ["CurlKit", "MagicKit", "Digest"]),
 
-        // The only Swift code that touches libcurl and libmagic.
+        // The only Swift code that touches libcurl, libmagic and libcrypto.
         .target(name: "CurlKit", dependencies: ["CCurlShim"]),
         .target(name: "MagicKit", dependencies: ["CMagic"]),
+        .target(name: "Digest", dependencies: ["CCrypto"]),
 
         // The embedded asset server with fault modes, on libmicrohttpd.
         .target(name: "AssetServer", dependencies: ["CAssetServerShim"]),
@@ -43,6 +44,7 @@ let package = Package(
         // Fixtures the test targets share: the repository's samples and a started asset server.
         .target(name: "TestSupport", dependencies: ["AssetServer", "RichPush"], path: "Tests/TestSupport"),
         .testTarget(name: "CurlKitTests", dependencies: ["CurlKit"]),
+        .testTarget(name: "DigestTests", dependencies: ["Digest"]),
         .testTarget(name: "RichPushTests", dependencies: ["RichPush", "AssetServer", "TestSupport"]),
         .testTarget(name: "AssetServerTests", dependencies: ["AssetServer", "RichPush", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["RichPush", "AssetServer", "TestSupport"]),

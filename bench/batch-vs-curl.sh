@@ -210,7 +210,7 @@ if workload.startswith("batch"):
             json.dump(s, f)
         r["ok"] = s.get("attached")
         r["internal_seconds"] = s.get("elapsed_seconds")
-        r["download_ms"] = s.get("download_milliseconds")
+        r["download_ms"] = s.get("download_ms")
         for key in ("total", "recorded", "attached"):
             if s.get(key) != want:
                 r["problems"].append(f"summary.json {key} = {s.get(key)}, expected {want}")
@@ -218,13 +218,13 @@ if workload.startswith("batch"):
             r["problems"].append(f"display_rate = {s.get('display_rate')} (reasons {s.get('reasons')})")
         if s.get("interrupted"):
             r["problems"].append("interrupted")
-    # Per-payload time through the whole pipeline (results.ndjson "elapsed_milliseconds"), next to the download's.
+    # Per-payload time through the whole pipeline (results.ndjson "elapsed_ms"), next to the download's.
     elapsed = []
     try:
         with open(os.path.join(folder, "results.ndjson")) as f:
             for line in f:
                 try:
-                    elapsed.append(float(json.loads(line)["elapsed_milliseconds"]))
+                    elapsed.append(float(json.loads(line)["elapsed_ms"]))
                 except (ValueError, KeyError, TypeError):
                     pass
     except OSError:

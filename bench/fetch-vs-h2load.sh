@@ -168,7 +168,7 @@ def richpush(mode, run):
         return None
     r.update(downloads=j["downloads"], succeeded=j["succeeded"], seconds=j["seconds"],
              dps=j["succeeded"] / j["seconds"], mbps=j["megabytes_per_second"],
-             p50=j["latency_milliseconds"].get("p50"), p99=j["latency_milliseconds"].get("p99"),
+             p50=j["latency_ms"].get("p50"), p99=j["latency_ms"].get("p99"),
              failures=j.get("failures", {}))
     return finish(r)
 

@@ -44,7 +44,7 @@ enum RecordInvariants {
     }
 
     static func decode(_ line: ArraySlice<UInt8>) -> BatchRecord? {
-        try? BatchJSON.decoder.decode(BatchRecord.self, from: Data(line))
+        try? BatchJSON.recordDecoder.decode(BatchRecord.self, from: Data(line))
     }
 
     static func checkRoundTrip(_ record: BatchRecord) {

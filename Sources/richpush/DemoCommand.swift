@@ -93,7 +93,10 @@ enum DemoCommand {
             let matches = expected.map { $0.verdict == outcome.verdict && $0.reason == outcome.reason }
             if matches == false { unexpected += 1 }
             if json {
-                printLine(try JSON.string(DemoLine(payload: name, expectedMatch: matches, outcome: outcome)))
+                // Without --out the attachments are removed with the run's temporary folder: no file named.
+                var shown = outcome
+                if keep == nil { shown.attachment?.file = nil }
+                printLine(try JSON.string(DemoLine(payload: name, expectedMatch: matches, outcome: shown)))
                 continue
             }
             table.append([
@@ -128,9 +131,22 @@ enum DemoCommand {
         return unexpected == 0 ? .success : .failure
     }
 
+    /// `payload` and `expected_match` around the members of the shared outcome shape.
     private struct DemoLine: Encodable {
         var payload: String
         var expectedMatch: Bool?
         var outcome: Outcome
+
+        enum CodingKeys: String, CodingKey {
+            case payload
+            case expectedMatch = "expected_match"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(payload, forKey: .payload)
+            try container.encodeIfPresent(expectedMatch, forKey: .expectedMatch)
+            try outcome.encode(to: encoder)
+        }
     }
 }

@@ -143,7 +143,7 @@ struct FetchReport: Codable {
     var url: String
     var ok = false
     var download: Outcome.Download?
-    var error: String?
+    var reason: String?
     var message: String?
 
     init(url: String) { self.url = url }
@@ -156,7 +156,7 @@ struct FetchReport: Codable {
     mutating func record(_ failure: FetchError) {
         download = failure.details.map(Outcome.Download.init)
         ok = false
-        error = failure.code.description
+        reason = failure.code.description
         message = failure.message
     }
 }

@@ -32,7 +32,8 @@ import Testing
         let download = try #require(report["download"] as? [String: Any])
         #expect(download["status"] as? Int == 200)
         #expect(download["bytes"] as? Int == (try Fixtures.bytes(ofAsset: "hero.png").count))
-        #expect((download["total_milliseconds"] as? Double ?? 0) > 0)
+        #expect(((download["timings_ms"] as? [String: Any])?["total"] as? Double ?? 0) > 0)
+        #expect(OutputSchemas.violations(of: run.stdout, against: "fetch-report") == [])
         #expect(FileManager.default.contents(atPath: output) == Data(try Fixtures.bytes(ofAsset: "hero.png")))
         #expect(Fixtures.files(in: folder) == ["hero.png"], "no .part file left")
         #expect(run.stderr.contains("HTTP 200"))
@@ -47,7 +48,8 @@ import Testing
         #expect(run.status == 1)
         let report = try json(run.stdout)
         #expect(report["ok"] as? Bool == false)
-        #expect(report["error"] as? String == "truncated")
+        #expect(report["reason"] as? String == "truncated")
+        #expect(OutputSchemas.violations(of: run.stdout, against: "fetch-report") == [])
         #expect(Fixtures.files(in: folder).isEmpty, "a failed download leaves no file")
     }
 
@@ -55,7 +57,8 @@ import Testing
         defer { server.stop() }
         let run = try await RichPushBinary.run(["fetch", server.httpBaseURL + "/hero.jpg"])
         #expect(run.status == 1)
-        #expect(try json(run.stdout)["error"] as? String == "scheme-not-allowed")
+        #expect(try json(run.stdout)["reason"] as? String == "scheme-not-allowed")
+        #expect(OutputSchemas.violations(of: run.stdout, against: "fetch-report") == [])
         let allowed = try await RichPushBinary.run(["fetch", server.httpBaseURL + "/hero.jpg", "--allow-http"])
         #expect(allowed.status == 0, "\(allowed.stderr)")
     }
@@ -81,6 +84,7 @@ import Testing
         #expect(summary["downloads"] as? Int == 40)
         #expect(summary["succeeded"] as? Int == 40)
         #expect((summary["downloads_per_second"] as? Double ?? 0) > 0)
+        #expect((summary["latency_ms"] as? [String: Any])?["p99"] is Double)
     }
 
     /// The body streams to disk: a 50 MB download raises peak memory by only a few MB over a 4 KB one.

@@ -40,15 +40,16 @@ import Testing
         #expect(run.status == expectedStatus, "\(run.stderr)")
         #expect(run.stderr.hasPrefix("richpush: \(expected.verdict)"), "\(run.stderr)")
         let output = try JSONValue.parse(Array(run.stdout.utf8))
+        let added = try #require(output["richpush"])
+        #expect(OutputSchemas.violations(of: added.text, against: "outcome") == [])
         #expect(output["richpush"]?["verdict"] == .string(expected.verdict))
         #expect(output["richpush"]?["reason"] == .string(expected.reason))
         // Every file the run wrote is inside --out.
         let written = Fixtures.files(in: folder)
         #expect(written.allSatisfy { $0.hasPrefix("out/") && !$0.hasSuffix(".part") }, "\(written)")
         if expected.verdict == "attached" {
-            guard case .array(let list) = output["richpush"]?["attachments"],
-                case .string(let file) = list.first?["file"],
-                case .string(let hash) = list.first?["sha256"]
+            guard case .string(let file) = output["richpush"]?["attachment"]?["file"],
+                case .string(let hash) = output["richpush"]?["attachment"]?["sha256"]
             else {
                 Issue.record("no attachment in the output")
                 return
@@ -73,6 +74,20 @@ import Testing
         #expect(json?["verdict"] as? String == "attached")
         #expect((json?["download"] as? [String: Any])?["status"] as? Int == 200)
         #expect((json?["sniff"] as? [String: Any])?["mime"] as? String == "audio/mpeg")
+        let text = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(OutputSchemas.violations(of: text, against: "outcome") == [])
+        // The same outcome as the payload's `richpush` object.
+        let payload = try JSONValue.parse(Array(run.stdout.utf8))
+        let fromReport = try JSONValue.parse(Array(text.utf8))
+        func number(_ value: JSONValue?) -> Double? {
+            if case .number(let text) = value { return Double(text) }
+            return nil
+        }
+        for milestone in ["queue", "dns", "connect", "tls", "first_byte", "total"] {
+            let fromPayload = number(payload["richpush"]?["download"]?["timings_ms"]?[milestone])
+            #expect(fromPayload != nil && fromPayload == number(fromReport["download"]?["timings_ms"]?[milestone]))
+        }
+        #expect(payload["richpush"]?["attachment"]?["sha256"] == fromReport["attachment"]?["sha256"])
     }
 
     @Test(arguments: ["not json at all", "[1]", "", "{\"aps\": 1}"])

@@ -105,13 +105,27 @@ final class Journal: Sendable {
         }
     }
 
-    /// The `input_sha256` of each input's last record; inputs whose last record has none are left out.
+    /// The `input_sha256` of each input's last record; inputs whose last record has none, or is in
+    /// the shape of an older version (see ``isCurrentShape(_:)``), are left out, so they are redone.
     func lastDigests() throws(StoreError) -> [String: String] {
         var digests: [String: String] = [:]
         try forEachLine { _, line in
-            if let input = Self.input(of: line) { digests[input] = Self.inputSha256(of: line) }
+            if let input = Self.input(of: line) {
+                digests[input] = Self.isCurrentShape(line) ? Self.inputSha256(of: line) : nil
+            }
         }
         return digests
+    }
+
+    /// Whether a record line is in the current JSON vocabulary: it has the top-level `elapsed_ms`.
+    ///
+    /// Records of versions before the one vocabulary (`elapsed_milliseconds`, `timings_milliseconds`)
+    /// lack it; their payloads are processed again, so `results.ndjson` ends up in one shape. A quote
+    /// inside a string value is escaped, so `"elapsed_ms":` is found only as a key.
+    static func isCurrentShape(_ line: [UInt8]) -> Bool {
+        let key = Array("\"elapsed_ms\":".utf8)
+        guard line.count >= key.count else { return false }
+        return (0...(line.count - key.count)).contains { line[$0..<($0 + key.count)].elementsEqual(key) }
     }
 
     /// Readies the journal at `path` for a run, before it is opened: a new empty journal when `fresh`

@@ -17,6 +17,13 @@ public struct DownloadRunSummary: Sendable, Codable {
     public var megabytesPerSecond: Double
     /// Total download time percentiles in milliseconds: p50, p90, p99, max.
     public var latencyMilliseconds: [String: Double]
+
+    enum CodingKeys: String, CodingKey {
+        case url, downloads, concurrency, connections, loops, succeeded, failures, bytes, seconds
+        case downloadsPerSecond = "downloads_per_second"
+        case megabytesPerSecond = "megabytes_per_second"
+        case latencyMilliseconds = "latency_ms"
+    }
 }
 
 /// Downloads one URL `count` times with at most `concurrency` in flight: the engine's throughput test.

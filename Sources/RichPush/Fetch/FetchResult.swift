@@ -4,6 +4,10 @@ import CurlKit
 ///
 /// Each is cumulative from the transfer's start (`firstByte` includes `connect`); `queue` is the
 /// time spent waiting for a loop before the transfer started, and is not included in the others.
+///
+/// This is richpush's one timing type: the outcome's `download`, batch records, `fetch`'s report and
+/// the benchmark all carry it. Its JSON is the `timings_ms` object, milliseconds to the microsecond:
+/// `{"queue": 0.012, "dns": 0.25, "connect": 1.5, "tls": 4.75, "first_byte": 10, "total": 20.125}`.
 public struct FetchTimings: Sendable, Equatable, Codable {
     public var queue: Duration
     public var dns: Duration
@@ -22,6 +26,37 @@ public struct FetchTimings: Sendable, Equatable, Codable {
         self.tls = tls
         self.firstByte = firstByte
         self.total = total
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case queue, dns, connect, tls
+        case firstByte = "first_byte"
+        case total
+    }
+
+    /// The milestones with their JSON names, in the order they happen.
+    var milestones: [(key: CodingKeys, value: Duration)] {
+        [(.queue, queue), (.dns, dns), (.connect, connect), (.tls, tls), (.firstByte, firstByte), (.total, total)]
+    }
+
+    /// The `timings_ms` object.
+    public var json: JSONValue {
+        .object(milestones.map { ($0.key.rawValue, .number(String($0.value.inMilliseconds))) })
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func read(_ key: CodingKeys) throws -> Duration {
+            .milliseconds(reported: try container.decode(Double.self, forKey: key))
+        }
+        self.init(
+            queue: try read(.queue), dns: try read(.dns), connect: try read(.connect), tls: try read(.tls),
+            firstByte: try read(.firstByte), total: try read(.total))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        for (key, value) in milestones { try container.encode(value.inMilliseconds, forKey: key) }
     }
 }
 

@@ -1,6 +1,11 @@
 /// Everything known about one payload's run through the emulated extension: the full report.
-public struct Outcome: Sendable, Codable {
-    /// Download facts for the report; times in milliseconds, cumulative from the transfer's start.
+///
+/// Its JSON (``json``, and `Codable` with the same keys) is richpush's one outcome shape: the
+/// payload's `richpush` object, `process --report`, each batch record, `demo --json` and (its
+/// `download`) `fetch`'s report. The README's "JSON outputs" table lists the fields, and
+/// `Samples/schemas/outcome.schema.json` pins them down.
+public struct Outcome: Sendable, Codable, Equatable {
+    /// Download facts for the report.
     public struct Download: Sendable, Codable, Equatable {
         public var status: Int
         public var effectiveURL: String
@@ -8,35 +13,41 @@ public struct Outcome: Sendable, Codable {
         public var contentType: String?
         public var contentEncoding: String?
         public var bytes: Int64
-        public var queueMilliseconds: Double
-        public var dnsMilliseconds: Double
-        public var connectMilliseconds: Double
-        public var tlsMilliseconds: Double
-        public var firstByteMilliseconds: Double
-        public var totalMilliseconds: Double
-        /// The same times at full precision (not part of the JSON report).
-        public var timings = FetchTimings()
+        /// Milestones from the transfer's start (JSON: `timings_ms`).
+        public var timings: FetchTimings
 
         enum CodingKeys: String, CodingKey {
-            case status, effectiveURL, redirects, contentType, contentEncoding, bytes, queueMilliseconds
-            case dnsMilliseconds, connectMilliseconds, tlsMilliseconds, firstByteMilliseconds, totalMilliseconds
+            case status
+            case effectiveURL = "effective_url"
+            case redirects
+            case contentType = "content_type"
+            case contentEncoding = "content_encoding"
+            case bytes
+            case timings = "timings_ms"
         }
 
         public init(_ result: FetchResult) {
-            timings = result.timings
             status = result.httpStatus
             effectiveURL = result.effectiveURL
             redirects = result.redirectCount
             contentType = result.contentType
             contentEncoding = result.contentEncoding
             bytes = result.bytes
-            let t = result.timings
-            queueMilliseconds = t.queue.inMilliseconds
-            dnsMilliseconds = t.dns.inMilliseconds
-            connectMilliseconds = t.connect.inMilliseconds
-            tlsMilliseconds = t.tls.inMilliseconds
-            firstByteMilliseconds = t.firstByte.inMilliseconds
-            totalMilliseconds = t.total.inMilliseconds
+            timings = result.timings
+        }
+
+        /// The `download` object.
+        public var json: JSONValue {
+            var members: [(key: String, value: JSONValue)] = [
+                (CodingKeys.status.rawValue, .number(String(status))),
+                (CodingKeys.effectiveURL.rawValue, .string(effectiveURL)),
+                (CodingKeys.redirects.rawValue, .number(String(redirects))),
+            ]
+            if let contentType { members.append((CodingKeys.contentType.rawValue, .string(contentType))) }
+            if let contentEncoding { members.append((CodingKeys.contentEncoding.rawValue, .string(contentEncoding))) }
+            members.append((CodingKeys.bytes.rawValue, .number(String(bytes))))
+            members.append((CodingKeys.timings.rawValue, timings.json))
+            return .object(members)
         }
     }
 
@@ -50,6 +61,34 @@ public struct Outcome: Sendable, Codable {
         /// The normalised file extension it was stored under (the declared type).
         public var type: String
         public var attachmentClass: AttachmentClass
+
+        public init(
+            file: String?, uti: String, bytes: Int64, sha256: String, type: String, attachmentClass: AttachmentClass
+        ) {
+            self.file = file
+            self.uti = uti
+            self.bytes = bytes
+            self.sha256 = sha256
+            self.type = type
+            self.attachmentClass = attachmentClass
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case file, uti, bytes, sha256, type
+            case attachmentClass = "class"
+        }
+
+        /// The `attachment` object.
+        public var json: JSONValue {
+            .object(
+                (file.map { [(CodingKeys.file.rawValue, JSONValue.string($0))] } ?? []) + [
+                    (CodingKeys.uti.rawValue, .string(uti)),
+                    (CodingKeys.bytes.rawValue, .number(String(bytes))),
+                    (CodingKeys.sha256.rawValue, .string(sha256)),
+                    (CodingKeys.type.rawValue, .string(type)),
+                    (CodingKeys.attachmentClass.rawValue, .string(attachmentClass.rawValue)),
+                ])
+        }
     }
 
     public var verdict: Verdict
@@ -67,9 +106,9 @@ public struct Outcome: Sendable, Codable {
     public var url: String?
     /// `ab.att.type` as written, when present and a string.
     public var declaredType: String?
+    public var attachment: Attachment?
     public var download: Download?
     public var sniff: Sniff?
-    public var attachment: Attachment?
     /// Which expanded view the user gets, when the app's content extensions are known (`--app`).
     /// Separate from the verdict: an image can show in a view that crashes.
     public var contentExtension: ContentOutcome?
@@ -87,38 +126,50 @@ public struct Outcome: Sendable, Codable {
         self.payloadBytes = payloadBytes
     }
 
-    /// The object added to the payload under the top-level key `richpush`.
-    public var payloadSummary: JSONValue {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case verdict, reason, message, hint
+        case unError = "un_error"
+        case warnings, url
+        case declaredType = "declared_type"
+        case payloadBytes = "payload_bytes"
+        case attachment, download, sniff
+        case contentExtension = "content_extension"
+        case elapsedMilliseconds = "elapsed_ms"
+    }
+
+    /// The outcome as JSON members, in reading order; absent optionals are left out, as `JSONEncoder` does.
+    ///
+    /// Built directly rather than through `JSONEncoder`, which costs more than the rest of a batch
+    /// payload's bookkeeping; the `Codable` conformance reads and writes the same keys.
+    public var jsonMembers: [(key: String, value: JSONValue)] {
         var members: [(key: String, value: JSONValue)] = [
-            ("verdict", .string(verdict.rawValue)),
-            ("reason", .string(reason.rawValue)),
-            ("message", .string(message)),
+            (CodingKeys.verdict.rawValue, .string(verdict.rawValue)),
+            (CodingKeys.reason.rawValue, .string(reason.rawValue)),
+            (CodingKeys.message.rawValue, .string(message)),
         ]
-        if let hint { members.append(("hint", .string(hint))) }
-        if let unError { members.append(("un_error", .number(String(unError)))) }
+        if let hint { members.append((CodingKeys.hint.rawValue, .string(hint))) }
+        if let unError { members.append((CodingKeys.unError.rawValue, .number(String(unError)))) }
+        members.append((CodingKeys.warnings.rawValue, .array(warnings.map(\.json))))
+        if let url { members.append((CodingKeys.url.rawValue, .string(url))) }
+        if let declaredType { members.append((CodingKeys.declaredType.rawValue, .string(declaredType))) }
+        members.append((CodingKeys.payloadBytes.rawValue, .number(String(payloadBytes))))
+        if let attachment { members.append((CodingKeys.attachment.rawValue, attachment.json)) }
+        if let download { members.append((CodingKeys.download.rawValue, download.json)) }
+        if let sniff { members.append((CodingKeys.sniff.rawValue, sniff.json)) }
         members.append(
             (
-                "warnings",
-                .array(warnings.map { .object([("code", .string($0.code)), ("message", .string($0.message))]) })
+                CodingKeys.elapsedMilliseconds.rawValue,
+                .number(elapsedMilliseconds.isFinite ? String(elapsedMilliseconds) : "0")
             ))
-        if let attachment {
-            members.append(
-                (
-                    "attachments",
-                    .array([
-                        .object(
-                            (attachment.file.map { [("file", JSONValue.string($0))] } ?? []) + [
-                                ("uti", .string(attachment.uti)),
-                                ("bytes", .number(String(attachment.bytes))),
-                                ("sha256", .string(attachment.sha256)),
-                                ("type", .string(attachment.type)),
-                            ])
-                    ])
-                ))
-        }
-        if let contentExtension { members.append(("content_extension", contentExtension.json)) }
-        return .object(members)
+        if let contentExtension { members.append((CodingKeys.contentExtension.rawValue, contentExtension.json)) }
+        return members
     }
+
+    /// The outcome as one JSON object.
+    public var json: JSONValue { .object(jsonMembers) }
+
+    /// The object added to the payload under the top-level key `richpush`: the whole outcome.
+    public var payloadSummary: JSONValue { json }
 
     /// One line for people: `attached: public.jpeg, 4207 bytes, 52 ms` or `fallback [reason]: message`.
     public var summaryLine: String {

@@ -1,5 +1,8 @@
 /// What the phone would show for a payload.
-public enum Verdict: String, Sendable, Codable, CaseIterable {
+///
+/// Its description is its JSON value (`not-invoked`), so Swift's string interpolation and the
+/// reports say the same thing.
+public enum Verdict: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
     /// The attachment would show.
     case attached
     /// The extension ran but the attachment would not show: the plain notification appears.
@@ -12,6 +15,9 @@ public enum Verdict: String, Sendable, Codable, CaseIterable {
     case noAttachment = "no-attachment"
     /// APNs would refuse the payload, or it is not a payload at all.
     case rejected
+
+    /// The kebab-case code, as the JSON outputs write it.
+    public var description: String { rawValue }
 
     /// Whether the notification shows as the payload intends (exit status 0).
     public var showsAsIntended: Bool { self == .attached || self == .noAttachment }
@@ -29,8 +35,9 @@ public enum Verdict: String, Sendable, Codable, CaseIterable {
 /// Why a payload got its verdict: a stable kebab-case code, mirroring Apple's UNError where one applies.
 ///
 /// The raw values never change once released; reports, CI gates and dashboards key on them. The
-/// README has the same table, and a test checks that it lists every code.
-public enum ReasonCode: String, Sendable, Codable, CaseIterable {
+/// README has the same table, and a test checks that it lists every code. The description is the
+/// code (`http-status`, not `httpStatus`), so Swift's string interpolation and the JSON agree.
+public enum ReasonCode: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
     // attached / no-attachment
     case ok
     case noAttachmentRequested = "no-attachment-requested"
@@ -80,6 +87,9 @@ public enum ReasonCode: String, Sendable, Codable, CaseIterable {
     case deadlineExceeded = "deadline-exceeded"
     case cancelled
 
+    /// The kebab-case code, as the JSON outputs write it.
+    public var description: String { rawValue }
+
     /// The UNError code iOS would raise for this failure, where one applies.
     ///
     /// 100 invalid URL, 101 unrecognized type, 102 invalid file size, 104 move into data store failed.
@@ -107,4 +117,7 @@ public struct Warning: Sendable, Codable, Equatable {
         self.code = code
         self.message = message
     }
+
+    /// The warning as JSON: `{"code": ..., "message": ...}`.
+    public var json: JSONValue { .object([("code", .string(code)), ("message", .string(message))]) }
 }

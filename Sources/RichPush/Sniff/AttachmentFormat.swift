@@ -2,7 +2,7 @@
 public enum AttachmentClass: String, Sendable, Codable, CaseIterable {
     case audio, image, movie
 
-    /// Apple's documented cap in megabytes (PLATFORM.md section 2).
+    /// Apple's documented cap in megabytes (docs/platform.md, section 2).
     public var maxMegabytes: Int {
         switch self {
         case .audio: return 5
@@ -20,7 +20,7 @@ public enum AttachmentClass: String, Sendable, Codable, CaseIterable {
 /// One format iOS can attach: the single table mapping MIME type, UTI, class and file extensions.
 ///
 /// iOS picks the type from the file name extension; libmagic tells what the bytes are. This table
-/// joins the two. It follows PLATFORM.md section 2: AIFF, WAV, MP3 and MPEG-4 audio; JPEG, GIF
+/// joins the two. It follows docs/platform.md, section 2: AIFF, WAV, MP3 and MPEG-4 audio; JPEG, GIF
 /// and PNG; MPEG, MPEG-2, MPEG-4 and AVI. WebP and HEIC are deliberately absent: iOS does not list
 /// them and they are reported not to show.
 public struct AttachmentFormat: Sendable, Equatable, Hashable {

@@ -26,6 +26,24 @@ public struct Sniff: Sendable, Equatable, Codable {
         self.notes = notes
     }
 
+    enum CodingKeys: String, CodingKey {
+        case mime, description
+        case formatName = "format"
+        case hasVideoTrack = "has_video_track"
+        case notes
+    }
+
+    /// The `sniff` object of the outcome's JSON; absent optionals are left out.
+    public var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            (CodingKeys.mime.rawValue, .string(mime)), (CodingKeys.description.rawValue, .string(description)),
+        ]
+        if let formatName { members.append((CodingKeys.formatName.rawValue, .string(formatName))) }
+        if let hasVideoTrack { members.append((CodingKeys.hasVideoTrack.rawValue, .bool(hasVideoTrack))) }
+        members.append((CodingKeys.notes.rawValue, .array(notes.map { .string($0) })))
+        return .object(members)
+    }
+
     /// The supported format, looked up again from ``formatName``.
     public var format: AttachmentFormat? {
         formatName.flatMap { name in AttachmentFormat.all.first { $0.name == name } }
@@ -35,7 +53,7 @@ public struct Sniff: Sendable, Equatable, Codable {
 /// Tells what downloaded bytes are, over a pool of libmagic cookies.
 ///
 /// Reads at most ``sniffLimit`` bytes from the start of the file. Two cases libmagic alone gets
-/// wrong are handled (PLATFORM.md section 6):
+/// wrong are handled (docs/platform.md, section 6):
 /// - an MP3 behind a large ID3v2 tag sniffs as `application/octet-stream` when the audio frames
 ///   are not in the buffer: the tag is skipped and the bytes after it are sniffed;
 /// - an audio-only MPEG-4 file with brand `mp42` sniffs as `video/mp4`: ``Sniff/notes`` says

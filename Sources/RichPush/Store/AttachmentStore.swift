@@ -1,22 +1,5 @@
+import Digest
 import Foundation
-import Synchronization
-
-/// A file written into the output folder: where it is and what it holds.
-public struct StoredFile: Sendable, Codable, Equatable {
-    /// The absolute path.
-    public var path: String
-    /// Its size in bytes.
-    public var bytes: Int64
-    /// SHA-256 of its content, lower-case hex.
-    public var sha256: String
-}
-
-/// Why something could not be stored.
-public struct StoreError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
 
 /// Atomic, contained writes into one output folder.
 ///
@@ -232,58 +215,5 @@ public struct AttachmentStore: Sendable {
             throw SystemError(code: EIO, operation: "hash", path: path, reason: "libcrypto could not compute SHA-256")
         }
         return (hex, offset)
-    }
-}
-
-/// Reusable temporary files of one store (see ``AttachmentStore``).
-final class ScratchPool: Sendable {
-    private let files = Mutex<[(path: String, descriptor: Int32)]>([])
-    private let capacity = 256
-
-    /// A free temporary, re-armed for a new use.
-    func take() -> TemporaryFile? {
-        guard let file = files.withLock({ $0.popLast() }) else { return nil }
-        let temporary = TemporaryFile(path: file.path, descriptor: file.descriptor)
-        temporary.pool = self
-        return temporary
-    }
-
-    /// Takes a temporary back, emptied; false when it cannot be reused (the caller removes it).
-    func give(path: String, descriptor: Int32) -> Bool {
-        guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else { return false }
-        return files.withLock { files in
-            guard files.count < capacity else { return false }
-            files.append((path, descriptor))
-            return true
-        }
-    }
-
-    func removeAll() {
-        let all = files.withLock { files in
-            defer { files.removeAll() }
-            return files
-        }
-        for file in all {
-            close(file.descriptor)
-            unlink(file.path)
-            TemporaryFile.forget(file.path)
-        }
-    }
-
-    deinit { removeAll() }
-}
-
-/// Paths collected from many tasks.
-final class PathList: Sendable {
-    private let paths = Mutex<[String]>([])
-
-    func append(_ path: String) { paths.withLock { $0.append(path) } }
-
-    /// The paths so far; the list is left empty.
-    func takeAll() -> [String] {
-        paths.withLock { paths in
-            defer { paths.removeAll() }
-            return paths
-        }
     }
 }

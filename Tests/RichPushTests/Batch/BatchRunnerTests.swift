@@ -231,7 +231,7 @@ import Testing
         let record = BatchRecord(item: item, output: "payloads/dir/é.json", outcome: outcome)
         let line = record.jsonLine
         #expect(line.hasSuffix("\n") && line.filter { $0 == "\n" }.count == 1)
-        let decoded = try BatchJSON.decoder.decode(BatchRecord.self, from: Data(line.utf8))
+        let decoded = try BatchJSON.recordDecoder.decode(BatchRecord.self, from: Data(line.utf8))
         #expect(decoded == record)
     }
 }

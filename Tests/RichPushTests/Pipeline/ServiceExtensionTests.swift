@@ -80,12 +80,12 @@ import Testing
         #expect(text.contains("9007199254740993") && text.contains("1.10") && text.contains("🌞"))
         let added = try #require(try JSONValue.parse(mutated)["richpush"])
         #expect(added["verdict"] == .string("attached"))
-        guard case .array(let attachments) = added["attachments"], let first = attachments.first else {
-            Issue.record("no attachments list")
-            return
-        }
-        #expect(first["uti"] == .string("public.jpeg"))
-        #expect(first["sha256"] == .string(result.outcome.attachment?.sha256 ?? "?"))
+        let attachment = try #require(added["attachment"], "one attachment object")
+        #expect(attachment["uti"] == .string("public.jpeg"))
+        #expect(attachment["sha256"] == .string(result.outcome.attachment?.sha256 ?? "?"))
+        #expect(attachment["class"] == .string("image"))
+        #expect(added["download"]?["timings_ms"]?["total"] != nil)
+        #expect(OutputSchemas.violations(of: added.text, against: "outcome").isEmpty)
     }
 
     @Test func returnsPromptlyWhenTheBudgetRunsOut() async throws {

@@ -1,7 +1,7 @@
 import RichPush
 import Testing
 
-/// The one table joining extensions, MIME types, UTIs and classes (PLATFORM.md section 2).
+/// The one table joining extensions, MIME types, UTIs and classes (docs/platform.md, section 2).
 @Suite struct AttachmentFormatTests {
     @Test(arguments: [
         ("jpg", "public.jpeg", AttachmentClass.image), ("JPEG", "public.jpeg", .image), (".png", "public.png", .image),

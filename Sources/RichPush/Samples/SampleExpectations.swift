@@ -1,6 +1,8 @@
 /// The expected verdict and reason for each sample payload, read from `Samples/expected.tsv`.
 ///
-/// Lines are `payload<TAB>verdict<TAB>reason`; `#` starts a comment.
+/// Part of the product, not only of the tests: `richpush demo` checks each sample's verdict against
+/// it and exits 1 when one differs, and the test suite reads the file through this same parser so
+/// both agree on what the samples should get. Lines are `payload<TAB>verdict<TAB>reason`; `#` starts a comment.
 public struct SampleExpectations: Sendable {
     public struct Expectation: Sendable, Equatable {
         public var verdict: Verdict

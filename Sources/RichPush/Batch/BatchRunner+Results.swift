@@ -1,0 +1,91 @@
+import Digest
+import Foundation
+
+/// The end of a batch run: `results.ndjson`, the compacted journal and `summary.json`, and reading
+/// the records back.
+extension BatchRunner {
+    /// Writes `results.ndjson` (the journal's last record of each current input, in journal order),
+    /// compacts the journal to the same lines, and builds the summary.
+    func finish(
+        journal: Journal, processed: Int, skipped: Int, interrupted: Bool, started: ContinuousClock.Instant
+    ) throws(StoreError) -> BatchSummary {
+        let current = Set(items.map(\.name))
+        // Pass 1: the last line of each current input (names and line numbers only in memory).
+        var last: [String: Int] = [:]
+        try journal.forEachLine { number, line in
+            if let input = Journal.input(of: line), current.contains(input) { last[input] = number }
+        }
+        // Pass 2: copy those lines and count them.
+        var verdicts: [String: Int] = [:]
+        var reasons: [String: Int] = [:]
+        var times: [Double] = []
+        // Two copies are written as the lines stream past: results.ndjson, and the compacted journal.
+        // (Not pooled temporaries: they are renamed.)
+        let results = try output.makeTemporary(inFolder: output.folder)
+        defer { results.discard() }
+        let compacted = try output.makeTemporary(inFolder: (journal.path as NSString).deletingLastPathComponent)
+        defer { compacted.discard() }
+        var failed = false
+        try journal.forEachLine { number, line in
+            guard let input = Journal.input(of: line), last[input] == number, let record = try? JSONValue.parse(line)
+            else { return }
+            if case .string(let verdict) = record["verdict"] { verdicts[verdict, default: 0] += 1 }
+            if case .string(let reason) = record["reason"] { reasons[reason, default: 0] += 1 }
+            if case .number(let total) = record["download"]?["timings_ms"]?["total"]
+                ?? record["timings_milliseconds"]?["total"],
+                let value = Double(total)
+            {
+                times.append(value)
+            }
+            let text = line + [UInt8(ascii: "\n")]
+            failed = failed || !Self.write(text, to: results.descriptor) || !Self.write(text, to: compacted.descriptor)
+        }
+        guard !failed, !output.durable || fsync(results.descriptor) == 0,
+            rename(results.path, output.folder + "/results.ndjson") == 0
+        else {
+            throw StoreError("cannot write results.ndjson: \(String(cString: strerror(errno)))")
+        }
+        try journal.replace(with: compacted, durable: output.durable)
+        times.sort()
+        func percentile(_ p: Double) -> Double {
+            times.isEmpty ? 0 : times[min(times.count - 1, max(0, Int((p * Double(times.count)).rounded(.up)) - 1))]
+        }
+        let recorded = last.count
+        let noAttachment = verdicts[Verdict.noAttachment.rawValue] ?? 0
+        let attached = verdicts[Verdict.attached.rawValue] ?? 0
+        let requested = recorded - noAttachment
+        let summary = BatchSummary(
+            total: items.count, recorded: recorded, processed: processed, skipped: skipped, interrupted: interrupted,
+            verdicts: verdicts, reasons: reasons, requested: requested, attached: attached,
+            displayRate: requested == 0 ? 1 : Double(attached) / Double(requested),
+            downloadMilliseconds: [
+                "p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": times.last ?? 0,
+            ],
+            elapsedSeconds: (ContinuousClock.now - started).inSeconds)
+        do {
+            _ = try output.writeAtomically(Array((try BatchJSON.pretty(summary) + "\n").utf8), to: "summary.json")
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError("cannot encode summary.json: \(error)")
+        }
+        return summary
+    }
+
+    /// Calls `body` with each record of `results.ndjson`, one at a time (after ``run(progress:)``).
+    public func forEachRecord(_ body: (BatchRecord) -> Void) throws(StoreError) {
+        try Journal.forEachLine(inFile: output.folder + "/results.ndjson") { _, line in
+            if let record = try? BatchJSON.recordDecoder.decode(BatchRecord.self, from: Data(line)) { body(record) }
+        }
+    }
+
+    /// SHA-256 of a payload's bytes as lower-case hex.
+    static func sha256(_ bytes: [UInt8]) -> String? {
+        SHA256Digest.hex(of: bytes)
+    }
+
+    /// Writes all of `bytes` to `descriptor` (the POSIX layer retries EINTR and short writes).
+    static func write(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
+        (try? SystemCall.writeAll(descriptor, bytes)) != nil
+    }
+}
