@@ -101,7 +101,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
         for index in 0..<12 {
             let text =
-                #"{"aps":{"alert":"n","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg?delay=700&n=\#(index)","type":"jpg"}}}"#
+                #"{"aps":{"alert":"n","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg?delay=2000&n=\#(index)","type":"jpg"}}}"#
             _ = FileManager.default.createFile(atPath: input + "/p\(index).json", contents: Data(text.utf8))
         }
         let out = folder + "/out"

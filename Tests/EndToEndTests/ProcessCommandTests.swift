@@ -35,7 +35,8 @@ import Testing
         let run = try await RichPushBinary.run(["process"] + options, stdin: Data(input), directory: folder)
         // The budget is 2 s; the command returns promptly after it whatever the server does (generous
         // slack for a loaded test machine and sanitizers: measured at 20 ms on an idle one).
-        #expect(ContinuousClock.now - started < Sanitizer.scaled(.milliseconds(5000)))
+        // (The slow-server sample's server would hold it 40 s.)
+        #expect(ContinuousClock.now - started < Sanitizer.scaled(.seconds(12)))
         let expectedStatus: Int32 = ["attached", "no-attachment"].contains(expected.verdict) ? 0 : 1
         #expect(run.status == expectedStatus, "\(run.stderr)")
         #expect(run.stderr.hasPrefix("richpush: \(expected.verdict)"), "\(run.stderr)")
