@@ -148,6 +148,7 @@ enum RichPushCommand {
         case let error as StoreError: return CommandFailure(.ioError, error.message)
         case let error as BatchInputError: return CommandFailure(.dataError, error.message)
         case let error as SniffError: return CommandFailure(.dataError, error.message)
+        case let error as SampleExpectationsError: return CommandFailure(.dataError, "\(error); fix that file.")
         case let error as AssetServerError: return CommandFailure(.unavailable, error.message)
         case let error as FetchError: return CommandFailure(.unavailable, ProcessCommand.engineFailure(error))
         case let error as CocoaError:

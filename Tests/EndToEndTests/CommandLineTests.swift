@@ -82,6 +82,17 @@ import Testing
         }
     }
 
+    @Test func aServerThatCannotBindItsPortIs69() async throws {
+        let busy = try Fixtures.startServer()
+        defer { busy.stop() }
+        let folder = try Self.workFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let run = try await Shell.run(
+            "exec \"$RP\" serve assets --no-tls --port \(busy.httpPort)", in: folder, limit: 20)
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(run.stderr.contains("could not start"), "\(run.stderr)")
+    }
+
     // MARK: Outputs
 
     @Test func aDashReportGoesToStdoutAfterThePayload() async throws {
