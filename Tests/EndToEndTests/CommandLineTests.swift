@@ -5,7 +5,9 @@ import TestSupport
 import Testing
 
 /// One command line: the exit-code table, "did you mean", outputs that behave like curl's, batch preflight.
-@Suite struct CommandLineTests {
+///
+/// Serialized: dozens of short runs at once would starve the timing-sensitive suites beside it on two cores.
+@Suite(.serialized) struct CommandLineTests {
     static let noAttachment = #"{"aps":{"alert":"Hi","mutable-content":1}}"#
 
     /// A mistake, the exit code the table gives it, and a phrase the message must carry.
