@@ -1,20 +1,37 @@
+import RichPush
+
 /// A usage mistake: a message for stderr and exit code 64.
 struct UsageError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
 
+/// A command that could not do its work: the message for stderr and the exit code, from the one table.
+struct CommandFailure: Error, CustomStringConvertible {
+    var code: ExitCode
+    var message: String
+    init(_ code: ExitCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+    var description: String { message }
+}
+
 /// The command line as a queue of words, read by the options a command knows.
 ///
 /// Options take the `--name value` or `--name=value` form. Whatever is left when a command has
-/// read its options must be its positional arguments; an unknown `--option` is a usage error.
+/// read its options must be its positional arguments; an unknown `--option` is a usage error that
+/// names the closest option the command asked about.
 struct Arguments {
     private var words: [String]
+    /// Every option name a command has asked for, for "did you mean".
+    private(set) var known: [String] = ["--help"]
 
     init(_ words: [String]) { self.words = words }
 
     /// Removes `--name` (or an alias) and says whether it was there.
     mutating func flag(_ names: String...) -> Bool {
+        known += names
         var found = false
         words.removeAll { word in
             let hit = names.contains(word)
@@ -26,6 +43,11 @@ struct Arguments {
 
     /// Removes every `--name VALUE` and returns the values in order.
     mutating func values(_ names: String...) throws(UsageError) -> [String] {
+        try values(names)
+    }
+
+    private mutating func values(_ names: [String]) throws(UsageError) -> [String] {
+        known += names
         var result: [String] = []
         var index = 0
         while index < words.count {
@@ -47,7 +69,7 @@ struct Arguments {
     /// Removes `--name VALUE` and returns the last value given.
     mutating func value(_ names: String...) throws(UsageError) -> String? {
         var result: [String] = []
-        for name in names { result += try values(name) }
+        for name in names { result += try values([name]) }
         return result.last
     }
 
@@ -65,7 +87,12 @@ struct Arguments {
     /// The remaining words, which must all be positional.
     func positionals() throws(UsageError) -> [String] {
         if let unknown = words.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
-            throw UsageError("unknown option \(unknown)")
+            let name = String(unknown.prefix(while: { $0 != "=" }))
+            let shown = name.escapingControlCharacters
+            if let suggestion = Suggestion.closest(to: name, in: known.filter { $0.hasPrefix("--") }) {
+                throw UsageError("unknown option \(shown); did you mean \(suggestion)?")
+            }
+            throw UsageError("unknown option \(shown)")
         }
         return words
     }

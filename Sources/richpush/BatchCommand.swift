@@ -7,89 +7,106 @@ enum BatchCommand {
     static let help = """
         Run a whole campaign's payloads through the emulated extension, concurrently and resumably.
 
-        Usage: richpush batch DIR --out OUTDIR [process options] [--concurrency N] [--recursive]
-                              [--junit FILE] [--fail-under PERCENT] [--force] [--no-progress]
+        Usage: richpush batch INPUT --out OUTDIR [process options] [--concurrency N] [--recursive]
+                              [--junit FILE] [--fail-under PERCENT] [--force] [--progress | --no-progress]
                               [--share-downloads]
 
-        DIR is a folder of *.json payloads (one payload per file; --recursive goes below it), or an
-        NDJSON file (one payload per line). Each payload goes through exactly what 'richpush process'
-        does, as its own device. OUTDIR receives:
+        INPUT is a folder of *.json payloads (one payload per file; --recursive goes below it), an
+        NDJSON file (one payload per line), or a file holding one payload (pretty-printed or not).
+        Anything else (a README, an empty file) is refused before the run (exit 65). Each payload goes
+        through exactly what 'richpush process' does, as its own device. OUTDIR receives:
           payloads/<name>    each mutated payload, under the input's relative name
                              (NDJSON lines: payloads/<file>/<line>.json)
           attachments/       the stored attachments
           results.ndjson     one record per payload: verdict, reason, warnings, HTTP status, bytes,
                              sniffed MIME, local file, timings
           summary.json       counts per verdict and reason, display rate, download-time percentiles
-        A summary table goes to stderr, with a live progress line when stderr is a terminal.
+        A summary table goes to stderr, with a live progress line (elapsed, rate, in flight, failed,
+        ETA) redrawn four times a second when stderr is a terminal, or once a second with --progress.
 
         Ctrl-C (or SIGTERM) stops starting payloads, cancels downloads in flight, writes the results
         of what finished and exits 130. Run the same command again to resume: payloads with a
-        complete output are skipped (--force redoes them).
+        complete output are skipped (--force redoes them). A resume with options that change verdicts
+        (--budget, --allow-http, --cacert, --max-bytes, ...) stops and names them (exit 64): run with
+        the earlier options, choose another OUTDIR, or add --force to redo everything.
 
         Exit status: 0 when every requested attachment would show (or the share that would is at
-        least --fail-under), 1 otherwise, 130 when interrupted, 64 usage error, 65 no usable input,
-        74 output not writable (or in use by another batch).
+        least --fail-under), 1 otherwise (the threshold not met); 65 no usable input; 74 OUTDIR not
+        writable or in use by another batch.
 
-        Options (besides those of 'richpush process': --budget, --allow-http, --cacert, --connect-to, ...):
+        Options:
           --out OUTDIR         Where everything is written (required).
           --concurrency N      Payloads in flight at once (default 32).
-          --recursive          Also read *.json files in subfolders of DIR.
-          --junit FILE         Also write a JUnit XML report: one test case per payload.
+          --recursive          Also read *.json files in subfolders of INPUT.
+          --junit FILE         Also write a JUnit XML report: one test case per payload ('-': stdout).
           --fail-under PCT     Pass when at least PCT percent of requested attachments would show
                                (default 100).
-          --force              Redo payloads an earlier run completed.
-          --no-progress        No live progress line.
+          --force              Redo payloads an earlier run completed (and accept changed options).
+          --progress           A progress line every second even when stderr is not a terminal (CI logs).
+          --no-progress        No progress line.
           --share-downloads    Download each URL once per run (every payload still gets its own verdict).
-          --fsync              fsync each file before it gets its name (survives power loss; slower).
+        """ + "\n" + PolicyOptions.help + "\n" + OutputOptions.help + "\n\n" + """
+            One batch at a time per OUTDIR: a second batch on a folder in use exits 74 and names the other run.
 
-        One batch at a time per OUTDIR: a second batch on a folder in use exits 74 and names the other run.
-
-        Example:
-          richpush batch Samples/payloads --out batch-out --cacert Samples/certs/ca.pem \\
-              --connect-to cdn.example.com:443:127.0.0.1:<tls-port> --junit batch-out/junit.xml
-        """
+            Example:
+              richpush batch Samples/payloads --out batch-out --cacert Samples/certs/ca.pem \\
+                  --connect-to cdn.example.com:443:127.0.0.1:<tls-port> --junit batch-out/junit.xml
+            """
 
     static func run(_ arguments: Arguments) async throws -> ExitCode {
         var arguments = arguments
-        guard let outFolder = try arguments.value("--out") else { throw UsageError("batch needs --out OUTDIR") }
+        let output = try OutputOptions(parsing: &arguments)
+        guard let outFolder = output.folder else { throw UsageError("batch needs --out OUTDIR") }
         let concurrency: Int = try arguments.number("--concurrency", in: 1...100_000) ?? 32
         let recursive = arguments.flag("--recursive", "-r")
-        let junit = try arguments.value("--junit")
+        let junitPath = try arguments.value("--junit")
         let failUnder: Double = try arguments.number("--fail-under", in: 0...100) ?? 100
         let force = arguments.flag("--force")
-        let noProgress = arguments.flag("--no-progress")
+        let progressMode = ProgressLine.mode(
+            progress: arguments.flag("--progress"), noProgress: arguments.flag("--no-progress"),
+            stderrIsTerminal: isatty(2) == 1)
         let share = arguments.flag("--share-downloads")
-        let durable = arguments.flag("--fsync")
-        let policy = try ProcessCommand.extensionPolicy(&arguments)
+        let policy = try PolicyOptions(parsing: &arguments).policy
         let positionals = try arguments.positionals()
         guard positionals.count == 1, let input = positionals.first else {
-            throw UsageError("batch takes one folder (or NDJSON file) of payloads")
+            throw UsageError("batch takes one folder, NDJSON file or payload file")
         }
-        let items: [BatchItem]
-        do { items = try BatchInput.items(at: input, recursive: recursive) } catch {
-            printError("richpush batch: \(error.message)")
-            return .dataError
-        }
+        let items = try BatchPreflight.items(at: input, recursive: recursive)
         guard !items.isEmpty else {
-            printError("richpush batch: no payloads in '\(input)' (looked for *.json\(recursive ? " below it" : ""))")
-            return .dataError
+            throw CommandFailure(
+                .dataError, "no payloads in '\(input)' (looked for *.json\(recursive ? " below it" : ""))")
         }
-        let output: AttachmentStore
+        let store: AttachmentStore
         let attachments: AttachmentStore
         let lock: OutputLock
         do {
-            output = try AttachmentStore(folder: outFolder, durable: durable)
+            store = try AttachmentStore(folder: outFolder, durable: output.durable)
             // Before anything in the folder is touched: another batch's temporaries are not leftovers.
-            lock = try OutputLock.acquire(folder: output.folder)
-            attachments = try AttachmentStore(folder: outFolder + "/attachments", durable: durable)
+            lock = try OutputLock.acquire(folder: store.folder)
+            attachments = try AttachmentStore(folder: outFolder + "/attachments", durable: output.durable)
         } catch {
-            printError("richpush batch: \(error.message)")
-            return .ioError
+            throw CommandFailure(.ioError, error.message)
         }
         defer { lock.release() }
-        output.removeLeftovers()
+        let options = BatchPreflight.options(of: policy, sharedDownloads: share)
+        let changes = BatchPreflight.changedOptions(in: store.folder, now: options)
+        if !changes.isEmpty && !force {
+            throw CommandFailure(
+                .usage,
+                "\(outFolder) holds results made with other options: " + changes.joined(separator: "; ")
+                    + ". Run with the earlier options to resume, add --force to redo every payload with "
+                    + "these, or choose another --out.")
+        }
+        try BatchPreflight.record(options, in: store)
+        store.removeLeftovers()
         attachments.removeLeftovers()
-        let engine = try FetchEngine()
+        // After OUTDIR exists and is cleaned (a JUnit file often goes inside it), before any payload runs.
+        let junit = try OutputOptions.prepare(junitPath, option: "--junit")
+        defer { junit?.discard() }
+        let engine: FetchEngine
+        do { engine = try FetchEngine() } catch {
+            throw CommandFailure(.unavailable, ProcessCommand.engineFailure(error))
+        }
         defer {
             engine.shutdown()
             attachments.removeScratch()
@@ -100,49 +117,52 @@ enum BatchCommand {
             engine: engine, sniffer: TypeSniffer(description: .unsupportedOnly), store: attachments, policy: policy,
             sharedDownloads: shared)
         let runner = BatchRunner(
-            items: items, service: service, output: output, concurrency: concurrency, force: force)
+            items: items, service: service, output: store, concurrency: concurrency, force: force)
 
-        let display = ProgressLine(enabled: !noProgress && isatty(2) == 1)
+        // The line is redrawn on a clock from the latest progress, so it moves while payloads are slow.
+        let display = ProgressLine(mode: progressMode)
+        let latest = Mutex<BatchRunner.Progress?>(nil)
+        display.start { latest.withLock { $0 }.map { BatchProgressText.line($0) } ?? "starting" }
         // On a signal, also shut the engine down: that ends every download in flight at once, shared
         // ones too (they end as cancelled: no record, redone on resume).
         let run = await runInterruptibly(
             { () -> Result<BatchSummary, StoreError> in
                 do throws(StoreError) {
-                    return .success(try await runner.run(progress: { display.update($0) }))
+                    return .success(try await runner.run(progress: { progress in latest.withLock { $0 = progress } }))
                 } catch {
                     return .failure(error)
                 }
             }, onSignal: { engine.shutdown() })
+        if let last = latest.withLock({ $0 }) { display.draw(final: true) { BatchProgressText.line(last) } }
         display.finish()
         let summary: BatchSummary
         switch run.value {
         case .success(let value): summary = value
-        case .failure(let error):
-            printError("richpush batch: \(error.message)")
-            return .ioError
+        case .failure(let error): throw CommandFailure(.ioError, error.message)
         }
         let interrupted = run.interrupted
         await shared?.removeAll()
         if let junit {
             var report = JUnitReport()
-            do {
-                try runner.forEachRecord { report.add($0) }
-            } catch {
-                printError("richpush batch: cannot write '\(junit)': \(error.message)")
-                return .ioError
+            do { try runner.forEachRecord { report.add($0) } } catch {
+                throw CommandFailure(.ioError, "--junit: \(error.message)")
             }
-            do { try writeOutput(Array(report.xml.utf8), to: junit) } catch {
-                printError("richpush batch: \(error.message)")
-                return .ioError
-            }
+            try commit(Array(report.xml.utf8), to: junit, option: "--junit", durable: output.durable)
         }
-        printError(summaryText(summary, folder: output.folder))
+        printError(summaryText(summary, folder: store.folder))
         if summary.interrupted || interrupted {
             printError(
                 "Interrupted: \(summary.total - summary.recorded) payload(s) left. Run the same command to resume.")
             return .interrupted
         }
-        return summary.displayRate * 100 >= failUnder - 1e-9 ? .success : .failure
+        guard summary.displayRate * 100 >= failUnder - 1e-9 else {
+            printError(
+                String(
+                    format: "richpush batch: --fail-under %g not met: %.1f%% would show.", failUnder,
+                    summary.displayRate * 100))
+            return .failure
+        }
+        return .success
     }
 
     static func summaryText(_ summary: BatchSummary, folder: String) -> String {
@@ -173,56 +193,4 @@ enum BatchCommand {
         lines.append("Results: \(folder)/results.ndjson, \(folder)/summary.json")
         return lines.joined(separator: "\n")
     }
-}
-
-/// A progress line on a terminal, redrawn in place at most five times a second.
-final class ProgressLineCore: Sendable {
-    private let enabled: Bool
-    private let state = Mutex<(last: ContinuousClock.Instant?, drawn: Bool)>((nil, false))
-
-    init(enabled: Bool) { self.enabled = enabled }
-
-    /// Draws `text()` unless the last draw was under 200 ms ago (a final state always draws).
-    func draw(final: Bool, _ text: () -> String) {
-        guard enabled else { return }
-        let now = ContinuousClock.now
-        let due = state.withLock { state -> Bool in
-            guard final || state.last.map({ now - $0 >= .milliseconds(200) }) ?? true else { return false }
-            state.last = now
-            state.drawn = true
-            return true
-        }
-        guard due else { return }
-        StandardError.write("\r\u{1B}[K" + text())
-    }
-
-    /// Ends the line, if one was drawn.
-    func finish() {
-        guard enabled, state.withLock({ $0.drawn }) else { return }
-        StandardError.write("\n")
-    }
-}
-
-/// The batch progress line: done/total, rate, ETA, counts by verdict.
-final class ProgressLine: Sendable {
-    private let line: ProgressLineCore
-
-    init(enabled: Bool) { line = ProgressLineCore(enabled: enabled) }
-
-    func update(_ progress: BatchRunner.Progress) {
-        line.draw(final: progress.done + progress.skipped == progress.total) {
-            let elapsed = max(0.001, (ContinuousClock.now - progress.started).inSeconds)
-            let rate = Double(progress.done) / elapsed
-            let left = progress.total - progress.skipped - progress.done
-            let eta = rate > 0 ? String(format: "%.0fs", Double(left) / rate) : "?"
-            let counts = Verdict.allCases.compactMap { verdict in
-                progress.verdicts[verdict].map { "\(verdict.rawValue) \($0)" }
-            }.joined(separator: "  ")
-            return String(
-                format: "[%d/%d] %.0f/s ETA %@  %@", progress.done + progress.skipped, progress.total, rate, eta,
-                counts)
-        }
-    }
-
-    func finish() { line.finish() }
 }

@@ -21,6 +21,8 @@ enum DemoCommand {
           --out DIR          Keep the attachments in DIR (default: a temporary folder, removed after).
           --samples DIR      The samples folder (default: ./Samples).
           --json             One JSON outcome per payload on stdout instead of the table.
+          Plus the options of 'richpush process' (--push-type, --max-bytes, ...); the sample CA and host
+          mapping are added to those given.
 
         Example:
           richpush demo
@@ -29,26 +31,40 @@ enum DemoCommand {
 
     static func run(_ arguments: Arguments) async throws -> ExitCode {
         var arguments = arguments
-        let keep = try arguments.value("--out")
+        let output = try OutputOptions(parsing: &arguments)
+        let keep = output.folder
         let json = arguments.flag("--json")
         let samplesOption = try arguments.value("--samples")
-        var policy = try ProcessCommand.extensionPolicy(&arguments)
-        if !CommandLine.arguments.contains(where: { $0 == "--budget" || $0.hasPrefix("--budget=") }) {
-            policy.budget = .seconds(5)
-        }
+        let options = try PolicyOptions(parsing: &arguments)
+        var policy = options.policy
+        if !options.budgetGiven { policy.budget = .seconds(5) }
         _ = try arguments.positionals().first.map { throw UsageError("demo takes no argument '\($0)'") }
         guard let samples = samplesOption ?? SamplesFolder.locate() else {
-            throw UsageError("no Samples folder here: run from the repository, or pass --samples DIR")
+            throw CommandFailure(.dataError, "no Samples folder here: run from the repository, or pass --samples DIR")
         }
         let payloadFolder = samples + "/payloads"
-        let names = try FileManager.default.contentsOfDirectory(atPath: payloadFolder).filter { $0.hasSuffix(".json") }
-            .sorted()
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: payloadFolder).filter { $0.hasSuffix(".json") }
+                .sorted()
+        } catch {
+            throw CommandFailure(
+                .dataError, "no payloads in '\(payloadFolder)': give the Samples folder with --samples DIR")
+        }
         let expectations = try SampleExpectations(
             text: (try? String(contentsOfFile: samples + "/expected.tsv", encoding: .utf8)) ?? "")
-
-        let server = try AssetServer(
-            root: samples + "/assets",
-            tls: TLSIdentity.load(certificate: samples + "/certs/server.pem", key: samples + "/certs/server-key.pem"))
+        try requireFolder(samples + "/assets")
+        let identity: TLSIdentity
+        do {
+            identity = try TLSIdentity.load(
+                certificate: samples + "/certs/server.pem", key: samples + "/certs/server-key.pem")
+        } catch {
+            throw CommandFailure(.dataError, error.message)
+        }
+        let server: AssetServer
+        do { server = try AssetServer(root: samples + "/assets", tls: identity) } catch {
+            throw CommandFailure(.unavailable, "the sample server could not start: \(error.message)")
+        }
         defer { server.stop() }
         policy.fetch.caFile = samples + "/certs/ca.pem"
         policy.fetch.hostMappings += [
@@ -58,9 +74,15 @@ enum DemoCommand {
         ]
         let folder = keep ?? NSTemporaryDirectory() + "richpush-demo-\(UUID().uuidString)"
         defer { if keep == nil { try? FileManager.default.removeItem(atPath: folder) } }
-        let engine = try FetchEngine()
+        let engine: FetchEngine
+        do { engine = try FetchEngine() } catch {
+            throw CommandFailure(.unavailable, ProcessCommand.engineFailure(error))
+        }
         defer { engine.shutdown() }
-        let store = try AttachmentStore(folder: folder)
+        let store: AttachmentStore
+        do { store = try AttachmentStore(folder: folder, durable: output.durable) } catch {
+            throw CommandFailure(.ioError, error.message)
+        }
         defer { store.removeScratch() }
         let service = ServiceExtension(engine: engine, store: store, policy: policy)
         if !json {

@@ -9,45 +9,42 @@ enum FetchCommand {
         Usage: richpush fetch URL [options]
 
         Prints one JSON object on stdout (ok; download: status, bytes, timings in ms; or error and message)
-        and a one-line summary on stderr. Exit status 0 when the download succeeded, 1 when it failed.
+        and a one-line summary on stderr. Exit status 0 when the download succeeded, 1 when it failed,
+        64 for a URL without a scheme (the message shows it with https://), 74 when -o cannot be written.
         With --repeat, downloads the URL many times and prints throughput and latency instead.
 
         Options:
-          -o, --output FILE       Store the body in FILE (written to a hidden temporary beside it, then renamed).
+          -o, --output FILE       Store the body in FILE (a hidden temporary beside it, renamed when the
+                                  download succeeded). '-' writes the body on stdout, and the JSON report
+                                  goes to stderr instead; a FIFO or device is written directly.
           --budget SECONDS        Overall deadline, like the extension's (default 30).
-          --connect-timeout SEC   Time allowed for DNS, TCP and TLS (default 10).
-          --max-bytes N           Refuse bodies larger than N bytes (default: no cap).
-          --max-redirs N          Redirects followed at most (default 5).
-          --stall-window SECONDS  Fail when under 1 byte/s arrives for this long (default: off).
-          --allow-http            Allow http:// (an extension whose Info.plist allows arbitrary loads).
-          --cacert FILE           Trust this CA (PEM) besides the system's; verification is never off.
-          --connect-to H:P:H2:P2  Connect to H2:P2 for requests to H:P, as curl does. Repeatable.
-          --reuse                 Share connections between downloads (default: a fresh one each).
           --repeat N              Download N times and print a throughput summary (bodies discarded).
           --parallel N            Downloads in flight at once with --repeat (default 16).
           --loops N               Fetch loop threads (default: one per core).
-
-        Example:
-          richpush fetch https://cdn.example.com/hero.jpg --cacert Samples/certs/ca.pem \\
-              --connect-to cdn.example.com:443:127.0.0.1:8443 -o hero.jpg
-        """
+        """ + "\n" + TLSOptions.help + "\n\n" + """
+            Example:
+              richpush fetch https://cdn.example.com/hero.jpg --cacert Samples/certs/ca.pem \\
+                  --connect-to cdn.example.com:443:127.0.0.1:8443 -o hero.jpg
+            """
 
     static func run(_ arguments: Arguments) async throws -> ExitCode {
         var arguments = arguments
-        let output = try arguments.value("-o", "--output")
+        let outputPath = try arguments.value("-o", "--output")
         let budget: Double = try arguments.number("--budget", in: 0.001...3600) ?? 30
         let repeatCount: Int? = try arguments.number("--repeat", in: 1...10_000_000)
         let parallel: Int = try arguments.number("--parallel", in: 1...100_000) ?? 16
         let loops: Int = try arguments.number("--loops", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
-        let policy = try policyOptions(&arguments)
+        let policy = try TLSOptions(parsing: &arguments).policy
         let positionals = try arguments.positionals()
         guard positionals.count == 1, let url = positionals.first else {
             throw UsageError("fetch takes exactly one URL")
         }
+        try checkScheme(url)
+        let output = repeatCount == nil ? try OutputOptions.prepare(outputPath, option: "-o") : nil
+        defer { output?.discard() }
         let engine: FetchEngine
         do { engine = try FetchEngine(loops: loops) } catch {
-            printError("richpush fetch: \(ProcessCommand.engineFailure(error))")
-            return .software
+            throw CommandFailure(.unavailable, ProcessCommand.engineFailure(error))
         }
         defer { engine.shutdown() }
         let budgetDuration = Duration.milliseconds(Int64(budget * 1000))
@@ -70,104 +67,51 @@ enum FetchCommand {
             printError("richpush fetch: interrupted; nothing was written.")
             return .interrupted
         }
+        // With the body on stdout, the report goes to stderr so the two never mix.
+        let reportToStdout = output?.target != .standardOutput
         switch run.value {
         case .success(let result):
             report.record(result)
-            printLine(try JSON.string(report))
+            if let output {
+                try commit([], to: output, option: "-o")
+            }
+            let json = try JSON.string(report)
+            if reportToStdout { printLine(json) } else { printError(json) }
             printError(
                 "richpush: HTTP \(result.httpStatus), \(result.bytes) bytes in \(result.timings.total.wholeMilliseconds) ms"
             )
             return .success
         case .failure(let error):
             report.record(error)
-            printLine(try JSON.string(report))
+            let json = try JSON.string(report)
+            if reportToStdout { printLine(json) } else { printError(json) }
             printError("richpush: \(error.code): \(error.message.escapingControlCharacters)")
-            return .failure
+            // The body could not be stored: an output problem, not the server's.
+            return output != nil && error.code == .storageFailed ? .ioError : .failure
         }
     }
 
-    private static func download(_ request: FetchRequest, engine: FetchEngine, output: String?) async -> Result<
-        FetchResult, FetchError
-    > {
+    /// A URL without a scheme is a usage error that shows the URL with one.
+    static func checkScheme(_ url: String) throws {
+        let lowered = url.lowercased()
+        guard !lowered.hasPrefix("https://"), !lowered.hasPrefix("http://") else { return }
+        if let range = url.range(of: "://") {
+            throw UsageError(
+                "'\(url.escapingControlCharacters)': richpush downloads http:// and https:// URLs only, not "
+                    + "\(String(url[..<range.lowerBound]).escapingControlCharacters)://")
+        }
+        let corrected = "https://" + url.drop(while: { $0 == "/" })
+        throw UsageError(
+            "'\(url.escapingControlCharacters)' has no scheme; did you mean \(corrected.escapingControlCharacters) ?")
+    }
+
+    private static func download(_ request: FetchRequest, engine: FetchEngine, output: PendingOutput?) async
+        -> Result<FetchResult, FetchError>
+    {
         do throws(FetchError) {
-            guard let output else { return .success(try await engine.fetch(request, writingTo: -1)) }
-            // An exclusive temporary with a random name beside the output: a stale or planted
-            // `.part` file cannot block or redirect the download.
-            let temporary: TemporaryFile
-            do throws(SystemError) { temporary = try OutputFile.create(for: output) } catch {
-                throw FetchError(.storageFailed, error.message)
-            }
-            defer { temporary.discard() }
-            let result = try await engine.fetch(request, writingTo: temporary.descriptor)
-            do throws(SystemError) { try temporary.commit(as: output) } catch {
-                throw FetchError(.storageFailed, error.message)
-            }
-            return .success(result)
+            return .success(try await engine.fetch(request, writingTo: output?.descriptor ?? -1))
         } catch {
             return .failure(error)
         }
-    }
-
-    /// Reads the options every command that downloads shares into a ``FetchPolicy``.
-    static func policyOptions(_ arguments: inout Arguments) throws -> FetchPolicy {
-        var policy = FetchPolicy()
-        policy.allowHTTP = arguments.flag("--allow-http")
-        if arguments.flag("--reuse") { policy.connections = .shared }
-        if let seconds: Double = try arguments.number("--connect-timeout", in: 0.001...3600) {
-            policy.connectTimeout = .milliseconds(Int64(seconds * 1000))
-        }
-        if let seconds: Double = try arguments.number("--stall-window", in: 1...3600) {
-            policy.stallWindow = .milliseconds(Int64(seconds * 1000))
-        }
-        policy.maxBytes = try arguments.number("--max-bytes", in: 0...Int64.max)
-        policy.maxRedirects = try arguments.number("--max-redirs", in: 0...50) ?? policy.maxRedirects
-        if let caFile = try arguments.value("--cacert") {
-            guard FileManager.default.isReadableFile(atPath: caFile) else {
-                throw UsageError("--cacert \(caFile): no readable file there")
-            }
-            policy.caFile = caFile
-        }
-        do {
-            policy.hostMappings = try arguments.values("--connect-to").map { text throws in
-                try HostMapping(parsing: text)
-            }
-        } catch let error as FetchError {
-            throw UsageError("--connect-to \(error.message)")
-        }
-        return policy
-    }
-}
-
-/// The JSON `richpush fetch` prints for one download: the same `download` object as `process --report`.
-struct FetchReport: Codable {
-    var url: String
-    var ok = false
-    var download: Outcome.Download?
-    var reason: String?
-    var message: String?
-
-    init(url: String) { self.url = url }
-
-    mutating func record(_ result: FetchResult) {
-        ok = true
-        download = Outcome.Download(result)
-    }
-
-    mutating func record(_ failure: FetchError) {
-        download = failure.details.map(Outcome.Download.init)
-        ok = false
-        reason = failure.code.description
-        message = failure.message
-    }
-}
-
-/// JSON text with sorted keys and snake_case names, as `jq` users expect.
-enum JSON {
-    static func string<T: Encodable>(_ value: T, pretty: Bool = false) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        if pretty { encoder.outputFormatting.insert(.prettyPrinted) }
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

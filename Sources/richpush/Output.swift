@@ -53,21 +53,33 @@ func ensureDescriptorHeadroom() -> Bool {
     return setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0
 }
 
-/// Exit codes, as sysexits(3) names them where one fits.
-enum ExitCode: Int32 {
-    case success = 0
-    case failure = 1
-    case usage = 64
-    case dataError = 65
-    case unavailable = 69
-    case software = 70
-    case ioError = 74
-    /// Stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
-    case interrupted = 130
-}
-
-/// Writes a file the user asked for (`--report`, `--json`, `--html`, `--junit`, `-o`) atomically:
-/// an exclusive temporary in the destination's folder, renamed over the destination.
+/// Writes a file the user asked for (`--report`, `--json`, `--html`, `--junit`, `-o`) through
+/// ``OutputFile``: `-` is stdout, a FIFO or device is written directly, a regular file atomically.
 func writeOutput(_ bytes: [UInt8], to path: String) throws(SystemError) {
     try OutputFile.write(bytes, to: path)
+}
+
+/// Writes `bytes` to an output opened with ``OutputOptions/prepare(_:option:)`` and puts it in place;
+/// a failure is exit 74 with the option named.
+func commit(_ bytes: [UInt8], to pending: PendingOutput, option: String, durable: Bool = false) throws {
+    do {
+        try SystemCall.writeAll(pending.descriptor, bytes, path: pending.displayPath)
+        try pending.commit(durable: durable)
+    } catch {
+        throw CommandFailure(.ioError, "\(option): \(error.message)")
+    }
+}
+
+/// The bench progress line's drawing, kept under its earlier name.
+typealias ProgressLineCore = ProgressLine
+
+/// JSON text with sorted keys and snake_case names, as `jq` users expect.
+enum JSON {
+    static func string<T: Encodable>(_ value: T, pretty: Bool = false) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if pretty { encoder.outputFormatting.insert(.prettyPrinted) }
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
 }

@@ -16,56 +16,44 @@ enum ProcessCommand {
         of the payload is kept as it was. A one-line verdict goes to stderr.
 
         Verdicts: attached, no-attachment (exit 0); fallback, expired, not-invoked (exit 1);
-        rejected (exit 65). Usage errors exit 64; an unwritable output exits 74; Ctrl-C exits 130
-        and leaves no file behind.
+        rejected, or a payload file that cannot be read (exit 65). Ctrl-C leaves no file behind.
 
         Options:
           --out DIR               Where attachments are stored (default ./richpush-out).
-          --budget SECONDS        The extension's time budget, one deadline for the run (default 30).
-          --connect-timeout SEC   Time allowed for DNS, TCP and TLS (default 10).
-          --allow-http            Emulate an extension whose Info.plist allows arbitrary loads;
-                                  without it, App Transport Security blocks http:// URLs.
-          --cacert FILE           Trust this CA (PEM) besides the system's (the test CA is
-                                  Samples/certs/ca.pem).
-          --connect-to H:P:H2:P2  Send connections for H:P to H2:P2, as curl does. Repeatable.
-          --max-redirs N          Redirects followed at most (default 5).
-          --stall-window SECONDS  Fail when under 1 byte/s arrives for this long (default: off; the
-                                  device waits out the budget).
-          --push-type TYPE        alert (4096-byte limit) or voip (5120); default alert.
-          --binary-mb             Count Apple's size caps in 2^20-byte megabytes (default 10^6).
-          --report FILE           Also write the full outcome as JSON (download timings, sniffed type).
-          --fsync                 fsync each file before it gets its name (survives power loss; slower).
+          --report FILE           Also write the full outcome as JSON (download timings, sniffed type);
+                                  '-' is stdout, after the payload.
           --quiet                 No verdict line on stderr.
-
-        Example:
-          richpush serve &      # prints its URLs, e.g. https://127.0.0.1:40123/
-          echo '{"aps":{"alert":"Hi","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg","type":"jpg"}}}' |
-            richpush process --cacert Samples/certs/ca.pem --connect-to cdn.example.com:443:127.0.0.1:40123 --out out
-        """
+        """ + "\n" + PolicyOptions.help + "\n" + OutputOptions.help + "\n\n" + """
+            Example:
+              richpush serve &      # prints its URLs, e.g. https://127.0.0.1:40123/
+              echo '{"aps":{"alert":"Hi","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg","type":"jpg"}}}' |
+                richpush process --cacert Samples/certs/ca.pem --connect-to cdn.example.com:443:127.0.0.1:40123 --out out
+            """
 
     /// The largest input read; anything larger is far over APNs' limit and only its size matters.
     static let readLimit = 1 << 20
 
     static func run(_ arguments: Arguments) async throws -> ExitCode {
         var arguments = arguments
-        let folder = try arguments.value("--out") ?? "richpush-out"
+        let output = try OutputOptions(parsing: &arguments, defaultFolder: "richpush-out")
         let reportPath = try arguments.value("--report")
         let quiet = arguments.flag("--quiet", "-q")
-        let durable = arguments.flag("--fsync")
-        let policy = try extensionPolicy(&arguments)
+        let policy = try PolicyOptions(parsing: &arguments).policy
         let positionals = try arguments.positionals()
         guard positionals.count <= 1 else { throw UsageError("process takes one payload file (or stdin)") }
         let source = positionals.first ?? "-"
+        // Every output is checked before the work: a report into a missing folder writes nothing.
+        let report = try OutputOptions.prepare(reportPath, option: "--report")
+        defer { report?.discard() }
         let store: AttachmentStore
-        do { store = try AttachmentStore(folder: folder, durable: durable, recordsNewFiles: true) } catch {
-            printError("richpush process: \(error.message)")
-            return .ioError
+        do {
+            store = try AttachmentStore(
+                folder: output.folder ?? "richpush-out", durable: output.durable, recordsNewFiles: true)
+        } catch {
+            throw CommandFailure(.ioError, error.message)
         }
         let engine: FetchEngine
-        do { engine = try FetchEngine(loops: 1) } catch {
-            printError("richpush process: \(engineFailure(error))")
-            return .software
-        }
+        do { engine = try FetchEngine(loops: 1) } catch { throw CommandFailure(.unavailable, engineFailure(error)) }
         defer {
             engine.shutdown()
             store.removeScratch()
@@ -84,27 +72,34 @@ enum ProcessCommand {
             }
         case .failure(let failure): result = .unreadable(failure.message)
         }
+        if let report {
+            do {
+                let text = try JSON.string(result.outcome, pretty: true) + "\n"
+                try SystemCall.writeAll(report.descriptor, Array(text.utf8), path: report.displayPath)
+            } catch {
+                store.removeNewFiles()
+                throw CommandFailure(.ioError, "--report: \(failure(for: error).message)")
+            }
+        }
         if let mutated = result.mutatedPayload {
             let text = mutated.last == UInt8(ascii: "\n") ? mutated : mutated + [UInt8(ascii: "\n")]
             do { try SystemCall.writeAll(1, text, path: "stdout") } catch {
                 // The payload names the stored file: without the payload, the file is taken back.
                 store.removeNewFiles()
-                printError("richpush process: \(error.message)")
-                return .ioError
+                throw CommandFailure(.ioError, error.message)
             }
         }
-        if let reportPath {
-            do {
-                try writeOutput(Array((try JSON.string(result.outcome, pretty: true) + "\n").utf8), to: reportPath)
-            } catch {
+        if let report {
+            do { try report.commit(durable: output.durable) } catch {
                 store.removeNewFiles()
-                printError("richpush process: cannot write the report: \(error)")
-                return .ioError
+                throw CommandFailure(.ioError, "--report: \(error.message)")
             }
         }
         if !quiet { printError("richpush: " + verdictLine(result.outcome)) }
         return ExitCode(rawValue: result.outcome.verdict.exitStatus) ?? .failure
     }
+
+    private static func failure(for error: Error) -> CommandFailure { RichPushCommand.failure(for: error) }
 
     /// The verdict line, with every payload-derived text escaped so it stays on its own lines.
     static func verdictLine(_ outcome: Outcome) -> String {
@@ -164,22 +159,8 @@ enum ProcessCommand {
         var message: String
     }
 
-    /// Reads the options every command that runs the extension shares.
+    /// Reads the options every command that runs the extension shares (``PolicyOptions``).
     static func extensionPolicy(_ arguments: inout Arguments) throws -> ExtensionPolicy {
-        var policy = ExtensionPolicy()
-        if let seconds: Double = try arguments.number("--budget", in: 0.001...3600) {
-            policy.budget = .milliseconds(Int64(seconds * 1000))
-        }
-        if let type = try arguments.value("--push-type") {
-            guard let pushType = ExtensionPolicy.PushType(rawValue: type.lowercased()) else {
-                throw UsageError(
-                    "--push-type takes one of \(ExtensionPolicy.PushType.allCases.map(\.rawValue).joined(separator: ", "))"
-                )
-            }
-            policy.pushType = pushType
-        }
-        policy.binaryMegabytes = arguments.flag("--binary-mb")
-        policy.fetch = try FetchCommand.policyOptions(&arguments)
-        return policy
+        try PolicyOptions(parsing: &arguments).policy
     }
 }

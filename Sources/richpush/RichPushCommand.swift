@@ -1,27 +1,78 @@
+import AssetServer
 import Foundation
 import RichPush
+
+/// One command of the tool: its name, its line in the command list, its help, and how it runs.
+struct Command: Sendable {
+    var name: String
+    /// The command with its arguments, as the command list shows it: `process [FILE]`.
+    var synopsis: String
+    var summary: String
+    var help: String
+    var run: @Sendable (Arguments) async throws -> ExitCode
+}
 
 /// The entry point: picks the subcommand, runs it, and turns every error into a message and an exit code.
 @main
 enum RichPushCommand {
-    static let overview = """
+    /// Every command, in the order the command list shows them: dispatch and help both read this table.
+    static let commands: [Command] = [
+        Command(
+            name: "process", synopsis: "process [FILE]",
+            summary: "Run one payload (stdin or FILE) through the emulated extension; mutated payload on stdout.",
+            help: ProcessCommand.help, run: { try await ProcessCommand.run($0) }),
+        Command(
+            name: "batch", synopsis: "batch DIR",
+            summary: "Run a folder (or NDJSON file) of payloads, concurrently and resumably.",
+            help: BatchCommand.help, run: { try await BatchCommand.run($0) }),
+        Command(
+            name: "bench", synopsis: "bench",
+            summary: "Reproduce a campaign's burst of downloads; report the share of devices that show it.",
+            help: BenchCommand.help, run: { try await BenchCommand.run($0) }),
+        Command(
+            name: "report", synopsis: "report merge", summary: "Combine the JSON reports of a sharded bench.",
+            help: ReportCommand.help, run: { try ReportCommand.run($0) }),
+        Command(
+            name: "demo", synopsis: "demo",
+            summary: "Serve the samples and run every sample payload through the extension, as a table.",
+            help: DemoCommand.help, run: { try await DemoCommand.run($0) }),
+        Command(
+            name: "serve", synopsis: "serve [DIR]",
+            summary: "Serve a folder of assets over HTTP and HTTPS on 127.0.0.1, with fault modes.",
+            help: ServeCommand.help, run: { try ServeCommand.run($0) }),
+        Command(
+            name: "fetch", synopsis: "fetch URL",
+            summary: "Download one asset as a service extension would, and report how it went.",
+            help: FetchCommand.help, run: { try await FetchCommand.run($0) }),
+        Command(
+            name: "sniff", synopsis: "sniff FILE...",
+            summary: "Tell what files really are, and whether iOS would attach them.",
+            help: SniffCommand.help, run: { try SniffCommand.run($0) }),
+    ]
+
+    /// The command list: what `richpush` alone, `richpush help` and an unknown command print.
+    static var commandList: String {
+        let width = commands.map(\.synopsis.count).max() ?? 0
+        let rows = commands.map {
+            "  " + $0.synopsis.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary
+        }
+        return "Commands:\n" + rows.joined(separator: "\n") + "\n  "
+            + "help [COMMAND]".padding(toLength: width + 2, withPad: " ", startingAt: 0) + "Show help for a command."
+    }
+
+    static var overview: String {
+        """
         richpush: emulate the iOS Notification Service Extension for rich push (Braze first).
 
         Usage: richpush <command> [options]
 
-        Commands:
-          process [FILE]  Run one payload (stdin or FILE) through the emulated extension; mutated payload on stdout.
-          batch DIR       Run a folder (or NDJSON file) of payloads, concurrently and resumably.
-          bench           Reproduce a campaign's burst of downloads; report the share of devices that show it.
-          report merge    Combine the JSON reports of a sharded bench.
-          demo            Serve the samples and run every sample payload through the extension, as a table.
-          serve [DIR]     Serve a folder of assets over HTTP and HTTPS on 127.0.0.1, with fault modes.
-          fetch URL       Download one asset as a service extension would, and report how it went.
-          sniff FILE...   Tell what files really are, and whether iOS would attach them.
-          help [COMMAND]  Show help for a command.
+        \(commandList)
 
         Run 'richpush help <command>' or 'richpush <command> --help' for a command's options.
+
+        \(ExitCode.helpTable)
         """
+    }
 
     static func main() async {
         // Before anything else: a Ctrl-C from now on cancels the run instead of killing it mid-write.
@@ -30,83 +81,101 @@ enum RichPushCommand {
             printError(
                 "richpush: too many open files: the limit (\(SystemCall.descriptorLimit)) is below the "
                     + "\(minimumDescriptors) richpush needs. Raise it with 'ulimit -n 1024' and run again.")
-            exit(ExitCode.software.rawValue)
+            exit(ExitCode.unavailable.rawValue)
         }
         TerminationSignal.install()
         // A closed stdout must surface as a write error (exit 74), not kill the process.
         signal(SIGPIPE, SIG_IGN)
         var words = Array(CommandLine.arguments.dropFirst())
-        guard let command = words.first else {
+        guard let name = words.first else {
             printError(overview)
             exit(ExitCode.usage.rawValue)
         }
         words.removeFirst()
         let code: ExitCode
         do {
-            code = try await run(command, words)
+            code = try await run(name, words)
         } catch let error as UsageError {
-            printError("richpush \(command): \(error)\nRun 'richpush \(command) --help' for usage.")
+            printError("richpush \(name): \(error)\nRun 'richpush \(name) --help' for usage.")
             code = .usage
         } catch {
-            printError("richpush \(command): \(error)")
-            code = .software
+            let failure = failure(for: error)
+            printError("richpush \(name): \(failure.message)")
+            code = failure.code
         }
         // A signal always ends a run as interrupted, even one that came as the work finished.
         if TerminationSignal.received && code != .interrupted && code != .usage {
-            printError("richpush \(command): interrupted.")
+            printError("richpush \(name): interrupted.")
             exit(ExitCode.interrupted.rawValue)
         }
         exit(code.rawValue)
     }
 
-    static func run(_ command: String, _ words: [String]) async throws -> ExitCode {
+    /// Runs the command `name` with the words after it.
+    static func run(_ name: String, _ words: [String]) async throws -> ExitCode {
         let wantsHelp = words.contains("--help") || words.contains("-h")
-        switch command {
-        case "serve":
-            if wantsHelp { return help(ServeCommand.help) }
-            return try ServeCommand.run(Arguments(words))
-        case "process":
-            if wantsHelp { return help(ProcessCommand.help) }
-            return try await ProcessCommand.run(Arguments(words))
-        case "batch":
-            if wantsHelp { return help(BatchCommand.help) }
-            return try await BatchCommand.run(Arguments(words))
-        case "bench":
-            if wantsHelp { return help(BenchCommand.help) }
-            return try await BenchCommand.run(Arguments(words))
-        case "report":
-            if wantsHelp { return help(ReportCommand.help) }
-            return try ReportCommand.run(Arguments(words))
-        case "demo":
-            if wantsHelp { return help(DemoCommand.help) }
-            return try await DemoCommand.run(Arguments(words))
-        case "fetch":
-            if wantsHelp { return help(FetchCommand.help) }
-            return try await FetchCommand.run(Arguments(words))
-        case "sniff":
-            if wantsHelp { return help(SniffCommand.help) }
-            return try SniffCommand.run(Arguments(words))
+        if let command = commands.first(where: { $0.name == name }) {
+            if wantsHelp { return help(command) }
+            return try await command.run(Arguments(words))
+        }
+        switch name {
         case "help", "--help", "-h":
-            switch words.first {
-            case "process": return help(ProcessCommand.help)
-            case "demo": return help(DemoCommand.help)
-            case "batch": return help(BatchCommand.help)
-            case "bench": return help(BenchCommand.help)
-            case "report": return help(ReportCommand.help)
-            case "serve": return help(ServeCommand.help)
-            case "fetch": return help(FetchCommand.help)
-            case "sniff": return help(SniffCommand.help)
-            default: return help(overview)
+            guard let topic = words.first else { return show(overview) }
+            guard let command = commands.first(where: { $0.name == topic }) else {
+                throw unknownCommand(topic)
             }
+            return help(command)
         case "version", "--version":
             printLine("richpush 0.1.0 (\(CurlRuntimeInfo.version))")
             return .success
         default:
-            throw UsageError("unknown command '\(command)'\n\n\(overview)")
+            throw unknownCommand(name)
         }
     }
 
-    private static func help(_ text: String) -> ExitCode {
+    /// An unknown command: the closest command's name, and the list.
+    static func unknownCommand(_ name: String) -> CommandFailure {
+        let shown = name.escapingControlCharacters
+        let guess = Suggestion.closest(to: name, in: commands.map(\.name)).map { " Did you mean '\($0)'?" } ?? ""
+        return CommandFailure(.usage, "unknown command '\(shown)'.\(guess)\n\n\(commandList)")
+    }
+
+    /// Every error a command lets through, as a message without library jargon and a code from the table.
+    static func failure(for error: Error) -> CommandFailure {
+        switch error {
+        case let failure as CommandFailure: return failure
+        case let error as SystemError: return CommandFailure(.ioError, error.message)
+        case let error as StoreError: return CommandFailure(.ioError, error.message)
+        case let error as BatchInputError: return CommandFailure(.dataError, error.message)
+        case let error as SniffError: return CommandFailure(.dataError, error.message)
+        case let error as SampleExpectationsError: return CommandFailure(.dataError, "\(error); fix that file.")
+        case let error as AssetServerError: return CommandFailure(.unavailable, error.message)
+        case let error as FetchError: return CommandFailure(.unavailable, ProcessCommand.engineFailure(error))
+        case let error as CocoaError:
+            let path = (error.userInfo[NSFilePathErrorKey] as? String).map { " '\($0.escapingControlCharacters)'" }
+            let underlying = (error.userInfo[NSUnderlyingErrorKey] as? NSError).map {
+                String(cString: strerror(Int32($0.code)))
+            }
+            let reason = underlying ?? (error.isFileError ? "no such file, or no permission" : "unusable data")
+            let code: ExitCode = error.code.rawValue >= 512 && error.code.rawValue < 1024 ? .ioError : .dataError
+            return CommandFailure(
+                code, "cannot \(code == .ioError ? "write" : "read")\(path ?? " the input"): \(reason). Check the path."
+            )
+        case is DecodingError:
+            return CommandFailure(.dataError, "the input is not the JSON richpush expects; check the file.")
+        case is EncodingError:
+            return CommandFailure(.software, "cannot encode the output as JSON (please report it).")
+        default:
+            return CommandFailure(.software, "internal error (please report it): \(type(of: error))")
+        }
+    }
+
+    /// Prints a command's help, followed by the exit-code table every command shares.
+    private static func help(_ command: Command) -> ExitCode {
+        show(command.help + "\n\n" + ExitCode.helpTable)
+    }
+
+    private static func show(_ text: String) -> ExitCode {
         printLine(text)
         return .success
     }

@@ -1,5 +1,6 @@
 import AssetServer
 import Foundation
+import RichPush
 
 /// `richpush serve`: the embedded asset server in the foreground.
 enum ServeCommand {
@@ -9,7 +10,9 @@ enum ServeCommand {
         Usage: richpush serve [DIR] [options]
 
         DIR defaults to Samples/assets. The URLs the server listens on are printed on stdout, one per
-        line (http first, then https); everything else goes to stderr. Stop it with Ctrl-C.
+        line (http first, then https); everything else goes to stderr. Stop it with Ctrl-C (exit 130).
+        A missing DIR, certificate or key is unusable input (exit 65); a port that cannot be bound
+        is exit 69.
 
         Options:
           --port N           HTTP port (default 0: any free port).
@@ -53,24 +56,38 @@ enum ServeCommand {
         guard let root = positionals.first ?? samples.map({ $0 + "/assets" }) else {
             throw UsageError("no folder given and no Samples/assets here: run 'richpush serve DIR'")
         }
+        try requireFolder(root)
         if !noTLS, certificate == nil, key == nil, let samples {
             certificate = samples + "/certs/server.pem"
             key = samples + "/certs/server-key.pem"
         }
         var identity: TLSIdentity?
         if !noTLS {
-            guard let certificate, let key else {
-                throw UsageError("HTTPS needs --cert and --key (or --no-tls)")
+            switch (certificate, key) {
+            case (let certificate?, let key?):
+                do { identity = try TLSIdentity.load(certificate: certificate, key: key) } catch {
+                    throw CommandFailure(.dataError, error.message)
+                }
+            case (_?, nil):
+                throw UsageError("--cert needs --key (the private key of that certificate), or pass --no-tls")
+            case (nil, _?):
+                throw UsageError("--key needs --cert (the certificate chain for that key), or pass --no-tls")
+            case (nil, nil):
+                throw UsageError("HTTPS needs --cert FILE and --key FILE (no Samples/certs here), or pass --no-tls")
             }
-            identity = try TLSIdentity.load(certificate: certificate, key: key)
         }
         raiseDescriptorLimit()
         var logger: (@Sendable (AccessLogEntry) -> Void)?
         if accessLog {
             logger = { (entry: AccessLogEntry) in writeAccessLine(entry.line) }
         }
-        let server = try AssetServer(
-            root: root, tls: identity, host: host, httpPort: httpPort, httpsPort: httpsPort, accessLog: logger)
+        let server: AssetServer
+        do {
+            server = try AssetServer(
+                root: root, tls: identity, host: host, httpPort: httpPort, httpsPort: httpsPort, accessLog: logger)
+        } catch {
+            throw CommandFailure(.unavailable, "the server could not start: \(error.message)")
+        }
         printLine(server.httpBaseURL + "/")
         if let https = server.httpsBaseURL { printLine(https + "/") }
         printError("richpush: serving \(root)")
@@ -86,7 +103,20 @@ enum ServeCommand {
         semaphore.wait()
         server.stop()
         printError("richpush: stopped after \(server.requestCount) requests")
-        return .success
+        return TerminationSignal.received ? .interrupted : .success
+    }
+}
+
+/// Stops with exit 65 unless `path` is a folder: the input a server or a bench serves.
+func requireFolder(_ path: String) throws {
+    var info = stat()
+    guard stat(path, &info) == 0 else {
+        throw CommandFailure(
+            .dataError, "'\(path.escapingControlCharacters)' does not exist: give the folder of assets to serve")
+    }
+    guard (info.st_mode & S_IFMT) == S_IFDIR else {
+        throw CommandFailure(
+            .dataError, "'\(path.escapingControlCharacters)' is not a folder: give the folder of assets to serve")
     }
 }
 

@@ -10,7 +10,8 @@ enum SniffCommand {
 
         For each file: the MIME type, the supported format and class it maps to (or 'unsupported'),
         and libmagic's description (which carries image dimensions). With --json, one JSON object per
-        line instead. Exit status 0 when every file is a supported attachment format, 1 otherwise.
+        line instead. Exit status 0 when every file is a supported attachment format, 1 otherwise, 65
+        when a file cannot be read (the others are still sniffed).
 
         Example:
           richpush sniff Samples/assets/*
@@ -23,8 +24,14 @@ enum SniffCommand {
         guard !files.isEmpty else { throw UsageError("sniff needs at least one file") }
         let sniffer = TypeSniffer(pool: MagicPool(capacity: 1))
         var allSupported = true
+        var unreadable = false
         for file in files {
-            let sniff = try sniffer.sniff(fileAt: file)
+            let sniff: Sniff
+            do { sniff = try sniffer.sniff(fileAt: file) } catch {
+                printError("richpush sniff: \(error.message.escapingControlCharacters)")
+                unreadable = true
+                continue
+            }
             let format = sniff.format
             allSupported = allSupported && format != nil
             if json {
@@ -39,7 +46,7 @@ enum SniffCommand {
                 printLine("\(file)\t\(sniff.mime)\t\(kind)\t\(sniff.description)")
             }
         }
-        return allSupported ? .success : .failure
+        return unreadable ? .dataError : allSupported ? .success : .failure
     }
 
     private struct SniffLine: Codable {

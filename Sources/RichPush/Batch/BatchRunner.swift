@@ -46,11 +46,13 @@ public struct BatchRunner: Sendable {
     /// The largest payload read; anything longer is over APNs' limit, and only its size matters.
     static let readLimit = 1 << 20
 
-    /// Progress as payloads finish.
+    /// Progress as payloads start and finish.
     public struct Progress: Sendable {
         public var total: Int
         public var skipped: Int
         public var done: Int
+        /// Payloads started and not finished.
+        public var inFlight: Int = 0
         public var verdicts: [Verdict: Int]
         public var started: ContinuousClock.Instant
     }
@@ -100,17 +102,20 @@ public struct BatchRunner: Sendable {
             func launch() {
                 let item = pending[next]
                 next += 1
+                state.inFlight += 1
                 group.addTask { await process(item, journal: journal) }
             }
             while next < pending.count && next < concurrency { launch() }
+            progress(state)
             for await finished in group {
+                state.inFlight -= 1
                 switch finished {
                 case .success(let verdict?):
                     state.done += 1
                     state.verdicts[verdict, default: 0] += 1
                     progress(state)
                 case .success(nil):
-                    break
+                    progress(state)
                 case .failure(let error):
                     storeFailure = storeFailure ?? error
                     group.cancelAll()

@@ -1,37 +1,196 @@
 import Foundation
 
-/// A file a command writes for the user (a report, a JUnit file, a download), written atomically.
+/// A file a command writes for the user (a report, a JUnit file, a download), as curl and oha write theirs.
 ///
-/// The bytes go to an exclusive temporary (``TemporaryFile``) in the destination's own folder,
-/// then a rename gives it its name: a reader sees the old file or the whole new one, a killed run
-/// leaves at most a hidden `.richpush-*.part`, and no planted file or link redirects the write.
+/// Where the bytes go depends on what the path names:
+/// - `-` is stdout;
+/// - a path that exists and is not a regular file (a FIFO, a device, `/dev/stdout`, a symbolic link
+///   to one of them) is opened and written directly, never renamed over;
+/// - anything else is a regular file, replaced atomically: the bytes go to an exclusive temporary
+///   (``TemporaryFile``) in the destination's own folder and a rename gives it its name, so a reader
+///   sees the old file or the whole new one and a killed run leaves at most a hidden `.richpush-*.part`.
+///   A symbolic link is never renamed over: what it leads to is written through it (`/dev/stdout`
+///   reaches the process's stdout, even when that is a file).
+///
+/// Nothing reaches stdout, a FIFO or a device until ``PendingOutput/commit(durable:)``: until then the
+/// bytes wait in a temporary, so a run that fails before it produced its output writes nothing there.
 ///
 /// ```swift
-/// try OutputFile.write(Array(json.utf8), to: "report.json")
+/// try OutputFile.write(Array(json.utf8), to: "report.json")   // or "-", or "/dev/stdout"
 /// ```
 public enum OutputFile {
-    /// Writes `bytes` to `path`, replacing a regular file there (never a folder, link or device).
-    public static func write(_ bytes: [UInt8], to path: String, durable: Bool = false) throws(SystemError) {
-        let temporary = try create(for: path)
-        defer { temporary.discard() }
-        try SystemCall.writeAll(temporary.descriptor, bytes, path: path)
-        try temporary.commit(as: path, durable: durable)
+    /// What an output path leads to.
+    public enum Target: Sendable, Equatable {
+        /// `-`: the process's stdout.
+        case standardOutput
+        /// An existing FIFO, device or socket, or a symbolic link to anything but a folder: written
+        /// directly, through the link.
+        case stream(path: String)
+        /// A regular file (existing or not) at this path, replaced atomically.
+        case file(path: String)
     }
 
-    /// An exclusive temporary in the folder of `path`, after checking that `path` may be replaced;
-    /// give it its name with ``TemporaryFile/commit(as:durable:)``.
+    /// Writes `bytes` to `path` (see ``OutputFile`` for what each kind of path means).
+    public static func write(_ bytes: [UInt8], to path: String, durable: Bool = false) throws(SystemError) {
+        let pending = try open(path)
+        defer { pending.discard() }
+        try SystemCall.writeAll(pending.descriptor, bytes, path: pending.displayPath)
+        try pending.commit(durable: durable)
+    }
+
+    /// Starts an output: write to ``PendingOutput/descriptor``, then commit or discard.
+    ///
+    /// Fails at once when the destination cannot be written (its folder is missing, it is a folder,
+    /// a dangling link), so a command can check its outputs before it does the work.
+    public static func open(_ path: String) throws(SystemError) -> PendingOutput {
+        let target = try target(of: path)
+        switch target {
+        case .file(let file):
+            let folder = (file as NSString).deletingLastPathComponent
+            let temporary = try TemporaryFile.createExclusively(in: folder.isEmpty ? "." : folder, prefix: ".richpush-")
+            return PendingOutput(target: target, temporary: temporary, displayPath: path)
+        case .standardOutput, .stream:
+            let temporary = try TemporaryFile.createExclusively(in: scratchFolder, prefix: ".richpush-out-")
+            return PendingOutput(target: target, temporary: temporary, displayPath: path == "-" ? "stdout" : path)
+        }
+    }
+
+    /// An exclusive temporary in the folder of `path`, after checking that `path` names a regular file
+    /// (or nothing yet); give it its name with ``TemporaryFile/commit(as:durable:)``.
     public static func create(for path: String) throws(SystemError) -> TemporaryFile {
+        guard case .file(let file) = try target(of: path) else {
+            throw SystemError(
+                code: EINVAL, operation: "write", path: path, reason: "it is not a regular file; give a file name")
+        }
+        let folder = (file as NSString).deletingLastPathComponent
+        return try TemporaryFile.createExclusively(in: folder.isEmpty ? "." : folder, prefix: ".richpush-")
+    }
+
+    /// Decides where `path` leads, following links only to find out what they lead to.
+    public static func target(of path: String) throws(SystemError) -> Target {
+        if path == "-" { return .standardOutput }
         guard !path.isEmpty, !path.hasSuffix("/") else {
             throw SystemError(code: EISDIR, operation: "write", path: path, reason: "that names a folder")
         }
         var info = stat()
-        if lstat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
-            let kind = (info.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "not a regular file"
-            throw SystemError(
-                code: EEXIST, operation: "write", path: path,
-                reason: "it is \(kind); give the path of a file (or remove what is there)")
+        guard lstat(path, &info) == 0 else {
+            guard errno == ENOENT else { throw SystemError.current("write", path: path) }
+            try checkFolder(of: path)
+            return .file(path: path)
         }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .file(path: path)
+        case S_IFDIR:
+            throw SystemError(code: EISDIR, operation: "write", path: path, reason: "it is a folder; give a file name")
+        case S_IFLNK:
+            // Written through, never renamed over: the link stays, whatever it leads to gets the bytes.
+            var resolvedInfo = stat()
+            guard stat(path, &resolvedInfo) == 0 else {
+                throw SystemError(
+                    code: ENOENT, operation: "write", path: path,
+                    reason: "it is a symbolic link to nothing; remove the link or give another path")
+            }
+            guard (resolvedInfo.st_mode & S_IFMT) != S_IFDIR else {
+                throw SystemError(
+                    code: EISDIR, operation: "write", path: path, reason: "it leads to a folder; give a file name")
+            }
+            return .stream(path: path)
+        default: return .stream(path: path)
+        }
+    }
+
+    /// Where bytes for stdout or a stream wait until the commit: `$TMPDIR`, else `/tmp`.
+    static var scratchFolder: String {
+        let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return folder.count > 1 && folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+    }
+
+    /// Fails with a plain message when the folder a new file would go in does not exist.
+    private static func checkFolder(of path: String) throws(SystemError) {
         let folder = (path as NSString).deletingLastPathComponent
-        return try TemporaryFile.createExclusively(in: folder.isEmpty ? "." : folder, prefix: ".richpush-")
+        var info = stat()
+        guard stat(folder.isEmpty ? "." : folder, &info) == 0 else {
+            throw SystemError(
+                code: errno, operation: "write", path: path,
+                reason: errno == ENOENT ? "its folder '\(folder)' does not exist; create it first" : nil)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw SystemError(code: ENOTDIR, operation: "write", path: path, reason: "'\(folder)' is not a folder")
+        }
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
+
+/// An output being written: bytes go to ``descriptor``; ``commit(durable:)`` puts them in place.
+///
+/// Used by one task at a time (the `@unchecked Sendable` rests on that); ``discard()`` must be reached
+/// on every path, and is harmless after a commit.
+public final class PendingOutput: @unchecked Sendable {
+    /// Where the output goes.
+    public let target: OutputFile.Target
+    /// The path as the user gave it (`stdout` for `-`), for messages.
+    public let displayPath: String
+    private let temporary: TemporaryFile
+
+    init(target: OutputFile.Target, temporary: TemporaryFile, displayPath: String) {
+        self.target = target
+        self.temporary = temporary
+        self.displayPath = displayPath
+    }
+
+    /// The descriptor the output's bytes are written to before the commit.
+    public var descriptor: Int32 { temporary.descriptor }
+
+    /// Puts the bytes in place: renames a regular file, or copies them to stdout or the stream.
+    public func commit(durable: Bool = false) throws(SystemError) {
+        switch target {
+        case .file(let path):
+            try temporary.commit(as: path, durable: durable)
+        case .standardOutput:
+            // Whatever the process printed through stdio comes first.
+            fflush(nil)
+            try copy(to: 1)
+        case .stream(let path):
+            let stream = try SystemCall.retrying("open", path: path) {
+                open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+            }
+            defer { close(stream) }
+            var info = stat()
+            if fstat(stream, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG {
+                // `/dev/stdout` or `/dev/fd/1` on a file: append where stdout is, never truncate it.
+                var standardOutput = stat()
+                if fstat(1, &standardOutput) == 0 && standardOutput.st_dev == info.st_dev
+                    && standardOutput.st_ino == info.st_ino
+                {
+                    fflush(nil)
+                    try copy(to: 1)
+                    return
+                }
+                try SystemCall.retrying("truncate", path: path) { ftruncate(stream, 0) }
+            }
+            try copy(to: stream)
+        }
+    }
+
+    /// Removes the temporary (after a commit of a file, only closes it). Idempotent.
+    public func discard() {
+        temporary.discard()
+    }
+
+    /// Copies the temporary's content to `destination`, in blocks.
+    private func copy(to destination: Int32) throws(SystemError) {
+        var offset: Int64 = 0
+        while true {
+            let block = try SystemCall.preadAll(
+                temporary.descriptor, count: 1 << 20, offset: offset, path: temporary.path)
+            if block.isEmpty { return }
+            try SystemCall.writeAll(destination, block, path: displayPath)
+            offset += Int64(block.count)
+        }
     }
 }

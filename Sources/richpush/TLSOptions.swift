@@ -1,0 +1,56 @@
+import Foundation
+import RichPush
+
+/// The options of every command that downloads: trust, host mappings, ATS, timeouts and caps.
+///
+/// ```swift
+/// var arguments = Arguments(["--cacert", "ca.pem", "--allow-http"])
+/// let fetch = try TLSOptions(parsing: &arguments).policy   // a FetchPolicy
+/// ```
+struct TLSOptions {
+    /// The fetch policy the options describe (defaults for what was not given).
+    var policy = FetchPolicy()
+
+    static let help = """
+          --connect-timeout SEC   Time allowed for DNS, TCP and TLS (default 10).
+          --allow-http            Emulate an extension whose Info.plist allows arbitrary loads;
+                                  without it, App Transport Security blocks http:// URLs.
+          --cacert FILE           Trust this CA (PEM) besides the system's; verification is never off
+                                  (the test CA is Samples/certs/ca.pem).
+          --connect-to H:P:H2:P2  Send connections for H:P to H2:P2, as curl does. Repeatable.
+          --max-redirs N          Redirects followed at most (default 5).
+          --max-bytes N           Refuse bodies larger than N bytes (default: Apple's cap for the type).
+          --stall-window SECONDS  Fail when under 1 byte/s arrives for this long (default: off).
+          --reuse                 Share connections between downloads (default: a fresh one each).
+        """
+
+    /// Reads the options out of `arguments`; a missing `--cacert` file is unusable input (65).
+    init(parsing arguments: inout Arguments) throws {
+        policy.allowHTTP = arguments.flag("--allow-http")
+        if arguments.flag("--reuse") { policy.connections = .shared }
+        if let seconds: Double = try arguments.number("--connect-timeout", in: 0.001...3600) {
+            policy.connectTimeout = .milliseconds(Int64(seconds * 1000))
+        }
+        if let seconds: Double = try arguments.number("--stall-window", in: 1...3600) {
+            policy.stallWindow = .milliseconds(Int64(seconds * 1000))
+        }
+        policy.maxBytes = try arguments.number("--max-bytes", in: 0...Int64.max)
+        policy.maxRedirects = try arguments.number("--max-redirs", in: 0...50) ?? policy.maxRedirects
+        if let caFile = try arguments.value("--cacert") {
+            guard FileManager.default.isReadableFile(atPath: caFile) else {
+                throw CommandFailure(
+                    .dataError,
+                    "--cacert \(caFile.escapingControlCharacters): no readable file there; give the CA "
+                        + "certificate (PEM) of the server")
+            }
+            policy.caFile = caFile
+        }
+        do {
+            policy.hostMappings = try arguments.values("--connect-to").map { text throws in
+                try HostMapping(parsing: text)
+            }
+        } catch let error as FetchError {
+            throw UsageError("--connect-to \(error.message)")
+        }
+    }
+}
