@@ -1,3 +1,4 @@
+import Digest
 import Foundation
 
 /// Checks a batch makes before its long run: that its input holds payloads, and that a resume uses
