@@ -12,7 +12,7 @@ import Testing
             let walker = try #require(FileManager.default.enumerator(atPath: Fixtures.root + "/" + folder))
             while let name = walker.nextObject() as? String {
                 guard name.hasSuffix(".swift") else { continue }
-                // Citations are in comments; a file name in test data (`notes.md`) is not one.
+                // Citations are in comments; a file name in test data is not one.
                 let text = try String(contentsOfFile: Fixtures.root + "/\(folder)/\(name)", encoding: .utf8)
                     .split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
                     .joined(separator: "\n")
