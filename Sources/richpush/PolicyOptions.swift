@@ -17,6 +17,15 @@ struct PolicyOptions {
           --budget SECONDS        The extension's time budget, one deadline for the run (default 30).
           --push-type TYPE        alert (4096-byte limit) or voip (5120); default alert.
           --binary-mb             Count Apple's size caps in 2^20-byte megabytes (default 10^6).
+          --app DIR               Read the app's notification extensions from its source folder: every
+                                  Info.plist whose NSExtensionPointIdentifier is the service or a content
+                                  extension (App Transport Security, and which expanded view shows).
+          --service-plist FILE    The service extension's Info.plist: its NSAppTransportSecurity decides
+                                  every URL and redirect (instead of --allow-http).
+          --content-plist FILE    A content extension's Info.plist (repeatable).
+          --require-key KEY[=T]   A key-value pair the content extension reads from the payload, of type
+                                  T: string (default), number, bool or array (repeatable); a payload
+                                  without it gets the content-extension outcome would-crash.
         """ + "\n" + TLSOptions.help
 
     /// Reads the options out of `arguments`.
@@ -35,5 +44,40 @@ struct PolicyOptions {
         }
         policy.binaryMegabytes = arguments.flag("--binary-mb")
         policy.fetch = try TLSOptions(parsing: &arguments).policy
+        try readApp(&arguments)
+    }
+
+    /// `--app`, `--service-plist`, `--content-plist`, `--require-key`: a plist that cannot be used is a
+    /// usage error naming the file and the problem.
+    private mutating func readApp(_ arguments: inout Arguments) throws {
+        let folder = try arguments.value("--app")
+        let service = try arguments.value("--service-plist")
+        let contents = try arguments.values("--content-plist")
+        let keys = try arguments.values("--require-key")
+        do {
+            policy.requiredKeys = try keys.map { text throws(AppConfigurationError) in try RequiredKey(parsing: text) }
+            guard folder != nil || service != nil || !contents.isEmpty else {
+                if !keys.isEmpty {
+                    throw UsageError("--require-key needs the content extensions: give --app DIR or --content-plist FILE")
+                }
+                return
+            }
+            var app = try folder.map { path throws(AppConfigurationError) in try AppConfiguration.scan(folder: path) }
+                ?? AppConfiguration()
+            let given = try AppConfiguration(servicePlist: service, contentPlists: contents)
+            if given.servicePlist != nil {
+                app.servicePlist = given.servicePlist
+                app.transportSecurity = given.transportSecurity
+            }
+            app.contentExtensions += given.contentExtensions
+            if app.servicePlist != nil && policy.fetch.allowHTTP {
+                throw UsageError(
+                    "--allow-http and a service extension plist both set App Transport Security: give one "
+                        + "(--allow-http stands for NSAllowsArbitraryLoads)")
+            }
+            policy.app = app
+        } catch let error as AppConfigurationError {
+            throw UsageError(error.description)
+        }
     }
 }
