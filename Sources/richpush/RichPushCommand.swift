@@ -18,6 +18,7 @@ enum RichPushCommand {
           serve [DIR]     Serve a folder of assets over HTTP and HTTPS on 127.0.0.1, with fault modes.
           fetch URL       Download one asset as a service extension would, and report how it went.
           sniff FILE...   Tell what files really are, and whether iOS would attach them.
+          network list    Show the network profiles downloads can be shaped with.
           help [COMMAND]  Show help for a command.
 
         Run 'richpush help <command>' or 'richpush <command> --help' for a command's options.
@@ -86,6 +87,9 @@ enum RichPushCommand {
         case "sniff":
             if wantsHelp { return help(SniffCommand.help) }
             return try SniffCommand.run(Arguments(words))
+        case "network":
+            if wantsHelp { return help(NetworkCommand.help) }
+            return try NetworkCommand.run(Arguments(words))
         case "help", "--help", "-h":
             switch words.first {
             case "process": return help(ProcessCommand.help)
@@ -96,6 +100,7 @@ enum RichPushCommand {
             case "serve": return help(ServeCommand.help)
             case "fetch": return help(FetchCommand.help)
             case "sniff": return help(SniffCommand.help)
+            case "network": return help(NetworkCommand.help)
             default: return help(overview)
             }
         case "version", "--version":
