@@ -26,6 +26,8 @@ enum FetchCommand {
           --repeat N              Download N times and print a throughput summary (bodies discarded).
           --parallel N            Downloads in flight at once with --repeat (default 16).
           --loops N               Fetch loop threads (default: one per core).
+          --network PROFILE       Download over an emulated network (3g, lte, ... or down=2mbit,rtt=150ms);
+                                  see 'richpush network list'.
 
         Example:
           richpush fetch https://cdn.example.com/hero.jpg --cacert Samples/certs/ca.pem \\
@@ -39,7 +41,12 @@ enum FetchCommand {
         let repeatCount: Int? = try arguments.number("--repeat", in: 1...10_000_000)
         let parallel: Int = try arguments.number("--parallel", in: 1...100_000) ?? 16
         let loops: Int = try arguments.number("--loops", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
-        let policy = try policyOptions(&arguments)
+        var policy = try policyOptions(&arguments)
+        if let network = try arguments.value("--network") {
+            do throws(NetworkError) { policy.network = try NetworkProfile(parsing: network) } catch {
+                throw UsageError("--network: \(error.message)")
+            }
+        }
         let positionals = try arguments.positionals()
         guard positionals.count == 1, let url = positionals.first else {
             throw UsageError("fetch takes exactly one URL")
