@@ -588,6 +588,7 @@ static void on_timer(struct cnr_relay *relay) {
 
 static void *run(void *argument) {
     struct cnr_relay *relay = argument;
+    pthread_setname_np(pthread_self(), "richpush-relay");
     struct epoll_event events[256];
     for (;;) {
         arm_timer(relay);
