@@ -6,8 +6,9 @@ import Testing
 
 /// The shaping relay under the fetch engine, against the embedded asset server on 127.0.0.1.
 ///
-/// Timing bounds are generous (0.8x to 2x, stretched under a sanitizer): they prove that the relay
-/// shapes, not how fast the machine is.
+/// Timing bounds are generous: never faster than the model (the relay shapes), and at most twice it
+/// plus a few seconds for a machine the rest of the suite keeps busy (stretched under a sanitizer).
+/// bench/network-fidelity.sh measures the fidelity itself.
 @Suite struct NetworkRelayTests {
     let rig: LocalRig
     var server: AssetServer { rig.server }
@@ -25,21 +26,28 @@ import Testing
         return policy
     }
 
-    func download(_ url: String, policy: FetchPolicy, engine: FetchEngine? = nil) async throws -> (FetchResult, String)
-    {
+    /// Downloads `url` into a new file; returns the result and the file's bytes.
+    ///
+    /// The test compares whole bytes with the source (equal bytes, equal SHA-256), in-process: a
+    /// `sha256sum` process per download would fork hundreds of processes at once.
+    func download(_ url: String, policy: FetchPolicy) async throws -> (FetchResult, Data) {
         let path = rig.folder + "/" + UUID().uuidString
         let request = FetchRequest(url: url, budget: Sanitizer.scaled(.seconds(60)), policy: policy)
-        let result = try await (engine ?? rig.engine).fetch(request, toNewFileAt: path)
-        return (result, try Fixtures.sha256(ofFile: path))
+        let result = try await rig.engine.fetch(request, toNewFileAt: path)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try FileManager.default.removeItem(atPath: path)
+        return (result, bytes)
     }
+
+    func asset(_ name: String) throws -> Data { Data(try Fixtures.bytes(ofAsset: name)) }
 
     @Test(arguments: NetworkProfile.builtIn, [false, true])
     func bytesArriveIntactThroughEveryProfile(profile: NetworkProfile, http: Bool) async throws {
         defer { cleanUp() }
         let url = http ? server.httpBaseURL + "/hero.png" : "https://cdn.example.com/hero.png"
-        let (result, hash) = try await download(url, policy: policy(profile, http: http))
+        let (result, body) = try await download(url, policy: policy(profile, http: http))
         #expect(result.httpStatus == 200)
-        #expect(hash == (try Fixtures.sha256(ofFile: Fixtures.assets + "/hero.png")))
+        #expect(body == (try asset("hero.png")))
         let relay = try rig.engine.relay(for: profile)
         #expect(relay.statistics.accepted >= 1, "the connection went through the relay")
         #expect(relay.statistics.bytesDown >= result.bytes)
@@ -65,28 +73,33 @@ import Testing
         ]
         let url = http ? blobServer.httpBaseURL + "/blob.bin" : "https://cdn.example.com/blob.bin"
         let started = ContinuousClock.now
-        let (result, hash) = try await download(url, policy: policy)
+        let (result, body) = try await download(url, policy: policy)
         let elapsed = ContinuousClock.now - started
         #expect(result.bytes == 200_000)
-        #expect(hash == (try Fixtures.sha256(ofFile: folder + "/blob.bin")))
+        #expect(body == Data(bytes))
         let model = TransferEstimate(profile: profile, bytes: 200_000, secure: !http).duration
         #expect(elapsed >= model * 0.8, "took \(elapsed), the model says \(model)")
-        #expect(elapsed <= Sanitizer.scaled(model * 2), "took \(elapsed), the model says \(model)")
+        #expect(elapsed <= Sanitizer.scaled(model * 2 + .seconds(4)), "took \(elapsed), the model says \(model)")
     }
 
     @Test func carriesTwoHundredConcurrentConnections() async throws {
         defer { cleanUp() }
-        let profile = try NetworkProfile(parsing: "down=20mbit,rtt=20ms")
-        let policy = self.policy(profile)
-        let expected = try Fixtures.sha256(ofFile: Fixtures.assets + "/hero.jpg")
-        let hashes = try await withThrowingTaskGroup(of: String.self) { group in
+        // Plain HTTP: 200 TLS handshakes at once would test the machine, not the relay.
+        let profile = try NetworkProfile(parsing: "down=20mbit,rtt=200ms")
+        let policy = self.policy(profile, http: true)
+        let url = server.httpBaseURL + "/hero.jpg"
+        let expected = try asset("hero.jpg")
+        let started = ContinuousClock.now
+        let bodies = try await withThrowingTaskGroup(of: Data.self) { group in
             for _ in 0..<200 {
-                group.addTask { try await download("https://cdn.example.com/hero.jpg", policy: policy).1 }
+                group.addTask { try await download(url, policy: policy).1 }
             }
-            return try await group.reduce(into: [String]()) { $0.append($1) }
+            return try await group.reduce(into: [Data]()) { $0.append($1) }
         }
-        #expect(hashes.count == 200)
-        #expect(hashes.allSatisfy { $0 == expected })
+        #expect(bodies.count == 200)
+        #expect(bodies.allSatisfy { $0 == expected })
+        // Each download pays at least two 200 ms round trips: one after another they would take 80 s.
+        #expect(ContinuousClock.now - started < Sanitizer.scaled(.seconds(30)), "the relay carried them at once")
         let statistics = try rig.engine.relay(for: profile).statistics
         #expect(statistics.accepted == 200, "a fresh connection per download, each through the relay")
         #expect(statistics.upstreamFailures == 0)
@@ -95,8 +108,8 @@ import Testing
     @Test func lossStallsButNeverCorrupts() async throws {
         defer { cleanUp() }
         let profile = try NetworkProfile(parsing: "down=50mbit,rtt=10ms,loss=20%")
-        let (result, hash) = try await download("https://cdn.example.com/hero.png", policy: policy(profile))
-        #expect(hash == (try Fixtures.sha256(ofFile: Fixtures.assets + "/hero.png")))
+        let (result, body) = try await download("https://cdn.example.com/hero.png", policy: policy(profile))
+        #expect(body == (try asset("hero.png")))
         let relay = try rig.engine.relay(for: profile)
         #expect(relay.statistics.lostSegments > 0)
         // A 38 kB body in about 27 segments at 20%: at least one 200 ms stall.
