@@ -265,8 +265,9 @@ static void kill_conn(struct cnr_relay *relay, struct conn *conn, int reset_clie
     relay->dead = conn;
     atomic_fetch_sub_explicit(&relay->active, 1, memory_order_relaxed);
     if (relay->accepting_paused) {
-        relay->accepting_paused = 0;
+        // Written under the lock: cnr_relay_add_route reads it from another thread.
         pthread_mutex_lock(&relay->lock);
+        relay->accepting_paused = 0;
         for (struct listener *l = relay->listeners; l; l = l->next) {
             struct epoll_event event = {.events = EPOLLIN, .data.ptr = &l->handle};
             epoll_ctl(relay->epoll_fd, EPOLL_CTL_MOD, l->fd, &event);
@@ -494,8 +495,8 @@ static void accept_all(struct cnr_relay *relay, struct listener *listener) {
         if (fd < 0) {
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
                 // Out of descriptors: stop listening until a connection closes, rather than spin.
-                relay->accepting_paused = 1;
                 pthread_mutex_lock(&relay->lock);
+                relay->accepting_paused = 1;
                 for (struct listener *l = relay->listeners; l; l = l->next) {
                     struct epoll_event event = {.events = 0, .data.ptr = &l->handle};
                     epoll_ctl(relay->epoll_fd, EPOLL_CTL_MOD, l->fd, &event);
