@@ -13,7 +13,7 @@ let package = Package(
         .executableTarget(name: "richpush", dependencies: ["RichPush", "AssetServer"]),
 
         // The library: every pipeline stage.
-        .target(name: "RichPush", dependencies: ["CurlKit", "MagicKit", "Digest"]),
+        .target(name: "RichPush", dependencies: ["CurlKit", "MagicKit", "Digest", "CNetRelay"]),
 
         // The only Swift code that touches libcurl, libmagic and libcrypto.
         .target(name: "CurlKit", dependencies: ["CCurlShim"]),
@@ -41,6 +41,9 @@ let package = Package(
         .executableTarget(name: "RichPushFuzz", dependencies: ["RichPush", "CFuzzerShim"]),
         .target(name: "CFuzzerShim"),
 
+        // The shaping relay behind network profiles: an epoll loop that delays and paces TCP bytes.
+        .target(name: "CNetRelay"),
+
         // Fixtures the test targets share: the repository's samples and a started asset server.
         .target(name: "TestSupport", dependencies: ["AssetServer", "RichPush"], path: "Tests/TestSupport"),
         .testTarget(name: "CurlKitTests", dependencies: ["CurlKit"]),
@@ -53,7 +56,7 @@ let package = Package(
 
 // Shared compiler settings, applied in one place to every Swift target.
 let cTargets: Set<String> = [
-    "CCurl", "CMagic", "CCrypto", "CMicroHTTPD", "CCurlShim", "CAssetServerShim", "CFuzzerShim",
+    "CCurl", "CMagic", "CCrypto", "CMicroHTTPD", "CCurlShim", "CAssetServerShim", "CFuzzerShim", "CNetRelay",
 ]
 for target in package.targets where !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.swiftLanguageMode(.v6)]

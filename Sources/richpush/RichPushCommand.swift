@@ -48,6 +48,10 @@ enum RichPushCommand {
             name: "sniff", synopsis: "sniff FILE...",
             summary: "Tell what files really are, and whether iOS would attach them.",
             help: SniffCommand.help, run: { try SniffCommand.run($0) }),
+        Command(
+            name: "network", synopsis: "network list",
+            summary: "Show the network profiles downloads can be shaped with.",
+            help: NetworkCommand.help, run: { try NetworkCommand.run($0) }),
     ]
 
     /// The command list: what `richpush` alone, `richpush help` and an unknown command print.

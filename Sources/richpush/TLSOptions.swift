@@ -22,10 +22,17 @@ struct TLSOptions {
           --max-bytes N           Refuse bodies larger than N bytes (default: Apple's cap for the type).
           --stall-window SECONDS  Fail when under 1 byte/s arrives for this long (default: off).
           --reuse                 Share connections between downloads (default: a fresh one each).
+          --network PROFILE       Download over an emulated network (3g, lte, edge, wifi, very-bad, ... or
+                                  down=2mbit,rtt=150ms,loss=1%,jitter=20ms); see 'richpush network list'.
         """
 
     /// Reads the options out of `arguments`; a missing `--cacert` file is unusable input (65).
     init(parsing arguments: inout Arguments) throws {
+        if let network = try arguments.value("--network") {
+            do throws(NetworkError) { policy.network = try NetworkProfile(parsing: network) } catch {
+                throw UsageError("--network: \(error.message)")
+            }
+        }
         policy.allowHTTP = arguments.flag("--allow-http")
         if arguments.flag("--reuse") { policy.connections = .shared }
         if let seconds: Double = try arguments.number("--connect-timeout", in: 0.001...3600) {

@@ -1,11 +1,14 @@
 import CurlKit
 import Foundation
+import Synchronization
 
 /// Downloads assets the way a service extension must: under a deadline, streamed to disk, capped.
 ///
 /// The engine owns a ``CurlLoopGroup``: one loop thread per core by default, each running
 /// libcurl's multi loop over its own handles. Any number of tasks may call ``fetch(_:writingTo:)``
-/// at once; each call is one transfer. Cancelling the calling task aborts its transfer.
+/// at once; each call is one transfer. Cancelling the calling task aborts its transfer. A request
+/// whose policy names a ``NetworkProfile`` connects through the engine's shaping relay for that
+/// profile, started on first use and stopped with the engine.
 ///
 /// ```swift
 /// try await FetchEngine.withEngine { engine in
@@ -16,6 +19,8 @@ import Foundation
 /// ```
 public final class FetchEngine: Sendable {
     private let group: CurlLoopGroup
+    /// One shaping relay per network profile in use; nil once the engine has shut down.
+    private let relays = Mutex<[NetworkProfile: NetworkRelay]?>([:])
 
     /// The number of loop threads.
     public var loopCount: Int { group.loopCount }
@@ -53,6 +58,44 @@ public final class FetchEngine: Sendable {
     /// Aborts every transfer (they fail with `engine-stopped`) and joins the loop threads. Idempotent.
     public func shutdown() {
         group.stop()
+        // After the loops: no transfer is left to use a relay.
+        let stopping = relays.withLock { relays in
+            defer { relays = nil }
+            return relays.map { Array($0.values) } ?? []
+        }
+        for relay in stopping { relay.stop() }
+    }
+
+    /// The relay that shapes connections for `profile`, started on first use.
+    public func relay(for profile: NetworkProfile) throws(FetchError) -> NetworkRelay {
+        let result: Result<NetworkRelay, FetchError> = relays.withLock { relays in
+            guard relays != nil else {
+                return .failure(FetchError(.engineStopped, "the fetch engine has stopped"))
+            }
+            if let relay = relays?[profile] { return .success(relay) }
+            do throws(NetworkError) {
+                let relay = try NetworkRelay(profile: profile)
+                relays?[profile] = relay
+                return .success(relay)
+            } catch {
+                return .failure(FetchError(.transferFailed, error.message))
+            }
+        }
+        return try result.get()
+    }
+
+    /// The connect-to rules of `request`: its own, or, under a network profile, through the relay.
+    private func connectRules(for request: FetchRequest) throws(FetchError) -> [String] {
+        let policy = request.policy
+        guard let profile = policy.network else { return policy.hostMappings.map(\.description) }
+        let relay = try relay(for: profile)
+        do throws(NetworkError) {
+            return try RelayRouting.rules(for: request.url, mappings: policy.hostMappings, relay: relay)
+                .map(\.description)
+        } catch {
+            let code: FetchError.Code = error.code == .hostUnresolved ? .dnsFailed : .connectFailed
+            throw FetchError(code, "\(request.url): \(error.message)")
+        }
     }
 
     /// Downloads `request.url`, writing the body to `descriptor` as it arrives (-1 discards it).
@@ -175,7 +218,7 @@ public final class FetchEngine: Sendable {
             maxBytes: policy.maxBytes,
             caFile: policy.caFile,
             systemCAFile: policy.systemCAFile,
-            connectTo: policy.hostMappings.map(\.description),
+            connectTo: try connectRules(for: request),
             freshConnection: policy.connections == .fresh,
             minimumTLSMinor: minimumTLSMinor,
             followRedirects: followRedirects,

@@ -50,6 +50,9 @@ public struct FetchPolicy: Sendable {
     /// Keep the body's first bytes (enough to sniff it) and its SHA-256 as it arrives, in
     /// ``FetchResult/body``, so the verdict never reads the download back.
     public var keepsBodySummary = false
+    /// The network the download goes over: nil is loopback as it is; a profile routes the connection
+    /// through the engine's shaping relay for that profile (see ``NetworkRelay``).
+    public var network: NetworkProfile?
     /// The User-Agent header.
     public var userAgent = "richpush/0.1 (NotificationServiceExtension emulator)"
 

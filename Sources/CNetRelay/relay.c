@@ -1,0 +1,753 @@
+// The shaping relay: one thread, one epoll set, non-blocking sockets, one timerfd over a timer heap.
+//
+// Every accepted connection is paired with a connection to its listener's upstream. Bytes read
+// from one side go into that direction's ring buffer (the only copy: the kernel's into ours, ours
+// into the kernel's) and are cut into segments, each stamped with the instant it may be written:
+// after the link has serialised it at its rate (a token bucket of one segment, drained at the
+// link's rate), plus the one-way delay, plus jitter, plus a retransmission stall for a lost one.
+// Segments leave in order. A full buffer stops reading, so the sender sees TCP's back-pressure.
+
+#define _GNU_SOURCE
+#include "CNetRelay.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/uio.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+enum kind { KIND_WAKE, KIND_TIMER, KIND_LISTENER, KIND_CLIENT, KIND_UPSTREAM };
+
+struct handle {
+    enum kind kind;
+};
+
+struct listener {
+    struct handle handle;
+    int fd;
+    struct sockaddr_storage target;
+    socklen_t target_length;
+    struct listener *next;
+};
+
+struct conn;
+
+struct endpoint {
+    struct handle handle;
+    int fd;
+    uint32_t registered; // events currently in the epoll set; 0 = not in it
+    struct conn *conn;
+};
+
+struct segment {
+    uint32_t length;
+    int64_t due;
+};
+
+struct direction {
+    const struct cnr_link *link;
+    struct endpoint *from;
+    struct endpoint *to;
+    uint8_t *buffer;
+    uint32_t capacity; // bytes, fixed per direction; the buffer itself exists only while it holds bytes
+    uint32_t head;     // first unwritten byte
+    uint32_t count;    // bytes held
+    struct segment *segments;
+    uint32_t segment_capacity;
+    uint32_t segment_head;
+    uint32_t segment_count;
+    uint32_t head_written; // bytes of the head segment already written
+    int64_t link_free;     // when the link finishes serialising what it has
+    int64_t last_due;      // segments never overtake each other
+    int64_t not_before;    // the handshake: nothing leaves before
+    int eof_read;
+    int64_t eof_due;
+    int shut;
+    int write_blocked;
+    size_t heap_index; // SIZE_MAX when not in the heap
+    int64_t timer_due;
+    uint64_t random;
+};
+
+struct conn {
+    struct endpoint client;
+    struct endpoint upstream;
+    struct direction up;
+    struct direction down;
+    int connected;
+    int dead;
+    struct conn *previous;
+    struct conn *next;
+};
+
+struct cnr_relay {
+    struct cnr_config config;
+    int epoll_fd;
+    int wake_fd;
+    int timer_fd;
+    struct handle wake_handle;
+    struct handle timer_handle;
+    pthread_t thread;
+    pthread_mutex_t lock; // guards listeners (added from other threads)
+    struct listener *listeners;
+    int accepting_paused;
+    struct conn *conns;
+    struct conn *dead;
+    struct direction **heap;
+    size_t heap_count;
+    size_t heap_capacity;
+    int64_t armed;
+    uint64_t next_id;
+    _Atomic uint64_t accepted;
+    _Atomic uint64_t active;
+    _Atomic uint64_t upstream_failures;
+    _Atomic uint64_t bytes_up;
+    _Atomic uint64_t bytes_down;
+    _Atomic uint64_t lost_segments;
+    _Atomic uint64_t buffer_bytes;
+    _Atomic uint64_t peak_buffer_bytes;
+};
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+// SplitMix64: a small, seedable generator, one state per direction.
+static uint64_t next_random(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+// MARK: - Timer heap (earliest due first)
+
+static void heap_swap(struct cnr_relay *relay, size_t a, size_t b) {
+    struct direction *t = relay->heap[a];
+    relay->heap[a] = relay->heap[b];
+    relay->heap[b] = t;
+    relay->heap[a]->heap_index = a;
+    relay->heap[b]->heap_index = b;
+}
+
+static void heap_up(struct cnr_relay *relay, size_t i) {
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (relay->heap[parent]->timer_due <= relay->heap[i]->timer_due) break;
+        heap_swap(relay, i, parent);
+        i = parent;
+    }
+}
+
+static void heap_down(struct cnr_relay *relay, size_t i) {
+    for (;;) {
+        size_t left = 2 * i + 1, right = left + 1, least = i;
+        if (left < relay->heap_count && relay->heap[left]->timer_due < relay->heap[least]->timer_due) least = left;
+        if (right < relay->heap_count && relay->heap[right]->timer_due < relay->heap[least]->timer_due) least = right;
+        if (least == i) break;
+        heap_swap(relay, i, least);
+        i = least;
+    }
+}
+
+static void heap_remove(struct cnr_relay *relay, struct direction *d) {
+    size_t i = d->heap_index;
+    if (i == SIZE_MAX) return;
+    size_t last = relay->heap_count - 1;
+    if (i != last) {
+        heap_swap(relay, i, last);
+    }
+    relay->heap_count--;
+    d->heap_index = SIZE_MAX;
+    if (i < relay->heap_count) {
+        heap_down(relay, i);
+        heap_up(relay, i);
+    }
+}
+
+static int heap_set(struct cnr_relay *relay, struct direction *d, int64_t due) {
+    if (d->heap_index != SIZE_MAX) {
+        d->timer_due = due;
+        heap_down(relay, d->heap_index);
+        heap_up(relay, d->heap_index);
+        return 0;
+    }
+    if (relay->heap_count == relay->heap_capacity) {
+        size_t capacity = relay->heap_capacity ? relay->heap_capacity * 2 : 256;
+        struct direction **grown = realloc(relay->heap, capacity * sizeof *grown);
+        if (!grown) return ENOMEM;
+        relay->heap = grown;
+        relay->heap_capacity = capacity;
+    }
+    d->timer_due = due;
+    d->heap_index = relay->heap_count;
+    relay->heap[relay->heap_count++] = d;
+    heap_up(relay, d->heap_index);
+    return 0;
+}
+
+static void arm_timer(struct cnr_relay *relay) {
+    int64_t due = relay->heap_count ? relay->heap[0]->timer_due : 0;
+    if (due == relay->armed) return;
+    struct itimerspec spec;
+    memset(&spec, 0, sizeof spec);
+    if (due > 0) {
+        spec.it_value.tv_sec = due / 1000000000;
+        spec.it_value.tv_nsec = due % 1000000000;
+    }
+    timerfd_settime(relay->timer_fd, TFD_TIMER_ABSTIME, &spec, NULL);
+    relay->armed = due;
+}
+
+// MARK: - Connections
+
+static uint32_t segment_size(const struct cnr_relay *relay) {
+    return relay->config.segment_bytes ? relay->config.segment_bytes : 1448;
+}
+
+// Enough to keep the link busy through its delay, jitter and one stall, with a margin; never
+// less than 16 KiB nor more than 8 MiB. An unpaced direction holds 256 KiB.
+static uint32_t direction_capacity(const struct cnr_link *link) {
+    if (link->bits_per_second == 0) return 256 * 1024;
+    double seconds = (double)(link->delay_ns + link->jitter_ns + (link->loss_ppm ? link->stall_ns : 0)) / 1e9;
+    double bytes = (double)link->bits_per_second / 8.0 * seconds * 1.25 + 16 * 1024;
+    if (bytes > 8.0 * 1024 * 1024) bytes = 8.0 * 1024 * 1024;
+    return (uint32_t)bytes;
+}
+
+static void update_interest(struct cnr_relay *relay, struct endpoint *endpoint);
+
+static void free_buffer(struct cnr_relay *relay, struct direction *d) {
+    if (!d->buffer) return;
+    free(d->buffer);
+    free(d->segments);
+    d->buffer = NULL;
+    d->segments = NULL;
+    atomic_fetch_sub_explicit(&relay->buffer_bytes, d->capacity, memory_order_relaxed);
+}
+
+static void kill_conn(struct cnr_relay *relay, struct conn *conn, int reset_client) {
+    if (conn->dead) return;
+    conn->dead = 1;
+    heap_remove(relay, &conn->up);
+    heap_remove(relay, &conn->down);
+    if (reset_client) {
+        // The client sees what it would see if the far end reset the connection.
+        struct linger linger = {.l_onoff = 1, .l_linger = 0};
+        setsockopt(conn->client.fd, SOL_SOCKET, SO_LINGER, &linger, sizeof linger);
+    }
+    close(conn->client.fd);
+    close(conn->upstream.fd);
+    conn->client.registered = 0;
+    conn->upstream.registered = 0;
+    free_buffer(relay, &conn->up);
+    free_buffer(relay, &conn->down);
+    if (conn->previous) conn->previous->next = conn->next;
+    else relay->conns = conn->next;
+    if (conn->next) conn->next->previous = conn->previous;
+    // Freed after the current batch of events, which may still name it.
+    conn->next = relay->dead;
+    conn->previous = NULL;
+    relay->dead = conn;
+    atomic_fetch_sub_explicit(&relay->active, 1, memory_order_relaxed);
+    if (relay->accepting_paused) {
+        // Written under the lock: cnr_relay_add_route reads it from another thread.
+        pthread_mutex_lock(&relay->lock);
+        relay->accepting_paused = 0;
+        for (struct listener *l = relay->listeners; l; l = l->next) {
+            struct epoll_event event = {.events = EPOLLIN, .data.ptr = &l->handle};
+            epoll_ctl(relay->epoll_fd, EPOLL_CTL_MOD, l->fd, &event);
+        }
+        pthread_mutex_unlock(&relay->lock);
+    }
+}
+
+static int ensure_buffer(struct cnr_relay *relay, struct direction *d) {
+    if (d->buffer) return 0;
+    d->buffer = malloc(d->capacity);
+    d->segments = malloc(d->segment_capacity * sizeof *d->segments);
+    if (!d->buffer || !d->segments) {
+        free(d->buffer);
+        free(d->segments);
+        d->buffer = NULL;
+        d->segments = NULL;
+        return ENOMEM;
+    }
+    d->head = 0;
+    uint64_t total = atomic_fetch_add_explicit(&relay->buffer_bytes, d->capacity, memory_order_relaxed) + d->capacity;
+    uint64_t peak = atomic_load_explicit(&relay->peak_buffer_bytes, memory_order_relaxed);
+    while (total > peak &&
+           !atomic_compare_exchange_weak_explicit(&relay->peak_buffer_bytes, &peak, total, memory_order_relaxed,
+                                                  memory_order_relaxed)) {
+    }
+    return 0;
+}
+
+static int wants_read(const struct direction *d) {
+    return !d->eof_read && d->count < d->capacity && d->segment_count < d->segment_capacity;
+}
+
+// Stamps n newly read bytes: cut into segments, each with the instant it may leave.
+static void schedule(struct cnr_relay *relay, struct direction *d, uint32_t n, int64_t now) {
+    const struct cnr_link *link = d->link;
+    uint32_t size = segment_size(relay);
+    while (n > 0) {
+        uint32_t length = n < size ? n : size;
+        n -= length;
+        int64_t start = now;
+        if (d->link_free > start) start = d->link_free;
+        if (d->not_before > start) start = d->not_before;
+        int64_t serialised = start;
+        if (link->bits_per_second) {
+            serialised += (int64_t)((double)length * 8.0 * 1e9 / (double)link->bits_per_second);
+        }
+        d->link_free = serialised;
+        int64_t due = serialised + (int64_t)link->delay_ns;
+        if (link->jitter_ns) due += (int64_t)(next_random(&d->random) % (link->jitter_ns + 1));
+        if (link->loss_ppm && next_random(&d->random) % 1000000 < link->loss_ppm) {
+            due += (int64_t)link->stall_ns;
+            atomic_fetch_add_explicit(&relay->lost_segments, 1, memory_order_relaxed);
+        }
+        if (due < d->last_due) due = d->last_due;
+        d->last_due = due;
+        uint32_t tail = (d->segment_head + d->segment_count) % d->segment_capacity;
+        d->segments[tail].length = length;
+        d->segments[tail].due = due;
+        d->segment_count++;
+    }
+}
+
+static void flush(struct cnr_relay *relay, struct direction *d);
+
+static void read_side(struct cnr_relay *relay, struct direction *d) {
+    if (!wants_read(d)) return;
+    if (ensure_buffer(relay, d) != 0) {
+        kill_conn(relay, d->from->conn, 1);
+        return;
+    }
+    uint32_t tail = (d->head + d->count) % d->capacity;
+    uint32_t room = d->capacity - d->count;
+    // Segments are never split across a read, so the segment ring needs room for this read's pieces.
+    uint64_t segment_room = (uint64_t)(d->segment_capacity - d->segment_count) * segment_size(relay);
+    if (room > segment_room) room = (uint32_t)segment_room;
+    struct iovec parts[2];
+    int count = 1;
+    uint32_t first = d->capacity - tail;
+    if (first >= room) {
+        parts[0] = (struct iovec){d->buffer + tail, room};
+    } else {
+        parts[0] = (struct iovec){d->buffer + tail, first};
+        parts[1] = (struct iovec){d->buffer, room - first};
+        count = 2;
+    }
+    ssize_t n = readv(d->from->fd, parts, count);
+    int64_t now = now_ns();
+    if (n > 0) {
+        d->count += (uint32_t)n;
+        atomic_fetch_add_explicit(d == &d->from->conn->up ? &relay->bytes_up : &relay->bytes_down, (uint64_t)n,
+                                  memory_order_relaxed);
+        schedule(relay, d, (uint32_t)n, now);
+        flush(relay, d);
+    } else if (n == 0) {
+        d->eof_read = 1;
+        int64_t due = now + (int64_t)d->link->delay_ns;
+        if (d->not_before > due) due = d->not_before;
+        d->eof_due = due > d->last_due ? due : d->last_due;
+        flush(relay, d);
+    } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        kill_conn(relay, d->from->conn, 1);
+    }
+}
+
+// Writes every segment that is due; sets a timer for the next one, or ends the direction.
+static void flush(struct cnr_relay *relay, struct direction *d) {
+    struct conn *conn = d->from->conn;
+    if (conn->dead || d->shut) return;
+    if (d->to == &conn->upstream && !conn->connected) return;
+    int64_t now = now_ns();
+    while (d->segment_count > 0 && !d->write_blocked) {
+        uint32_t bytes = 0;
+        for (uint32_t i = 0; i < d->segment_count; i++) {
+            const struct segment *s = &d->segments[(d->segment_head + i) % d->segment_capacity];
+            if (s->due > now) break;
+            bytes += s->length;
+        }
+        bytes -= d->head_written;
+        if (bytes == 0) break;
+        struct iovec parts[2];
+        int count = 1;
+        uint32_t first = d->capacity - d->head;
+        if (first >= bytes) {
+            parts[0] = (struct iovec){d->buffer + d->head, bytes};
+        } else {
+            parts[0] = (struct iovec){d->buffer + d->head, first};
+            parts[1] = (struct iovec){d->buffer, bytes - first};
+            count = 2;
+        }
+        // sendmsg, not writev: a peer that closed must not raise SIGPIPE in the host process.
+        struct msghdr message = {.msg_iov = parts, .msg_iovlen = (size_t)count};
+        ssize_t n = sendmsg(d->to->fd, &message, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                d->write_blocked = 1;
+                break;
+            }
+            if (errno == EINTR) continue;
+            kill_conn(relay, conn, 1);
+            return;
+        }
+        d->head = (d->head + (uint32_t)n) % d->capacity;
+        d->count -= (uint32_t)n;
+        uint32_t written = d->head_written + (uint32_t)n;
+        while (d->segment_count > 0 && written >= d->segments[d->segment_head].length) {
+            written -= d->segments[d->segment_head].length;
+            d->segment_head = (d->segment_head + 1) % d->segment_capacity;
+            d->segment_count--;
+        }
+        d->head_written = written;
+        if ((uint32_t)n < bytes) {
+            d->write_blocked = 1;
+            break;
+        }
+    }
+    if (d->segment_count == 0 && d->count == 0) {
+        free_buffer(relay, d);
+        d->head_written = 0;
+    }
+    if (d->write_blocked) {
+        heap_remove(relay, d);
+    } else if (d->segment_count > 0) {
+        heap_set(relay, d, d->segments[d->segment_head].due);
+    } else if (d->eof_read) {
+        if (now >= d->eof_due) {
+            heap_remove(relay, d);
+            shutdown(d->to->fd, SHUT_WR);
+            d->shut = 1;
+        } else {
+            heap_set(relay, d, d->eof_due);
+        }
+    } else {
+        heap_remove(relay, d);
+    }
+    if (conn->up.shut && conn->down.shut) {
+        kill_conn(relay, conn, 0);
+        return;
+    }
+    update_interest(relay, d->from);
+    update_interest(relay, d->to);
+}
+
+static void update_interest(struct cnr_relay *relay, struct endpoint *endpoint) {
+    struct conn *conn = endpoint->conn;
+    if (conn->dead) return;
+    int is_client = endpoint == &conn->client;
+    struct direction *outgoing = is_client ? &conn->up : &conn->down;
+    struct direction *incoming = is_client ? &conn->down : &conn->up;
+    uint32_t events = 0;
+    if (!is_client && !conn->connected) {
+        events = EPOLLOUT;
+    } else {
+        if (wants_read(outgoing)) events |= EPOLLIN;
+        if (incoming->write_blocked) events |= EPOLLOUT;
+    }
+    if (events == endpoint->registered) return;
+    // An endpoint with nothing to wait for leaves the set, so a hung-up peer cannot spin the loop.
+    struct epoll_event event = {.events = events, .data.ptr = &endpoint->handle};
+    if (events == 0) {
+        epoll_ctl(relay->epoll_fd, EPOLL_CTL_DEL, endpoint->fd, NULL);
+    } else if (endpoint->registered == 0) {
+        epoll_ctl(relay->epoll_fd, EPOLL_CTL_ADD, endpoint->fd, &event);
+    } else {
+        epoll_ctl(relay->epoll_fd, EPOLL_CTL_MOD, endpoint->fd, &event);
+    }
+    endpoint->registered = events;
+}
+
+static void init_direction(struct cnr_relay *relay, struct direction *d, const struct cnr_link *link,
+                           struct endpoint *from, struct endpoint *to, uint64_t salt) {
+    memset(d, 0, sizeof *d);
+    d->link = link;
+    d->from = from;
+    d->to = to;
+    d->capacity = direction_capacity(link);
+    d->segment_capacity = d->capacity / 512 + 16;
+    d->heap_index = SIZE_MAX;
+    d->random = relay->config.seed ^ (salt * 0xD1B54A32D192ED03ULL);
+}
+
+static void accept_all(struct cnr_relay *relay, struct listener *listener) {
+    for (int round = 0; round < 64; round++) {
+        int fd = accept4(listener->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                // Out of descriptors: stop listening until a connection closes, rather than spin.
+                pthread_mutex_lock(&relay->lock);
+                relay->accepting_paused = 1;
+                for (struct listener *l = relay->listeners; l; l = l->next) {
+                    struct epoll_event event = {.events = 0, .data.ptr = &l->handle};
+                    epoll_ctl(relay->epoll_fd, EPOLL_CTL_MOD, l->fd, &event);
+                }
+                pthread_mutex_unlock(&relay->lock);
+            }
+            return;
+        }
+        int upstream = socket(listener->target.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        struct conn *conn = upstream >= 0 ? calloc(1, sizeof *conn) : NULL;
+        if (!conn) {
+            if (upstream >= 0) close(upstream);
+            close(fd);
+            continue;
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        setsockopt(upstream, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        conn->client = (struct endpoint){.handle = {KIND_CLIENT}, .fd = fd, .conn = conn};
+        conn->upstream = (struct endpoint){.handle = {KIND_UPSTREAM}, .fd = upstream, .conn = conn};
+        uint64_t id = ++relay->next_id;
+        init_direction(relay, &conn->up, &relay->config.up, &conn->client, &conn->upstream, 2 * id);
+        init_direction(relay, &conn->down, &relay->config.down, &conn->upstream, &conn->client, 2 * id + 1);
+        int64_t now = now_ns();
+        conn->up.not_before = now + (int64_t)relay->config.handshake_ns;
+        conn->next = relay->conns;
+        if (relay->conns) relay->conns->previous = conn;
+        relay->conns = conn;
+        atomic_fetch_add_explicit(&relay->accepted, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&relay->active, 1, memory_order_relaxed);
+        int rc = connect(upstream, (const struct sockaddr *)&listener->target, listener->target_length);
+        if (rc == 0) {
+            conn->connected = 1;
+        } else if (errno != EINPROGRESS) {
+            atomic_fetch_add_explicit(&relay->upstream_failures, 1, memory_order_relaxed);
+            kill_conn(relay, conn, 1);
+            continue;
+        }
+        update_interest(relay, &conn->client);
+        update_interest(relay, &conn->upstream);
+    }
+}
+
+static void on_endpoint(struct cnr_relay *relay, struct endpoint *endpoint, uint32_t events) {
+    struct conn *conn = endpoint->conn;
+    if (conn->dead) return;
+    int is_client = endpoint == &conn->client;
+    if (!is_client && !conn->connected) {
+        int error = 0;
+        socklen_t length = sizeof error;
+        getsockopt(endpoint->fd, SOL_SOCKET, SO_ERROR, &error, &length);
+        if (error != 0) {
+            atomic_fetch_add_explicit(&relay->upstream_failures, 1, memory_order_relaxed);
+            kill_conn(relay, conn, 1);
+            return;
+        }
+        if (!(events & (EPOLLOUT | EPOLLHUP | EPOLLERR))) return;
+        conn->connected = 1;
+        update_interest(relay, &conn->upstream);
+        flush(relay, &conn->up);
+        return;
+    }
+    struct direction *outgoing = is_client ? &conn->up : &conn->down;
+    struct direction *incoming = is_client ? &conn->down : &conn->up;
+    if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
+        incoming->write_blocked = 0;
+        flush(relay, incoming);
+        if (conn->dead) return;
+    }
+    if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+        read_side(relay, outgoing);
+        if (conn->dead) return;
+    }
+    update_interest(relay, &conn->client);
+    update_interest(relay, &conn->upstream);
+}
+
+static void on_timer(struct cnr_relay *relay) {
+    uint64_t expirations;
+    ssize_t ignored = read(relay->timer_fd, &expirations, sizeof expirations);
+    (void)ignored;
+    relay->armed = -1; // a fired timer is disarmed
+    int64_t now = now_ns();
+    while (relay->heap_count > 0 && relay->heap[0]->timer_due <= now) {
+        struct direction *d = relay->heap[0];
+        heap_remove(relay, d);
+        flush(relay, d);
+    }
+}
+
+static void *run(void *argument) {
+    struct cnr_relay *relay = argument;
+    pthread_setname_np(pthread_self(), "richpush-relay");
+    struct epoll_event events[256];
+    for (;;) {
+        arm_timer(relay);
+        int n = epoll_wait(relay->epoll_fd, events, 256, -1);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        int stopping = 0;
+        for (int i = 0; i < n; i++) {
+            struct handle *handle = events[i].data.ptr;
+            switch (handle->kind) {
+            case KIND_WAKE:
+                stopping = 1;
+                break;
+            case KIND_TIMER:
+                on_timer(relay);
+                break;
+            case KIND_LISTENER:
+                accept_all(relay, (struct listener *)handle);
+                break;
+            case KIND_CLIENT:
+            case KIND_UPSTREAM:
+                on_endpoint(relay, (struct endpoint *)handle, events[i].events);
+                break;
+            }
+        }
+        while (relay->dead) {
+            struct conn *conn = relay->dead;
+            relay->dead = conn->next;
+            free(conn);
+        }
+        if (stopping) break;
+    }
+    while (relay->conns) kill_conn(relay, relay->conns, 1);
+    while (relay->dead) {
+        struct conn *conn = relay->dead;
+        relay->dead = conn->next;
+        free(conn);
+    }
+    return NULL;
+}
+
+int cnr_relay_start(const struct cnr_config *config, struct cnr_relay **out) {
+    struct cnr_relay *relay = calloc(1, sizeof *relay);
+    if (!relay) return ENOMEM;
+    relay->config = *config;
+    relay->armed = 0;
+    relay->wake_handle.kind = KIND_WAKE;
+    relay->timer_handle.kind = KIND_TIMER;
+    relay->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    relay->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    relay->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    int error = 0;
+    if (relay->epoll_fd < 0 || relay->wake_fd < 0 || relay->timer_fd < 0) error = errno;
+    if (!error) {
+        struct epoll_event wake = {.events = EPOLLIN, .data.ptr = &relay->wake_handle};
+        struct epoll_event timer = {.events = EPOLLIN, .data.ptr = &relay->timer_handle};
+        if (epoll_ctl(relay->epoll_fd, EPOLL_CTL_ADD, relay->wake_fd, &wake) != 0 ||
+            epoll_ctl(relay->epoll_fd, EPOLL_CTL_ADD, relay->timer_fd, &timer) != 0) {
+            error = errno;
+        }
+    }
+    if (!error) error = pthread_mutex_init(&relay->lock, NULL);
+    if (!error) {
+        error = pthread_create(&relay->thread, NULL, run, relay);
+        if (error) pthread_mutex_destroy(&relay->lock);
+    }
+    if (error) {
+        if (relay->epoll_fd >= 0) close(relay->epoll_fd);
+        if (relay->wake_fd >= 0) close(relay->wake_fd);
+        if (relay->timer_fd >= 0) close(relay->timer_fd);
+        free(relay);
+        return error;
+    }
+    *out = relay;
+    return 0;
+}
+
+int cnr_relay_add_route(struct cnr_relay *relay, const char *host, uint16_t port, uint16_t *listen_port) {
+    struct listener *listener = calloc(1, sizeof *listener);
+    if (!listener) return ENOMEM;
+    listener->handle.kind = KIND_LISTENER;
+    struct addrinfo hints, *found = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    char service[8];
+    snprintf(service, sizeof service, "%u", (unsigned)port);
+    if (getaddrinfo(host, service, &hints, &found) != 0 || !found) {
+        free(listener);
+        return -1;
+    }
+    memcpy(&listener->target, found->ai_addr, found->ai_addrlen);
+    listener->target_length = found->ai_addrlen;
+    freeaddrinfo(found);
+    listener->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (listener->fd < 0) {
+        int error = errno;
+        free(listener);
+        return error;
+    }
+    struct sockaddr_in address;
+    memset(&address, 0, sizeof address);
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = 0;
+    socklen_t length = sizeof address;
+    struct epoll_event event = {.events = EPOLLIN, .data.ptr = &listener->handle};
+    pthread_mutex_lock(&relay->lock);
+    int error = 0;
+    if (bind(listener->fd, (struct sockaddr *)&address, sizeof address) != 0 || listen(listener->fd, 4096) != 0 ||
+        getsockname(listener->fd, (struct sockaddr *)&address, &length) != 0) {
+        error = errno;
+    }
+    if (!error) {
+        if (relay->accepting_paused) event.events = 0;
+        if (epoll_ctl(relay->epoll_fd, EPOLL_CTL_ADD, listener->fd, &event) != 0) error = errno;
+    }
+    if (error) {
+        pthread_mutex_unlock(&relay->lock);
+        close(listener->fd);
+        free(listener);
+        return error;
+    }
+    listener->next = relay->listeners;
+    relay->listeners = listener;
+    pthread_mutex_unlock(&relay->lock);
+    *listen_port = ntohs(address.sin_port);
+    return 0;
+}
+
+void cnr_relay_stats(struct cnr_relay *relay, struct cnr_stats *stats) {
+    stats->accepted = atomic_load_explicit(&relay->accepted, memory_order_relaxed);
+    stats->active = atomic_load_explicit(&relay->active, memory_order_relaxed);
+    stats->upstream_failures = atomic_load_explicit(&relay->upstream_failures, memory_order_relaxed);
+    stats->bytes_up = atomic_load_explicit(&relay->bytes_up, memory_order_relaxed);
+    stats->bytes_down = atomic_load_explicit(&relay->bytes_down, memory_order_relaxed);
+    stats->lost_segments = atomic_load_explicit(&relay->lost_segments, memory_order_relaxed);
+    stats->buffer_bytes = atomic_load_explicit(&relay->buffer_bytes, memory_order_relaxed);
+    stats->peak_buffer_bytes = atomic_load_explicit(&relay->peak_buffer_bytes, memory_order_relaxed);
+}
+
+void cnr_relay_stop(struct cnr_relay *relay) {
+    uint64_t one = 1;
+    ssize_t ignored = write(relay->wake_fd, &one, sizeof one);
+    (void)ignored;
+    pthread_join(relay->thread, NULL);
+    struct listener *listener = relay->listeners;
+    while (listener) {
+        struct listener *next = listener->next;
+        close(listener->fd);
+        free(listener);
+        listener = next;
+    }
+    close(relay->epoll_fd);
+    close(relay->wake_fd);
+    close(relay->timer_fd);
+    free(relay->heap);
+    pthread_mutex_destroy(&relay->lock);
+    free(relay);
+}

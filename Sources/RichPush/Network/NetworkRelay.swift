@@ -1,0 +1,148 @@
+import CNetRelay
+import Synchronization
+
+/// The shaping relay: a TCP relay on 127.0.0.1 that makes every byte pay a profile's delays and rates.
+///
+/// One thread runs an epoll loop over every connection (see `Sources/CNetRelay`). Each route is a
+/// listener on 127.0.0.1 with a port the kernel picks, whose connections are relayed to one
+/// upstream address; a fetch reaches it through a curl `--connect-to` rule, so the URL, SNI and
+/// certificate checks keep the original host and TLS stays end to end. In each direction the
+/// relay paces bytes at the profile's rate, then delays them by the one-way delay plus jitter; a
+/// seeded share of segments is held one retransmission timeout longer (loss); the client's first
+/// bytes wait one round trip (the TCP handshake the loopback connect skipped).
+///
+/// ```swift
+/// try NetworkRelay.withRelay(profile: .named("3g")!) { relay in
+///     let port = try relay.route(toHost: "127.0.0.1", port: 8443)
+///     // connect to 127.0.0.1:port instead of 127.0.0.1:8443
+/// }
+/// ```
+///
+/// - Warning: ``stop()`` (or the end of ``withRelay(profile:seed:_:)``) closes every relayed
+///   connection; stop the transfers that use it first.
+public final class NetworkRelay: Sendable {
+    /// Counters of the relay's work so far.
+    public struct Statistics: Sendable, Equatable {
+        /// Connections accepted.
+        public var accepted: Int
+        /// Connections open now.
+        public var active: Int
+        /// Connections whose upstream could not be reached.
+        public var upstreamFailures: Int
+        /// Bytes relayed from clients to upstreams.
+        public var bytesUp: Int64
+        /// Bytes relayed from upstreams to clients.
+        public var bytesDown: Int64
+        /// Segments held back as lost.
+        public var lostSegments: Int
+        /// Buffer memory held now, and at most so far.
+        public var bufferBytes: Int64
+        public var peakBufferBytes: Int64
+    }
+
+    private struct State: ~Copyable {
+        var relay: OpaquePointer?
+        var routes: [String: UInt16] = [:]
+    }
+
+    private let state: Mutex<State>
+    /// The profile every connection through this relay pays.
+    public let profile: NetworkProfile
+
+    /// Starts the relay's loop thread; `seed` fixes which segments are lost and the jitter drawn.
+    public init(profile: NetworkProfile, seed: UInt64 = 1) throws(NetworkError) {
+        var config = cnr_config()
+        config.down = Self.link(bits: profile.downBitsPerSecond, delay: profile.downDelay, profile: profile)
+        config.up = Self.link(bits: profile.upBitsPerSecond, delay: profile.upDelay, profile: profile)
+        config.handshake_ns = Self.nanoseconds(profile.roundTrip)
+        config.seed = seed
+        config.segment_bytes = 0
+        var relay: OpaquePointer?
+        let status = cnr_relay_start(&config, &relay)
+        guard status == 0, let relay else {
+            throw NetworkError(
+                .relayFailed, SystemError(code: status, operation: "start the network relay").message)
+        }
+        self.profile = profile
+        state = Mutex(State(relay: relay))
+    }
+
+    deinit { stop() }
+
+    /// Runs `body` with a new relay and stops it when `body` ends.
+    public static func withRelay<Result>(
+        profile: NetworkProfile, seed: UInt64 = 1, _ body: (NetworkRelay) async throws -> Result
+    ) async throws -> Result {
+        let relay = try NetworkRelay(profile: profile, seed: seed)
+        defer { relay.stop() }
+        return try await body(relay)
+    }
+
+    /// The port on 127.0.0.1 whose connections reach `host:port` through the relay; opened once per target.
+    ///
+    /// `host` is resolved here (a name blocks the caller while it resolves; an address does not).
+    public func route(toHost host: String, port: Int) throws(NetworkError) -> Int {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let key = "\(bare)|\(port)"
+        let result: Result<Int, NetworkError> = state.withLock { state in
+            if let known = state.routes[key] { return .success(Int(known)) }
+            guard let relay = state.relay else {
+                return .failure(NetworkError(.relayFailed, "the network relay has stopped"))
+            }
+            guard (1...65535).contains(port) else {
+                return .failure(NetworkError(.relayFailed, "port \(port) of \(host) is out of range"))
+            }
+            var listening: UInt16 = 0
+            let status = cnr_relay_add_route(relay, bare, UInt16(port), &listening)
+            if status == -1 {
+                return .failure(NetworkError(.hostUnresolved, "the network relay cannot resolve \(host)"))
+            }
+            guard status == 0 else {
+                let failure = SystemError(code: status, operation: "open a network relay route to \(host)")
+                return .failure(NetworkError(.relayFailed, failure.message))
+            }
+            state.routes[key] = listening
+            return .success(Int(listening))
+        }
+        return try result.get()
+    }
+
+    /// The relay's counters now.
+    public var statistics: Statistics {
+        state.withLock { state in
+            var stats = cnr_stats()
+            if let relay = state.relay { cnr_relay_stats(relay, &stats) }
+            return Statistics(
+                accepted: Int(stats.accepted), active: Int(stats.active),
+                upstreamFailures: Int(stats.upstream_failures),
+                bytesUp: Int64(stats.bytes_up), bytesDown: Int64(stats.bytes_down),
+                lostSegments: Int(stats.lost_segments), bufferBytes: Int64(stats.buffer_bytes),
+                peakBufferBytes: Int64(stats.peak_buffer_bytes))
+        }
+    }
+
+    /// Closes every connection and listener and joins the loop thread. Idempotent.
+    public func stop() {
+        state.withLock { state in
+            guard let relay = state.relay else { return }
+            state.relay = nil
+            cnr_relay_stop(relay)
+        }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 0 }
+        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    }
+
+    private static func link(bits: Int64, delay: Duration, profile: NetworkProfile) -> cnr_link {
+        var link = cnr_link()
+        link.bits_per_second = UInt64(max(0, bits))
+        link.delay_ns = nanoseconds(delay)
+        link.jitter_ns = nanoseconds(profile.jitter)
+        link.loss_ppm = UInt32(min(999_999, max(0, (profile.loss * 1_000_000).rounded())))
+        link.stall_ns = nanoseconds(profile.retransmissionTimeout)
+        return link
+    }
+}

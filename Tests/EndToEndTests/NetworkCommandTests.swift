@@ -1,0 +1,47 @@
+import AssetServer
+import Foundation
+import TestSupport
+import Testing
+
+/// `richpush network list` and `fetch --network`, run as a separate process.
+@Suite struct NetworkCommandTests {
+    @Test func listsTheBuiltInProfilesAsATableAndAsJSON() async throws {
+        let table = try await RichPushBinary.run(["network", "list"])
+        #expect(table.status == 0, "\(table.stderr)")
+        let lines = table.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("NAME") == true)
+        #expect(lines.contains { $0.hasPrefix("3g") && $0.contains("780 kbit/s") && $0.contains("200 ms") })
+        #expect(lines.contains { $0.hasPrefix("very-bad") && $0.contains("10%") })
+        let json = try await RichPushBinary.run(["network", "list", "--json"])
+        #expect(json.status == 0)
+        let rows = try json.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let lte = try #require(rows.first { $0["name"] as? String == "lte" })
+        #expect(lte["down_bits_per_second"] as? Int == 50_000_000)
+        #expect(lte["rtt_ms"] as? Double == 115)
+    }
+
+    @Test func aMalformedProfileIsAUsageErrorThatShowsTheGrammar() async throws {
+        let run = try await RichPushBinary.run(["fetch", "https://cdn.example.com/a.jpg", "--network", "down=fast"])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("down=fast is not a RATE"), "\(run.stderr)")
+        #expect(run.stderr.contains("down=RATE[,up=RATE][,rtt=TIME][,jitter=TIME][,loss=PERCENT]"))
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func fetchOverAProfilePaysItsRoundTrips() async throws {
+        let server = try Fixtures.startServer()
+        defer { server.stop() }
+        let run = try await RichPushBinary.run([
+            "fetch", "https://cdn.example.com/hero.jpg", "--network", "down=10mbit,rtt=300ms", "--cacert",
+            Fixtures.caFile, "--connect-to", "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let download = try #require(report["download"] as? [String: Any])
+        #expect(download["bytes"] as? Int == (try Fixtures.bytes(ofAsset: "hero.jpg").count))
+        // TCP, TLS and the request: three round trips of 300 ms at least.
+        #expect((download["total_milliseconds"] as? Double ?? 0) >= 900)
+    }
+}
