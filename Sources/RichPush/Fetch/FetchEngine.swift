@@ -108,7 +108,8 @@ public final class FetchEngine: Sendable {
         guard let transportSecurity = policy.transportSecurity else {
             let spec = Self.spec(
                 request.url, policy: policy, deadline: request.deadline, allowedProtocols: policy.allowedProtocols,
-                minimumTLSMinor: policy.requireTLS12 ? 2 : 0, followRedirects: true)
+                minimumTLSMinor: policy.requireTLS12 ? 2 : 0, followRedirects: true,
+                connectTo: try connectRules(for: request))
             let outcome = await group.transfer(spec, writingTo: descriptor)
             return try Self.result(of: outcome, request: request).get()
         }
@@ -140,15 +141,15 @@ public final class FetchEngine: Sendable {
                 error.hint = hint
                 throw error
             }
+            var hop = request
+            hop.url = url
             let spec = Self.spec(
                 url, policy: request.policy, deadline: request.deadline, allowedProtocols: "http,https",
-                minimumTLSMinor: Self.minor(minimum), followRedirects: false)
+                minimumTLSMinor: Self.minor(minimum), followRedirects: false, connectTo: try connectRules(for: hop))
             var outcome = await group.transfer(spec, writingTo: descriptor)
             outcome.totalMicros += earlier.saturatingMicroseconds
             outcome.redirectCount = hops
             guard case .redirect(let location)? = outcome.failure else {
-                var hop = request
-                hop.url = url
                 return try Self.result(of: outcome, request: hop).get()
             }
             hops += 1
@@ -205,7 +206,7 @@ public final class FetchEngine: Sendable {
 
     private static func spec(
         _ url: String, policy: FetchPolicy, deadline: ContinuousClock.Instant, allowedProtocols: String,
-        minimumTLSMinor: Int, followRedirects: Bool
+        minimumTLSMinor: Int, followRedirects: Bool, connectTo: [String]
     ) -> TransferSpec {
         TransferSpec(
             url: url,
@@ -218,7 +219,7 @@ public final class FetchEngine: Sendable {
             maxBytes: policy.maxBytes,
             caFile: policy.caFile,
             systemCAFile: policy.systemCAFile,
-            connectTo: try connectRules(for: request),
+            connectTo: connectTo,
             freshConnection: policy.connections == .fresh,
             minimumTLSMinor: minimumTLSMinor,
             followRedirects: followRedirects,
