@@ -58,12 +58,13 @@ struct PolicyOptions {
             policy.requiredKeys = try keys.map { text throws(AppConfigurationError) in try RequiredKey(parsing: text) }
             guard folder != nil || service != nil || !contents.isEmpty else {
                 if !keys.isEmpty {
-                    throw UsageError("--require-key needs the content extensions: give --app DIR or --content-plist FILE")
+                    throw UsageError(
+                        "--require-key needs the content extensions: give --app DIR or --content-plist FILE")
                 }
                 return
             }
-            var app = try folder.map { path throws(AppConfigurationError) in try AppConfiguration.scan(folder: path) }
-                ?? AppConfiguration()
+            var app = AppConfiguration()
+            if let folder { app = try AppConfiguration.scan(folder: folder) }
             let given = try AppConfiguration(servicePlist: service, contentPlists: contents)
             if given.servicePlist != nil {
                 app.servicePlist = given.servicePlist
