@@ -38,6 +38,7 @@ enum DemoCommand {
         let options = try PolicyOptions(parsing: &arguments)
         var policy = options.policy
         if !options.budgetGiven { policy.budget = .seconds(5) }
+        let withApp = policy.app?.contentExtensions.isEmpty == false
         _ = try arguments.positionals().first.map { throw UsageError("demo takes no argument '\($0)'") }
         guard let samples = samplesOption ?? SamplesFolder.locate() else {
             throw CommandFailure(.dataError, "no Samples folder here: run from the repository, or pass --samples DIR")
@@ -66,6 +67,15 @@ enum DemoCommand {
             throw CommandFailure(.unavailable, "the sample server could not start: \(error.message)")
         }
         defer { server.stop() }
+        // The bundled sample app's personalized extension reads `cert_title` (Samples/app/README.md).
+        if policy.requiredKeys.isEmpty,
+            policy.app?.contentExtensions.contains(where: {
+                URL(fileURLWithPath: $0.plist).standardizedFileURL.path.hasPrefix(
+                    URL(fileURLWithPath: samples + "/app").standardizedFileURL.path + "/")
+            }) == true
+        {
+            policy.requiredKeys = [RequiredKey(key: "cert_title", extensionName: "PersonalizedContent")]
+        }
         policy.fetch.caFile = samples + "/certs/ca.pem"
         policy.fetch.hostMappings += [
             HostMapping(
@@ -107,12 +117,18 @@ enum DemoCommand {
             return .interrupted
         }
         let outcomes = run.value
-        var table = TextTable(["PAYLOAD", "VERDICT", "REASON", "BYTES", "TIME", "EXPECTED"], rightAligned: [3, 4])
+        var table = TextTable(
+            ["PAYLOAD", "VERDICT", "REASON"] + (withApp ? ["EXPANDED VIEW"] : []) + ["BYTES", "TIME", "EXPECTED"],
+            rightAligned: withApp ? [4, 5] : [3, 4])
         var unexpected = 0
         for name in names {
             guard let outcome = outcomes[name] else { continue }
             let expected = expectations.byPayload[name]
-            let matches = expected.map { $0.verdict == outcome.verdict && $0.reason == outcome.reason }
+            let content = SampleExpectations.contentLabel(outcome.contentExtension)
+            let matches = expected.map {
+                $0.verdict == outcome.verdict && $0.reason == outcome.reason
+                    && (!withApp || $0.content == nil || $0.content == content)
+            }
             if matches == false { unexpected += 1 }
             if json {
                 // Without --out the attachments are removed with the run's temporary folder: no file named.
@@ -121,23 +137,33 @@ enum DemoCommand {
                 printLine(try JSON.string(DemoLine(payload: name, expectedMatch: matches, outcome: shown)))
                 continue
             }
-            table.append([
-                name, outcome.verdict.rawValue, outcome.reason.rawValue,
-                outcome.download.map { String($0.bytes) } ?? "-",
-                String(format: "%.0f ms", outcome.elapsedMilliseconds),
-                matches.map {
-                    $0 ? "yes" : "NO, expected \(expected.map { "\($0.verdict.rawValue)/\($0.reason.rawValue)" } ?? "")"
-                }
-                    ?? "-",
-            ])
+            let expectedText = expected.map {
+                "\($0.verdict.rawValue)/\($0.reason.rawValue)" + (withApp ? " " + ($0.content ?? "-") : "")
+            }
+            table.append(
+                [name, outcome.verdict.rawValue, outcome.reason.rawValue] + (withApp ? [content] : []) + [
+                    outcome.download.map { String($0.bytes) } ?? "-",
+                    String(format: "%.0f ms", outcome.elapsedMilliseconds),
+                    matches.map { $0 ? "yes" : "NO, expected \(expectedText ?? "")" } ?? "-",
+                ])
         }
         if !json {
             printLine(table.rendered)
             // Why each requested attachment would not show, in the words `process` uses.
             let why = names.compactMap { name -> String? in
-                guard let outcome = outcomes[name], !outcome.verdict.showsAsIntended else { return nil }
-                return "  \(name): \(outcome.message.escapingControlCharacters)"
-                    + (outcome.hint.map { " Hint: \($0.escapingControlCharacters)" } ?? "")
+                guard let outcome = outcomes[name] else { return nil }
+                var lines: [String] = []
+                if !outcome.verdict.showsAsIntended {
+                    lines.append(
+                        "  \(name): \(outcome.message.escapingControlCharacters)"
+                            + (outcome.hint.map { " Hint: \($0.escapingControlCharacters)" } ?? ""))
+                }
+                if let view = outcome.contentExtension, view.outcome != .shows, view.reason != "no-category" {
+                    lines.append(
+                        "  \(name) (expanded view): \(view.message.escapingControlCharacters)"
+                            + (view.hint.map { " Hint: \($0.escapingControlCharacters)" } ?? ""))
+                }
+                return lines.isEmpty ? nil : lines.joined(separator: "\n")
             }
             if !why.isEmpty { printLine("\nWhy:\n" + why.joined(separator: "\n")) }
             let counts = Dictionary(grouping: outcomes.values, by: \.verdict).mapValues(\.count)

@@ -23,9 +23,11 @@ struct PolicyOptions {
           --service-plist FILE    The service extension's Info.plist: its NSAppTransportSecurity decides
                                   every URL and redirect (instead of --allow-http).
           --content-plist FILE    A content extension's Info.plist (repeatable).
-          --require-key KEY[=T]   A key-value pair the content extension reads from the payload, of type
-                                  T: string (default), number, bool or array (repeatable); a payload
-                                  without it gets the content-extension outcome would-crash.
+          --require-key [EXT:]KEY[=T]
+                                  A key-value pair a content extension (EXT: its target folder; default:
+                                  every one) reads from the payload, of type T: string (default), number,
+                                  bool or array (repeatable); a payload without it, or with another type,
+                                  gets the content-extension outcome would-crash.
         """ + "\n" + TLSOptions.help
 
     /// Reads the options out of `arguments`.

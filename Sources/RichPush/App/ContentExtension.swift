@@ -38,17 +38,30 @@ public struct RequiredKey: Sendable, Equatable, CustomStringConvertible {
 
     public var key: String
     public var type: ValueType
+    /// The content extension that reads it (its target folder); `nil`: every content extension.
+    public var extensionName: String?
 
-    public init(key: String, type: ValueType = .string) {
+    public init(key: String, type: ValueType = .string, extensionName: String? = nil) {
         self.key = key
         self.type = type
+        self.extensionName = extensionName
     }
 
-    /// Parses `KEY` or `KEY=string|number|bool|array` (the form `--require-key` takes).
+    /// Parses `[EXTENSION:]KEY[=string|number|bool|array]` (the form `--require-key` takes).
     public init(parsing text: String) throws(AppConfigurationError) {
+        var text = text
+        var scope: String?
+        if let colon = text.firstIndex(of: ":"), text.firstIndex(of: "=").map({ colon < $0 }) ?? true {
+            scope = String(text[..<colon])
+            text = String(text[text.index(after: colon)...])
+            guard scope?.isEmpty == false else {
+                throw AppConfigurationError(path: "--require-key", problem: "has an empty extension name before ':'")
+            }
+        }
         let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         guard let key = parts.first, !key.isEmpty else {
-            throw AppConfigurationError(path: "--require-key", problem: "needs KEY or KEY=string|number|bool|array")
+            throw AppConfigurationError(
+                path: "--require-key", problem: "needs [EXTENSION:]KEY or [EXTENSION:]KEY=string|number|bool|array")
         }
         var type = ValueType.string
         if parts.count == 2 {
@@ -58,10 +71,10 @@ public struct RequiredKey: Sendable, Equatable, CustomStringConvertible {
             }
             type = parsed
         }
-        self.init(key: key, type: type)
+        self.init(key: key, type: type, extensionName: scope)
     }
 
-    public var description: String { "\(key)=\(type.rawValue)" }
+    public var description: String { (extensionName.map { $0 + ":" } ?? "") + "\(key)=\(type.rawValue)" }
 
     func matches(_ value: JSONValue) -> Bool {
         switch (type, value) {
@@ -187,7 +200,7 @@ public struct ContentRouter: Sendable, Equatable {
                 + "requires: add it (a number, for example 1)"
             return outcome
         }
-        for required in requiredKeys {
+        for required in requiredKeys where required.extensionName == nil || required.extensionName == shown.name {
             guard let value = root?[required.key] else {
                 outcome.outcome = .wouldCrash
                 outcome.reason = "missing-key"

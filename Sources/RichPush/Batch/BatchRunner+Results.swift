@@ -17,6 +17,7 @@ extension BatchRunner {
         }
         // Pass 2: copy those lines and count them.
         var verdicts: [String: Int] = [:]
+        var expandedViews: [String: Int] = [:]
         var reasons: [String: Int] = [:]
         var times: [Double] = []
         // Two copies are written as the lines stream past: results.ndjson, and the compacted journal.
@@ -31,6 +32,9 @@ extension BatchRunner {
             else { return }
             if case .string(let verdict) = record["verdict"] { verdicts[verdict, default: 0] += 1 }
             if case .string(let reason) = record["reason"] { reasons[reason, default: 0] += 1 }
+            if case .string(let view)? = record["content_extension"]?["outcome"] {
+                expandedViews[view, default: 0] += 1
+            }
             if case .number(let total) = record["download"]?["timings_ms"]?["total"]
                 ?? record["timings_milliseconds"]?["total"],
                 let value = Double(total)
@@ -61,7 +65,8 @@ extension BatchRunner {
             downloadMilliseconds: [
                 "p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": times.last ?? 0,
             ],
-            elapsedSeconds: (ContinuousClock.now - started).inSeconds)
+            elapsedSeconds: (ContinuousClock.now - started).inSeconds,
+            contentExtensions: expandedViews.isEmpty ? nil : expandedViews)
         do {
             _ = try output.writeAtomically(Array((try BatchJSON.pretty(summary) + "\n").utf8), to: "summary.json")
         } catch let error as StoreError {

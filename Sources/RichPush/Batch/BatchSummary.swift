@@ -21,9 +21,13 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     /// Download time percentiles in milliseconds (p50, p90, p99, max), over payloads that downloaded.
     public var downloadMilliseconds: [String: Double]
     public var elapsedSeconds: Double
+    /// The expanded view each payload gets (`shows`, `default`, `would-crash`, `configuration-error`), when
+    /// the app's content extensions are known (`--app`); absent otherwise.
+    public var contentExtensions: [String: Int]?
 
     enum CodingKeys: String, CodingKey {
         case total, recorded, processed, skipped, interrupted, verdicts, reasons, requested, attached
+        case contentExtensions = "content_extensions"
         case displayRate = "display_rate"
         case downloadMilliseconds = "download_ms"
         case elapsedSeconds = "elapsed_seconds"

@@ -118,7 +118,7 @@ public struct ServiceExtension: Sendable {
         }
         if let app = policy.app {
             if case .blocked(_, let message, let hint) = app.transportSecurity.decide(trimmed) {
-                return finish(.fallback, .atsBlocked, message + ".", hint: hint)
+                return finish(.fallback, .atsBlocked, message.hasSuffix(".") ? message : message + ".", hint: hint)
             }
         } else if scheme == "http" && !policy.fetch.allowHTTP {
             return finish(
@@ -303,7 +303,8 @@ public struct ServiceExtension: Sendable {
         case .protocolError: return make(.fallback, .protocolError)
         case .tooManyOpenFiles: return make(.fallback, .tooManyOpenFiles)
         case .atsBlocked:
-            var outcome = make(.fallback, .atsBlocked, error.message + ".")
+            var outcome = make(
+                .fallback, .atsBlocked, error.message.hasSuffix(".") ? error.message : error.message + ".")
             outcome.hint = error.hint
             return outcome
         case .storageFailed: return make(.fallback, .storageFailed, error.message + " (UNError 104).")

@@ -4,7 +4,9 @@ import Foundation
 /// attachment that would not show, so CI systems display the run natively.
 ///
 /// `attached` and `no-attachment` pass; `fallback`, `expired` and `not-invoked` fail with the
-/// reason as the failure type; `rejected` payloads fail too (the campaign would not deliver them).
+/// reason as the failure type; `rejected` payloads fail too (the campaign would not deliver them). A
+/// payload whose content extension would crash, or is misconfigured, fails as well (`would-crash/missing-key`):
+/// the image can show in a view that crashes.
 /// Records are read one at a time; the document itself is small (about 200 bytes a payload).
 public struct JUnitReport {
     private var body = ""
@@ -21,17 +23,26 @@ public struct JUnitReport {
         seconds += time
         body += "    <testcase classname=\"richpush.batch\" name=\"\(Self.escape(record.input))\""
         body += " time=\"\(String(format: "%.3f", time))\""
-        if record.verdict.showsAsIntended {
+        let view = record.contentExtension
+        let viewFails = view.map { $0.outcome == .wouldCrash || $0.outcome == .configurationError } ?? false
+        if record.verdict.showsAsIntended && !viewFails {
             body += "/>\n"
             return
         }
         failures += 1
-        var detail = record.message
+        var (type, summary, detail) = (
+            "\(record.verdict.rawValue)/\(record.reason.rawValue)",
+            record.verdict.rawValue + " [" + record.reason.rawValue + "]: " + record.message, record.message
+        )
+        if let view, viewFails, record.verdict.showsAsIntended {
+            type = "\(view.outcome.rawValue)/\(view.reason ?? "")"
+            summary = "\(view.outcome.rawValue) [\(view.reason ?? "")]: \(view.message)"
+            detail = view.message
+        }
         if let hint = record.hint { detail += "\nHint: " + hint }
         if let url = record.url { detail += "\nURL: " + url }
-        body += ">\n      <failure type=\"\(record.verdict.rawValue)/\(record.reason.rawValue)\""
-        body +=
-            " message=\"\(Self.escape(record.verdict.rawValue + " [" + record.reason.rawValue + "]: " + record.message))\">"
+        body += ">\n      <failure type=\"\(Self.escape(type))\""
+        body += " message=\"\(Self.escape(summary))\">"
         body += Self.escape(detail) + "</failure>\n    </testcase>\n"
     }
 

@@ -2,11 +2,24 @@
 ///
 /// Part of the product, not only of the tests: `richpush demo` checks each sample's verdict against
 /// it and exits 1 when one differs, and the test suite reads the file through this same parser so
-/// both agree on what the samples should get. Lines are `payload<TAB>verdict<TAB>reason`; `#` starts a comment.
+/// both agree on what the samples should get. Lines are `payload<TAB>verdict<TAB>reason`, then
+/// optionally `<TAB>content`: the expanded view expected with the sample app (`demo --app Samples/app`),
+/// as `outcome` or `outcome:detail` (the extension that shows, or the reason), `-` for none; `#` starts
+/// a comment.
 public struct SampleExpectations: Sendable {
     public struct Expectation: Sendable, Equatable {
         public var verdict: Verdict
         public var reason: ReasonCode
+        /// The content-extension outcome with the sample app, in ``contentLabel(_:)``'s form.
+        public var content: String?
+    }
+
+    /// A content-extension outcome as expected.tsv writes it: `shows:NotificationContent`,
+    /// `default:no-category`, `would-crash:missing-key`; `-` when there is none.
+    public static func contentLabel(_ outcome: ContentOutcome?) -> String {
+        guard let outcome else { return "-" }
+        let detail = outcome.outcome == .shows ? outcome.extensionName : outcome.reason
+        return outcome.outcome.rawValue + (detail.map { ":" + $0 } ?? "")
     }
 
     public private(set) var byPayload: [String: Expectation] = [:]
@@ -17,15 +30,18 @@ public struct SampleExpectations: Sendable {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let fields = trimmed.split(separator: "\t").map(String.init)
-            guard fields.count == 3, let verdict = Verdict(rawValue: fields[1]),
+            guard fields.count == 3 || fields.count == 4, let verdict = Verdict(rawValue: fields[1]),
                 let reason = ReasonCode(rawValue: fields[2])
             else { throw SampleExpectationsError(line: number + 1) }
-            byPayload[fields[0]] = Expectation(verdict: verdict, reason: reason)
+            byPayload[fields[0]] = Expectation(
+                verdict: verdict, reason: reason, content: fields.count == 4 ? fields[3] : nil)
         }
     }
 }
 
 public struct SampleExpectationsError: Error, Sendable, CustomStringConvertible {
     public var line: Int
-    public var description: String { "expected.tsv line \(line) is not 'payload<TAB>verdict<TAB>reason'" }
+    public var description: String {
+        "expected.tsv line \(line) is not 'payload<TAB>verdict<TAB>reason[<TAB>content]'"
+    }
 }

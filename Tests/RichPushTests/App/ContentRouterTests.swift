@@ -77,5 +77,14 @@ import Testing
         #expect(try RequiredKey(parsing: "level=number") == RequiredKey(key: "level", type: .number))
         #expect(throws: AppConfigurationError.self) { try RequiredKey(parsing: "level=int") }
         #expect(throws: AppConfigurationError.self) { try RequiredKey(parsing: "=string") }
+        #expect(
+            try RequiredKey(parsing: "PersonalizedContent:cert_title=string")
+                == RequiredKey(key: "cert_title", type: .string, extensionName: "PersonalizedContent"))
+        // A key for one extension does not make another crash.
+        let scoped = ContentRouter(
+            extensions: [Self.game, Self.personal],
+            requiredKeys: [RequiredKey(key: "cert_title", extensionName: "PersonalizedContent")])
+        #expect(scoped.route(Self.payload("trivia")).outcome == .shows)
+        #expect(scoped.route(Self.payload("personalized")).outcome == .wouldCrash)
     }
 }
