@@ -12,6 +12,7 @@ enum ReportCommand {
         different --shard) into the report one machine would have produced for the same measurements:
         counts and histograms add up, percentiles are recomputed from the merged histograms, and the
         per-second timelines line up by offset from each shard's start. Writes the merged JSON on stdout.
+        Reports of the richpush.bench/1 format (older versions) cannot be merged: re-run those shards.
 
         Example:
           richpush report merge shard-1.json shard-2.json shard-3.json shard-4.json --html burst.html > burst.json

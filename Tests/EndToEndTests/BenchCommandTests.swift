@@ -24,6 +24,11 @@ import Testing
         #expect(merged.status == 0, "\(merged.stderr)")
         let report = try BenchReport.read(Data(merged.stdout.utf8))
         #expect(report.devices == 60 && report.attached == 60 && report.shards == [1, 2])
+        for json in [merged.stdout] + (try reports.map { try String(contentsOfFile: $0, encoding: .utf8) }) {
+            let problems = JSONSchemaCheck.violations(
+                of: try JSONSerialization.jsonObject(with: Data(json.utf8)), against: try Self.schema())
+            #expect(problems.isEmpty, "\(problems.prefix(5))")
+        }
         #expect(report.histograms["end_to_end"]?.count == 60)
         let html = try String(contentsOfFile: folder + "/merged.html", encoding: .utf8)
         #expect(html.contains("<svg") && html.contains("100%"))
@@ -56,5 +61,101 @@ import Testing
     func rejectsBadUsage(arguments: [String]) async throws {
         let run = try await RichPushBinary.run(arguments, directory: Fixtures.root)
         #expect(run.status == 64, "\(run.stderr)")
+    }
+
+    static func schema() throws -> [String: Any] {
+        let schema = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: Fixtures.root + "/bench/report.schema.json")))
+        return try #require(schema as? [String: Any])
+    }
+
+    @Test func storesNothingWithoutOut() async throws {
+        let temporary = try Fixtures.temporaryFolder()
+        let out = try Fixtures.temporaryFolder()
+        defer {
+            try? FileManager.default.removeItem(atPath: temporary)
+            try? FileManager.default.removeItem(atPath: out)
+        }
+        let environment = ["TMPDIR": temporary, "TMP": temporary, "TEMP": temporary]
+        // Slow responses keep the devices in flight while the temporary folder is looked at.
+        let running = try RichPushBinary.start(
+            ["bench", "--serve", Fixtures.assets, "--url", "hero.jpg?delay=1500", "--devices", "6", "--no-progress"],
+            directory: Fixtures.root, environment: environment)
+        try await Task.sleep(for: .milliseconds(900))
+        let during = FolderSnapshot.take(temporary)
+        let run = await running.wait()
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("Display rate: 100.0% of 6 devices"), "\(run.stdout)")
+        #expect(during.isEmpty, "nothing written while the devices run: \(during.keys.sorted())")
+        #expect(FolderSnapshot.take(temporary).isEmpty)
+        // With --out the attachment is kept.
+        let kept = try await RichPushBinary.run(
+            ["bench", "--serve", Fixtures.assets, "--devices", "4", "--no-progress", "--out", out],
+            directory: Fixtures.root, environment: environment)
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(Fixtures.files(in: out).contains { $0.hasSuffix(".jpg") }, "\(Fixtures.files(in: out))")
+    }
+
+    @Test func correctsAURLWithoutAScheme() async throws {
+        let run = try await RichPushBinary.run(["bench", "--url", "cdn.example.com/hero.jpg", "--devices", "5"])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("https://cdn.example.com/hero.jpg"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func stopsBeforeTheBurstWhenTheServerIsNotTrusted() async throws {
+        // The embedded server's certificate comes from the test CA, which the system store does not hold.
+        let run = try await RichPushBinary.run(
+            [
+                "bench", "--serve", Fixtures.assets, "--devices", "200", "--no-progress", "--cacert",
+                "/etc/ssl/certs/ca-certificates.crt",
+            ], directory: Fixtures.root)
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(run.stderr.contains("pass --cacert FILE (the server's CA)"), "\(run.stderr)")
+        #expect(!run.stdout.contains("Display rate"), "no device ran")
+    }
+
+    @Test func stopsBeforeTheBurstWhenTheHostIsUnreachable() async throws {
+        let closed = try ClosedPort()
+        let run = try await RichPushBinary.run(
+            [
+                "bench", "--url", "http://127.0.0.1:\(closed.number)/hero.jpg", "--allow-http", "--devices", "200",
+                "--no-progress",
+            ])
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(run.stderr.contains("connect-failed") && run.stderr.contains("No device was started"), "\(run.stderr)")
+    }
+
+    @Test func saysWhichThresholdFailed() async throws {
+        let run = try await RichPushBinary.run(
+            [
+                "bench", "--serve", Fixtures.assets, "--url", "hero.jpg?every=2&status=503", "--devices", "20",
+                "--no-progress", "--fail-under", "95", "--max-p99", "60000",
+            ], directory: Fixtures.root)
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("threshold failed: display rate"), "\(run.stderr)")
+        #expect(run.stderr.contains("is under --fail-under 95% by"))
+        #expect(!run.stderr.contains("--max-p99 60000 ms by"), "the latency threshold passed")
+        #expect(run.stdout.contains("PASS p99 end-to-end"))
+        #expect(run.stdout.contains("5xx") && run.stdout.contains("503"))
+        let slow = try await RichPushBinary.run(
+            [
+                "bench", "--serve", Fixtures.assets, "--url", "hero.jpg?delay=300", "--devices", "4", "--no-progress",
+                "--max-p99", "100",
+            ], directory: Fixtures.root)
+        #expect(slow.status == 1, "\(slow.stderr)")
+        #expect(slow.stderr.contains("is over --max-p99 100 ms by"), "\(slow.stderr)")
+    }
+
+    @Test func printsOneProgressLinePerSecondForCILogs() async throws {
+        let run = try await RichPushBinary.run(
+            ["bench", "--serve", Fixtures.assets, "--devices", "30", "--ramp", "2.5", "--progress"],
+            directory: Fixtures.root)
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stderr.split(separator: "\n").filter { $0.hasPrefix("elapsed ") }
+        #expect(lines.count >= 2, "\(run.stderr)")
+        #expect(lines.allSatisfy { $0.contains("in flight") && $0.contains("ETA") && $0.contains("failed") })
+        #expect(!run.stderr.contains("\r"), "no terminal redraws in a log")
+        #expect(lines.last?.contains("done 30/30") == true)
     }
 }
