@@ -65,6 +65,8 @@ public struct BenchReport: Sendable, Codable, Equatable {
         public var failures = 0
         /// Devices in flight at some point during this second.
         public var inFlight = 0
+        /// The most devices in flight at once during this second (summed over shards after a merge).
+        public var peakInFlight = 0
         public var bytes: Int64 = 0
         /// End-to-end latency of the devices that completed in this second.
         public var latency = LatencyHistogram()
@@ -159,6 +161,13 @@ public struct BenchReport: Sendable, Codable, Equatable {
         for second in start...max(start, end) { timeline[second].inFlight += 1 }
     }
 
+    /// Notes that `count` devices were in flight at once at `offset` from the start.
+    public mutating func notePeakInFlight(_ count: Int, at offset: Duration) {
+        let second = Self.second(of: offset)
+        grow(to: second)
+        timeline[second].peakInFlight = max(timeline[second].peakInFlight, count)
+    }
+
     /// Adds another report of the same run (another shard).
     public mutating func merge(_ other: BenchReport) throws(BenchReportError) {
         guard other.schema == schema else { throw BenchReportError("schema '\(other.schema)' is not '\(schema)'") }
@@ -189,6 +198,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
             timeline[second.second].completions += second.completions
             timeline[second.second].failures += second.failures
             timeline[second.second].inFlight += second.inFlight
+            timeline[second.second].peakInFlight += second.peakInFlight
             timeline[second.second].bytes += second.bytes
             timeline[second.second].latency.merge(second.latency)
         }

@@ -120,6 +120,8 @@ public struct BurstRunner: Sendable {
             }
         }
         await withDiscardingTaskGroup { group in
+            // When the cap last let the scheduler go: devices due before then were held back by it too.
+            var capReleased = began
             for entry in plan {
                 let arrival = began + entry.offset
                 if arrival > .now { try? await Task.sleep(until: arrival, clock: .continuous) }
@@ -137,15 +139,19 @@ public struct BurstRunner: Sendable {
                     if free { continuation.resume() } else { heldBack = true }
                 }
                 let released = ContinuousClock.now
+                if heldBack { capReleased = released }
+                heldBack = heldBack || arrival < capReleased
                 if released >= limit || Task.isCancelled {
                     shared.withLock { $0.progress.started -= 1 }
                     break
                 }
                 shared.withLock { state in
                     state.progress.maxInFlight = max(state.progress.maxInFlight, state.progress.inFlight)
+                    state.report.notePeakInFlight(state.progress.inFlight, at: released - began)
                 }
                 let scheduled = entry.offset
-                let free = heldBack ? released : arrival
+                // The moment this device was free to start: its arrival, or when the cap let it go.
+                let free = max(arrival, capReleased)
                 group.addTask {
                     let startedAt = ContinuousClock.now
                     let result = await service.process(payload, arrivedAt: arrival)

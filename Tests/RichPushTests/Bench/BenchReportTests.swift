@@ -83,7 +83,7 @@ import Testing
         #expect(Set(shards.flatMap { $0 }) == Set(0..<10))
     }
 
-    @Test func rendersAnHTMLPageWithBothCharts() {
+    @Test func rendersAnHTMLPageWithEveryChart() {
         var report = BenchReport(target: target, config: config, shards: [1])
         let schedule = ArrivalSchedule(devices: 400, model: .ramp(.seconds(4)))
         for i in 0..<200 { report.add(device(i, schedule: schedule)) }
@@ -91,9 +91,10 @@ import Testing
         report.finalize()
         let html = HTMLReport.render(report)
         #expect(html.hasPrefix("<!DOCTYPE html>"))
-        #expect(html.components(separatedBy: "<svg").count == 3)
-        #expect(html.contains("<polyline"))
-        #expect(!html.contains("<script"), "self-contained, no script")
+        #expect(html.components(separatedBy: "<svg").count == 5, "latency, throughput, in flight, distribution")
+        #expect(html.contains("<polyline") && html.contains("Latency distribution"))
+        #expect(!html.contains("<script") && !html.contains("http://www.w3.org/1999/xlink"), "self-contained")
+        #expect(!html.contains("src=") && !html.contains("href="), "no external resource")
     }
 
     @Test func leavesFailedDevicesOutOfThePhasesTheyNeverReached() {

@@ -105,6 +105,7 @@ import Testing
         }
         #expect(seen.last?.done == 30 && seen.last?.inFlight == 0)
         #expect(report.clientDelayed.devices > 0, "the cap held devices back, and the report says so")
+        #expect(report.timeline.map(\.peakInFlight).max() == 4, "\(report.timeline.map(\.peakInFlight))")
     }
 
     @Test func reportsProgressDuringARampNotOnlyAtTheEnd() async throws {
