@@ -158,4 +158,17 @@ import Testing
         #expect(!run.stderr.contains("\r"), "no terminal redraws in a log")
         #expect(lines.last?.contains("done 30/30") == true)
     }
+
+    @Test func redrawsOnATerminalAtLeastTwiceASecond() async throws {
+        // `script` gives the bench a terminal on stderr; the redraws are counted from what it saw.
+        let run = try await Shell.run(
+            """
+            script -qec '"$RP" bench --serve Samples/assets --devices 30 --ramp 2.5 >/dev/null' /dev/null
+            """, in: Fixtures.root, limit: 60)
+        #expect(run.status == 0, "\(run.stderr)")
+        let draws = run.stdout.split(separator: "\r").filter { $0.contains("elapsed ") }
+        #expect(draws.count >= 5, "a 2.5 s ramp redraws at least twice a second: \(draws.count) draws")
+        #expect(draws.contains { $0.contains("done") && !$0.contains("done 30/30") }, "progress before the end")
+        #expect(draws.allSatisfy { $0.contains("in flight") && $0.contains("ETA") && $0.contains("failed") })
+    }
 }
