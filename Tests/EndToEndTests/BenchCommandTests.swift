@@ -32,6 +32,10 @@ import Testing
         #expect(report.histograms["end_to_end"]?.count == 60)
         let html = try String(contentsOfFile: folder + "/merged.html", encoding: .utf8)
         #expect(html.contains("<svg") && html.contains("100%"))
+        // Thresholds on the merged whole.
+        let strict = try await RichPushBinary.run(["report", "merge"] + reports + ["--max-p99", "0.001"])
+        #expect(strict.status == 1, "\(strict.stderr)")
+        #expect(strict.stderr.contains("threshold failed: p99 end-to-end"), "\(strict.stderr)")
     }
 
     @Test func exitsWith130WhenInterrupted() async throws {
@@ -170,5 +174,22 @@ import Testing
         #expect(draws.count >= 5, "a 2.5 s ramp redraws at least twice a second: \(draws.count) draws")
         #expect(draws.contains { $0.contains("done") && !$0.contains("done 30/30") }, "progress before the end")
         #expect(draws.allSatisfy { $0.contains("in flight") && $0.contains("ETA") && $0.contains("failed") })
+    }
+
+    @Test func countsOneDescriptorPerDeviceWhenNothingIsStored() async throws {
+        let out = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        // 64 + 200 sockets fit in 300 open files; with --out each device also holds a file: 464 do not.
+        let run = try await Shell.run(
+            """
+            ulimit -n 300
+            "$RP" bench --serve Samples/assets --devices 200 --concurrency 200 --ramp 2 --no-progress
+            echo "status $?"
+            "$RP" bench --serve Samples/assets --devices 200 --concurrency 200 --ramp 2 --no-progress --out "\(out)"
+            echo "status $?"
+            """, in: Fixtures.root)
+        let statuses = run.stdout.split(separator: "\n").filter { $0.hasPrefix("status ") }
+        #expect(statuses == ["status 0", "status 64"], "\(run.stdout) \(run.stderr)")
+        #expect(run.stderr.contains("needs about 464 open files"), "\(run.stderr)")
     }
 }
