@@ -3,8 +3,9 @@ import RichPush
 import TestSupport
 import Testing
 
-/// `richpush bench` and `richpush report merge` as a user runs them.
-@Suite struct BenchCommandTests {
+/// `richpush bench` and `richpush report merge` as a user runs them, one bench at a time: each starts a
+/// server and a burst, and the other suites share the two cores.
+@Suite(.serialized) struct BenchCommandTests {
     @Test func benchmarksTheEmbeddedServerAndMergesShards() async throws {
         let folder = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
