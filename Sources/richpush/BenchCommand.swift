@@ -1,6 +1,7 @@
 import AssetServer
 import Foundation
 import RichPush
+import Synchronization
 
 /// `richpush bench`: a campaign's burst of downloads against the asset host.
 enum BenchCommand {
@@ -10,7 +11,7 @@ enum BenchCommand {
         Usage: richpush bench (--payload FILE | --url URL) --devices N
                               [--arrival burst | --ramp SECONDS | --rate PER_SECOND] [--jitter SECONDS]
                               [--concurrency N] [--reuse] [--budget SECONDS] [process options]
-                              [--json FILE] [--html FILE] [--shard I/N] [--fail-under PERCENT]
+                              [--json FILE] [--html FILE] [--shard I/N] [--fail-under PERCENT] [--max-p99 MS]
                richpush bench --serve DIR --devices N ...     # against the embedded server
 
         Each emulated device receives the push at its scheduled time and runs the whole extension
@@ -19,10 +20,16 @@ enum BenchCommand {
         device's scheduled arrival (open loop), so a saturated client or server shows as latency; if the
         client's own --concurrency cap started devices late, the report says so.
 
+        Before the burst, one trial download checks the target: a TLS trust failure (pass --cacert), an
+        unknown host or a refused connection stops the run at once (exit 69) instead of failing every device.
+
         The report: devices, the display rate (devices whose attachment would show within the budget),
-        verdict and reason counts, latency percentiles per phase (dns, connect, tls, first_byte,
-        download, end_to_end), devices/s and MB/s, and a per-second timeline. As text on stdout, as JSON
+        verdict and reason counts with a sample message each, HTTP status codes, latency statistics per
+        phase (dns, connect, tls, first_byte, download, end_to_end: min, mean, stdev, p50 to p99.9, max),
+        devices/s and MB/s, the client's own CPU use and scheduling lag (it says when the client, not the
+        host, set the pace), the thresholds, and a per-second timeline. As text on stdout, as JSON
         (--json; merge shards with 'richpush report merge'), as an HTML page with charts (--html).
+        Nothing is stored unless --out is given.
 
         Options:
           --payload FILE        The payload every device receives (its ab.att.url is the target).
@@ -42,11 +49,14 @@ enum BenchCommand {
           --html FILE           Write a self-contained HTML report with charts.
           --serve DIR           Start the embedded asset server on DIR (HTTPS, test certificate) and map
                                 cdn.example.com to it. Default target: hero.jpg.
-          --out DIR             Keep the stored attachments in DIR (default: a temporary folder, removed).
+          --out DIR             Keep the stored attachments in DIR (default: keep nothing; same verdicts).
           --time-limit SECONDS  Launch no device after this (default: the schedule plus the budget plus 60 s).
           --fail-under PCT      Exit 1 when fewer than PCT percent of devices would show the attachment.
+          --max-p99 MS          Exit 1 when the p99 end-to-end latency is over MS milliseconds.
           --i-own-this-host     Required to target anything but this machine (127.0.0.1, ::1, localhost).
           --no-progress         No live progress line.
+          --progress            Progress even when stderr is not a terminal: one line per second (CI logs).
+          --no-preflight        Skip the trial download before the burst.
           Plus 'richpush process' options: --budget, --allow-http, --cacert, --connect-to, --max-redirs, ...
 
         Examples:
@@ -54,6 +64,10 @@ enum BenchCommand {
           richpush bench --serve Samples/assets --url 'hero.jpg?rate=200000' --devices 500 --ramp 5 --html burst.html
           richpush bench --url https://cdn.example.com/hero.jpg --devices 10000 --shard 1/4 --json shard-1.json \\
               --i-own-this-host
+
+        Exit status: 0 done and every threshold met, 1 a threshold failed (named on stderr), 64 usage,
+        69 the trial download found the target unreachable or untrusted, 74 a report cannot be written,
+        130 interrupted.
         """
 
     static func run(_ arguments: Arguments) async throws -> ExitCode {
@@ -75,9 +89,12 @@ enum BenchCommand {
         let serveFolder = try arguments.value("--serve")
         let keep = try arguments.value("--out")
         let timeLimit: Double? = try arguments.number("--time-limit", in: 1...86_400)
-        let failUnder: Double = try arguments.number("--fail-under", in: 0...100) ?? 0
+        let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
+        let maxP99: Double? = try arguments.number("--max-p99", in: 0.001...86_400_000)
         let ownsHost = arguments.flag("--i-own-this-host")
         let noProgress = arguments.flag("--no-progress")
+        let forceProgress = arguments.flag("--progress")
+        let noPreflight = arguments.flag("--no-preflight")
         let (shard, shardCount) = try parseShard(try arguments.value("--shard"))
         var policy = try ProcessCommand.extensionPolicy(&arguments)
         _ = try arguments.positionals().first.map { throw UsageError("bench takes no argument '\($0)'") }
@@ -85,6 +102,9 @@ enum BenchCommand {
         let modelCount = [arrivalWord != nil && arrivalWord != "burst", ramp != nil, rate != nil].filter { $0 }.count
         guard modelCount <= 1, arrivalWord == nil || arrivalWord == "burst" else {
             throw UsageError("choose one arrival model: --arrival burst, --ramp SECONDS or --rate PER_SECOND")
+        }
+        if serveFolder == nil, let url, let corrected = BenchPreflight.correctedURL(url) {
+            throw UsageError("--url \(url) has no scheme: did you mean --url \(corrected) ?")
         }
         let model: ArrivalSchedule.Model =
             ramp.map { .ramp(.milliseconds(Int64($0 * 1000))) } ?? rate.map { .rate($0) } ?? .burst
@@ -157,13 +177,14 @@ enum BenchCommand {
         }
 
         let descriptors = BenchSafety.raiseOpenFileLimit()
-        // Every device's body goes through a temporary file today, kept or not: a socket and a file each.
-        let needed = BenchSafety.descriptorsNeeded(concurrency: min(concurrency, devices), storing: true)
+        // A socket per device in flight, plus a temporary file each when attachments are kept (--out).
+        let storing = keep != nil
+        let needed = BenchSafety.descriptorsNeeded(concurrency: min(concurrency, devices), storing: storing)
         guard descriptors >= needed else {
             throw UsageError(
                 "--concurrency \(concurrency) needs about \(needed) open files, but this process may open only "
                     + "\(descriptors) (ulimit -n; the hard limit is \(BenchSafety.hardOpenFileLimit)): raise it with "
-                    + "'ulimit -n \(needed)' or lower --concurrency to \(BenchSafety.concurrency(forDescriptors: descriptors, storing: true))"
+                    + "'ulimit -n \(needed)' or lower --concurrency to \(BenchSafety.concurrency(forDescriptors: descriptors, storing: storing))"
             )
         }
         if concurrency > 256 { policy.fetch.receiveBufferBytes = 16 * 1024 }
@@ -173,14 +194,25 @@ enum BenchCommand {
         let lastArrival = schedule.offset(of: devices - 1) + .milliseconds(Int64(jitter * 1000))
         let limit =
             timeLimit.map { Duration.milliseconds(Int64($0 * 1000)) } ?? lastArrival + policy.budget + .seconds(60)
-        let folder = keep ?? NSTemporaryDirectory() + "richpush-bench-\(UUID().uuidString)"
-        defer { if keep == nil { try? FileManager.default.removeItem(atPath: folder) } }
         let engine = try FetchEngine()
         defer { engine.shutdown() }
-        let store = try AttachmentStore(folder: folder)
-        defer { store.removeScratch() }
-        let service = ServiceExtension(
-            engine: engine, sniffer: TypeSniffer(description: .unsupportedOnly), store: store, policy: policy)
+        // Nothing is stored unless --out asks for it: the body is sniffed and hashed as it arrives.
+        let store = try keep.map { try AttachmentStore(folder: $0) }
+        defer { store?.removeScratch() }
+        let sniffer = TypeSniffer(description: .unsupportedOnly)
+        let service = ServiceExtension(engine: engine, sniffer: sniffer, store: store, policy: policy)
+        // One trial download first; a slow target is what the bench measures, so the trial waits 5 s at most.
+        var trialPolicy = policy
+        trialPolicy.budget = min(policy.budget, .seconds(5))
+        let trialService = ServiceExtension(engine: engine, sniffer: sniffer, store: nil, policy: trialPolicy)
+        let trialURL = target.url
+        let trial = await runInterruptibly {
+            noPreflight ? nil : await BenchPreflight.trial(service: trialService, payload: payload, url: trialURL)
+        }
+        if let problem = trial.value, !trial.interrupted {
+            printError("richpush bench: \(problem.message)")
+            return .unavailable
+        }
         var report = BenchReport(
             target: target,
             config: BenchReport.Config(
@@ -192,17 +224,26 @@ enum BenchCommand {
         let runner = BurstRunner(
             service: service, payload: payload, schedule: schedule, indices: indices, concurrency: concurrency,
             timeLimit: limit)
-        let display = BenchProgressLine(enabled: !noProgress && isatty(2) == 1)
+        let display = BenchProgressLine(
+            mode: noProgress ? .off : isatty(2) == 1 ? .redraw : forceProgress ? .perSecond : .off)
         printError(
             "richpush bench: \(indices.count) devices\(shardCount > 1 ? " (shard \(shard)/\(shardCount))" : "") -> \(target.url)"
         )
         let run = await runInterruptibly { [report] in
             var report = report
-            await runner.run(into: &report, progress: { display.update($0) })
+            if trial.interrupted {
+                // Stopped during the trial: no device ran.
+                report.notStarted = indices.count
+                report.finalize()
+            } else {
+                await runner.run(into: &report, progress: { display.update($0) })
+            }
             return report
         }
         report = run.value
         display.finish()
+        let thresholds = BenchThresholds(minDisplayPercent: failUnder, maxP99Milliseconds: maxP99)
+        report.thresholds = thresholds.evaluate(report)
         printLine(summaryText(report))
         do {
             if let jsonPath { try writeOutput(Array((try report.json() + "\n").utf8), to: jsonPath) }
@@ -215,7 +256,9 @@ enum BenchCommand {
             printError("richpush bench: interrupted; the report covers the devices that finished.")
             return .interrupted
         }
-        return report.displayRate * 100 + 1e-9 >= failUnder ? .success : .failure
+        let failed = report.thresholds.filter { !$0.passed }
+        for threshold in failed { printError("richpush bench: threshold failed: \(threshold.message).") }
+        return failed.isEmpty ? .success : .failure
     }
 
     static func parseShard(_ text: String?) throws -> (Int, Int) {
@@ -229,69 +272,50 @@ enum BenchCommand {
     }
 
     /// The text summary printed on stdout.
-    static func summaryText(_ report: BenchReport) -> String {
-        var lines: [String] = []
-        lines.append(
-            String(
-                format: "Display rate: %.1f%% of %d devices would show the attachment (%d attached).",
-                report.displayRate * 100, report.devices, report.attached))
-        lines.append(
-            String(
-                format: "Throughput: %.0f devices/s, %.1f MB/s over %.1f s.", report.devicesPerSecond,
-                report.megabytesPerSecond, report.durationSeconds))
-        if report.clientDelayed.devices > 0 {
-            lines.append(
-                String(
-                    format:
-                        "Client-delayed: %d devices started late because of --concurrency (up to %.0f ms); their latency counts from the scheduled arrival.",
-                    report.clientDelayed.devices, report.clientDelayed.maxMilliseconds))
-        }
-        if let starved = report.reasons[ReasonCode.tooManyOpenFiles.rawValue], starved > 0 {
-            lines.append(
-                "Client-bound: \(starved) devices failed because richpush ran out of file descriptors; this says "
-                    + "nothing about the host. Raise 'ulimit -n' or lower --concurrency.")
-        }
-        if report.notStarted > 0 {
-            lines.append("Not run to completion (time limit or interruption): \(report.notStarted) devices.")
-        }
-        var table = TextTable(
-            ["PHASE (ms)", "COUNT", "P50", "P90", "P99", "P99.9", "MAX"], rightAligned: [1, 2, 3, 4, 5, 6])
-        for phase in BenchReport.phases {
-            let p = report.percentilesMilliseconds[phase] ?? [:]
-            table.append(
-                [phase, String(report.histograms[phase]?.count ?? 0)]
-                    + ["p50", "p90", "p99", "p99_9", "max"].map { String(format: "%.1f", p[$0] ?? 0) })
-        }
-        lines += ["", table.rendered, ""]
-        var verdicts = TextTable(["VERDICT", "COUNT"], rightAligned: [1])
-        for (verdict, count) in report.verdicts.sorted(by: { $0.value > $1.value }) {
-            verdicts.append([verdict, String(count)])
-        }
-        var reasons = TextTable(["REASON", "COUNT"], rightAligned: [1])
-        for (reason, count) in report.reasons.sorted(by: { $0.value > $1.value }) {
-            reasons.append([reason, String(count)])
-        }
-        lines += [verdicts.rendered, "", reasons.rendered]
-        return lines.joined(separator: "\n")
-    }
+    static func summaryText(_ report: BenchReport) -> String { BenchSummary.text(report) }
 }
 
-/// The live progress line of a bench: started, done, in flight, rate, verdict counts.
+/// The live progress of a bench: redrawn in place on a terminal, or one line per second for a CI log.
 final class BenchProgressLine: Sendable {
-    private let line: ProgressLineCore
+    enum Mode { case off, redraw, perSecond }
 
-    init(enabled: Bool) { line = ProgressLineCore(enabled: enabled) }
+    private let line: ProgressLineCore
+    private let perSecond: Bool
+    private let lastLine = Mutex<(at: ContinuousClock.Instant?, final: Bool)>((nil, false))
+
+    init(mode: Mode) {
+        line = ProgressLineCore(enabled: mode == .redraw)
+        perSecond = mode == .perSecond
+    }
 
     func update(_ progress: BurstRunner.Progress) {
-        line.draw(final: progress.done == progress.total) {
-            let elapsed = max(0.001, (ContinuousClock.now - progress.began).inSeconds)
-            let counts = Verdict.allCases.compactMap { verdict in
-                progress.verdicts[verdict].map { "\(verdict.rawValue) \($0)" }
-            }.joined(separator: "  ")
-            return String(
-                format: "started %d/%d  done %d  in flight %d  %.0f/s  %@", progress.started, progress.total,
-                progress.done, progress.inFlight, Double(progress.done) / elapsed, counts)
+        let final = progress.done == progress.total
+        if perSecond {
+            let now = ContinuousClock.now
+            let due = lastLine.withLock { last -> Bool in
+                guard !last.final else { return false }
+                guard final || last.at.map({ now - $0 >= .seconds(1) }) ?? (now - progress.began >= .seconds(1))
+                else { return false }
+                last = (now, final)
+                return true
+            }
+            if due { StandardError.write(Self.text(progress) + "\n") }
+        } else {
+            line.draw(final: final) { Self.text(progress) }
         }
+    }
+
+    /// `elapsed 3.0s  done 240/1000  in flight 64 (max 64)  80/s  failed 2  ETA 9s  attached 238  fallback 2`
+    static func text(_ progress: BurstRunner.Progress) -> String {
+        let elapsed = max(0.001, progress.elapsed.inSeconds)
+        let counts = Verdict.allCases.compactMap { verdict in
+            progress.verdicts[verdict].map { "\(verdict.rawValue) \($0)" }
+        }.joined(separator: "  ")
+        let eta = progress.remaining.map { String(format: "%.0fs", $0.inSeconds) } ?? "?"
+        return String(
+            format: "elapsed %.1fs  done %d/%d  in flight %d (max %d)  %.0f/s  failed %d  ETA %@  %@", elapsed,
+            progress.done, progress.total, progress.inFlight, progress.maxInFlight, Double(progress.done) / elapsed,
+            progress.failures, eta, counts)
     }
 
     func finish() { line.finish() }

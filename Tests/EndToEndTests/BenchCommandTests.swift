@@ -3,8 +3,9 @@ import RichPush
 import TestSupport
 import Testing
 
-/// `richpush bench` and `richpush report merge` as a user runs them.
-@Suite struct BenchCommandTests {
+/// `richpush bench` and `richpush report merge` as a user runs them, one bench at a time: each starts a
+/// server and a burst, and the other suites share the two cores.
+@Suite(.serialized) struct BenchCommandTests {
     @Test func benchmarksTheEmbeddedServerAndMergesShards() async throws {
         let folder = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -24,9 +25,18 @@ import Testing
         #expect(merged.status == 0, "\(merged.stderr)")
         let report = try BenchReport.read(Data(merged.stdout.utf8))
         #expect(report.devices == 60 && report.attached == 60 && report.shards == [1, 2])
+        for json in [merged.stdout] + (try reports.map { try String(contentsOfFile: $0, encoding: .utf8) }) {
+            let problems = JSONSchemaCheck.violations(
+                of: try JSONSerialization.jsonObject(with: Data(json.utf8)), against: try Self.schema())
+            #expect(problems.isEmpty, "\(problems.prefix(5))")
+        }
         #expect(report.histograms["end_to_end"]?.count == 60)
         let html = try String(contentsOfFile: folder + "/merged.html", encoding: .utf8)
         #expect(html.contains("<svg") && html.contains("100%"))
+        // Thresholds on the merged whole.
+        let strict = try await RichPushBinary.run(["report", "merge"] + reports + ["--max-p99", "0.001"])
+        #expect(strict.status == 1, "\(strict.stderr)")
+        #expect(strict.stderr.contains("threshold failed: p99 end-to-end"), "\(strict.stderr)")
     }
 
     @Test func exitsWith130WhenInterrupted() async throws {
@@ -56,5 +66,131 @@ import Testing
     func rejectsBadUsage(arguments: [String]) async throws {
         let run = try await RichPushBinary.run(arguments, directory: Fixtures.root)
         #expect(run.status == 64, "\(run.stderr)")
+    }
+
+    static func schema() throws -> [String: Any] {
+        let schema = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: Fixtures.root + "/bench/report.schema.json")))
+        return try #require(schema as? [String: Any])
+    }
+
+    @Test func storesNothingWithoutOut() async throws {
+        let temporary = try Fixtures.temporaryFolder()
+        let out = try Fixtures.temporaryFolder()
+        defer {
+            try? FileManager.default.removeItem(atPath: temporary)
+            try? FileManager.default.removeItem(atPath: out)
+        }
+        let environment = ["TMPDIR": temporary, "TMP": temporary, "TEMP": temporary]
+        // Slow responses keep the devices in flight while the temporary folder is looked at.
+        let running = try RichPushBinary.start(
+            ["bench", "--serve", Fixtures.assets, "--url", "hero.jpg?delay=1500", "--devices", "6", "--no-progress"],
+            directory: Fixtures.root, environment: environment)
+        try await Task.sleep(for: .milliseconds(900))
+        let during = FolderSnapshot.take(temporary)
+        let run = await running.wait()
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("Display rate: 100.0% of 6 devices"), "\(run.stdout)")
+        #expect(during.isEmpty, "nothing written while the devices run: \(during.keys.sorted())")
+        #expect(FolderSnapshot.take(temporary).isEmpty)
+        // With --out the attachment is kept.
+        let kept = try await RichPushBinary.run(
+            ["bench", "--serve", Fixtures.assets, "--devices", "4", "--no-progress", "--out", out],
+            directory: Fixtures.root, environment: environment)
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(Fixtures.files(in: out).contains { $0.hasSuffix(".jpg") }, "\(Fixtures.files(in: out))")
+    }
+
+    @Test func correctsAURLWithoutAScheme() async throws {
+        let run = try await RichPushBinary.run(["bench", "--url", "cdn.example.com/hero.jpg", "--devices", "5"])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("https://cdn.example.com/hero.jpg"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func stopsBeforeTheBurstWhenTheServerIsNotTrusted() async throws {
+        // The embedded server's certificate comes from the test CA, which the system store does not hold.
+        let run = try await RichPushBinary.run(
+            [
+                "bench", "--serve", Fixtures.assets, "--devices", "200", "--no-progress", "--cacert",
+                "/etc/ssl/certs/ca-certificates.crt",
+            ], directory: Fixtures.root)
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(run.stderr.contains("pass --cacert FILE (the server's CA)"), "\(run.stderr)")
+        #expect(!run.stdout.contains("Display rate"), "no device ran")
+    }
+
+    @Test func stopsBeforeTheBurstWhenTheHostIsUnreachable() async throws {
+        let closed = try ClosedPort()
+        let run = try await RichPushBinary.run(
+            [
+                "bench", "--url", "http://127.0.0.1:\(closed.number)/hero.jpg", "--allow-http", "--devices", "200",
+                "--no-progress",
+            ])
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(run.stderr.contains("connect-failed") && run.stderr.contains("No device was started"), "\(run.stderr)")
+    }
+
+    @Test func saysWhichThresholdFailed() async throws {
+        let run = try await RichPushBinary.run(
+            [
+                "bench", "--serve", Fixtures.assets, "--url", "hero.jpg?every=2&status=503", "--devices", "20",
+                "--no-progress", "--fail-under", "95", "--max-p99", "60000",
+            ], directory: Fixtures.root)
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("threshold failed: display rate"), "\(run.stderr)")
+        #expect(run.stderr.contains("is under --fail-under 95% by"))
+        #expect(!run.stderr.contains("--max-p99 60000 ms by"), "the latency threshold passed")
+        #expect(run.stdout.contains("PASS p99 end-to-end"))
+        #expect(run.stdout.contains("5xx") && run.stdout.contains("503"))
+        let slow = try await RichPushBinary.run(
+            [
+                "bench", "--serve", Fixtures.assets, "--url", "hero.jpg?delay=300", "--devices", "4", "--no-progress",
+                "--max-p99", "100",
+            ], directory: Fixtures.root)
+        #expect(slow.status == 1, "\(slow.stderr)")
+        #expect(slow.stderr.contains("is over --max-p99 100 ms by"), "\(slow.stderr)")
+    }
+
+    @Test func printsOneProgressLinePerSecondForCILogs() async throws {
+        let run = try await RichPushBinary.run(
+            ["bench", "--serve", Fixtures.assets, "--devices", "30", "--ramp", "2.5", "--progress"],
+            directory: Fixtures.root)
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stderr.split(separator: "\n").filter { $0.hasPrefix("elapsed ") }
+        #expect(lines.count >= 2, "\(run.stderr)")
+        #expect(lines.allSatisfy { $0.contains("in flight") && $0.contains("ETA") && $0.contains("failed") })
+        #expect(!run.stderr.contains("\r"), "no terminal redraws in a log")
+        #expect(lines.last?.contains("done 30/30") == true)
+    }
+
+    @Test func redrawsOnATerminalAtLeastTwiceASecond() async throws {
+        // `script` gives the bench a terminal on stderr; the redraws are counted from what it saw.
+        let run = try await Shell.run(
+            """
+            script -qec '"$RP" bench --serve Samples/assets --devices 30 --ramp 2.5 >/dev/null' /dev/null
+            """, in: Fixtures.root, limit: 60)
+        #expect(run.status == 0, "\(run.stderr)")
+        let draws = run.stdout.split(separator: "\r").filter { $0.contains("elapsed ") }
+        #expect(draws.count >= 5, "a 2.5 s ramp redraws at least twice a second: \(draws.count) draws")
+        #expect(draws.contains { $0.contains("done") && !$0.contains("done 30/30") }, "progress before the end")
+        #expect(draws.allSatisfy { $0.contains("in flight") && $0.contains("ETA") && $0.contains("failed") })
+    }
+
+    @Test func countsOneDescriptorPerDeviceWhenNothingIsStored() async throws {
+        let out = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        // 64 + 80 sockets fit in 150 open files; with --out each device also holds a file: 224 do not.
+        let run = try await Shell.run(
+            """
+            ulimit -n 150
+            "$RP" bench --serve Samples/assets --devices 80 --concurrency 80 --ramp 1 --no-progress
+            echo "status $?"
+            "$RP" bench --serve Samples/assets --devices 80 --concurrency 80 --ramp 1 --no-progress --out "\(out)"
+            echo "status $?"
+            """, in: Fixtures.root)
+        let statuses = run.stdout.split(separator: "\n").filter { $0.hasPrefix("status ") }
+        #expect(statuses == ["status 0", "status 64"], "\(run.stdout) \(run.stderr)")
+        #expect(run.stderr.contains("needs about 224 open files"), "\(run.stderr)")
     }
 }

@@ -1,45 +1,12 @@
 import Foundation
 
-/// What one emulated device lived through, as the burst runner records it.
-public struct DeviceResult: Sendable {
-    public var verdict: Verdict
-    public var reason: ReasonCode
-    public var bytes: Int64
-    /// Download milestones (cumulative from the transfer's start), when a download happened.
-    public var dns: Duration?, connect: Duration?, tls: Duration?, firstByte: Duration?, download: Duration?
-    /// Offsets from the start of the run: when the push was scheduled to arrive, when the device
-    /// actually started (later when the client's own concurrency cap held it back), when it ended.
-    public var scheduled: Duration, started: Duration, ended: Duration
-    /// Whether the concurrency cap delayed the start.
-    public var heldBack: Bool
-
-    public init(
-        verdict: Verdict, reason: ReasonCode, bytes: Int64, dns: Duration? = nil, connect: Duration? = nil,
-        tls: Duration? = nil, firstByte: Duration? = nil, download: Duration? = nil, scheduled: Duration,
-        started: Duration, ended: Duration, heldBack: Bool = false
-    ) {
-        self.verdict = verdict
-        self.reason = reason
-        self.bytes = bytes
-        self.dns = dns
-        self.connect = connect
-        self.tls = tls
-        self.firstByte = firstByte
-        self.download = download
-        self.scheduled = scheduled
-        self.started = started
-        self.ended = ended
-        self.heldBack = heldBack
-    }
-}
-
 /// The report of a burst benchmark: mergeable across shards (see `bench/report.schema.json`).
 ///
 /// Everything is kept as counts and fixed-layout histograms; percentiles, rates and throughput are
 /// derived from them by ``finalize()``, so merging the JSON of N shards gives exactly the report one
 /// machine would have produced for the same measurements.
 public struct BenchReport: Sendable, Codable, Equatable {
-    public static let schemaName = "richpush.bench/1"
+    public static let schemaName = "richpush.bench/2"
     /// The histogram phases, in report order.
     public static let phases = ["dns", "connect", "tls", "first_byte", "download", "end_to_end"]
 
@@ -98,6 +65,8 @@ public struct BenchReport: Sendable, Codable, Equatable {
         public var failures = 0
         /// Devices in flight at some point during this second.
         public var inFlight = 0
+        /// The most devices in flight at once during this second (summed over shards after a merge).
+        public var peakInFlight = 0
         public var bytes: Int64 = 0
         /// End-to-end latency of the devices that completed in this second.
         public var latency = LatencyHistogram()
@@ -118,18 +87,30 @@ public struct BenchReport: Sendable, Codable, Equatable {
     public var notStarted = 0
     public var verdicts: [String: Int] = [:]
     public var reasons: [String: Int] = [:]
+    /// One message per reason, as the devices saw it (the first in sort order, so merges are stable).
+    public var samples: [String: String] = [:]
+    /// HTTP status code -> devices that got it; devices without a response are not counted here.
+    public var statusCodes: [String: Int] = [:]
+    /// Phase -> failed devices that never reached it (not counted as 0 ms in its histogram).
+    public var notReached: [String: Int] = [:]
     public var attached = 0
     public var bytes: Int64 = 0
     /// Wall time of the run (the longest shard's, after a merge).
     public var durationSeconds = 0.0
     public var clientDelayed = ClientDelay(devices: 0, maxMilliseconds: 0)
+    /// What the benchmarking client itself used, to tell a saturated client from a slow host.
+    public var client = ClientLoad()
     public var histograms: [String: LatencyHistogram] = [:]
     public var timeline: [Second] = []
+    /// The `--fail-under` and `--max-p99` results of this run (a merge has none: apply them to the whole).
+    public var thresholds: [ThresholdResult] = []
     // Derived by finalize().
     public var displayRate = 0.0
     public var devicesPerSecond = 0.0
     public var megabytesPerSecond = 0.0
     public var percentilesMilliseconds: [String: [String: Double]] = [:]
+    /// 2xx, 3xx, 4xx, 5xx and no_response -> devices.
+    public var statusClasses: [String: Int] = [:]
 
     public init(target: Target, config: Config, shards: [Int]) {
         self.target = target
@@ -143,6 +124,11 @@ public struct BenchReport: Sendable, Codable, Equatable {
         devices += 1
         verdicts[device.verdict.rawValue, default: 0] += 1
         reasons[device.reason.rawValue, default: 0] += 1
+        if let message = device.message {
+            let reason = device.reason.rawValue
+            samples[reason] = samples[reason].map { Swift.min($0, message) } ?? message
+        }
+        if device.status > 0 { statusCodes[String(device.status), default: 0] += 1 }
         if device.verdict == .attached { attached += 1 }
         bytes += device.bytes
         if device.heldBack {
@@ -150,13 +136,19 @@ public struct BenchReport: Sendable, Codable, Equatable {
             clientDelayed.maxMilliseconds = max(
                 clientDelayed.maxMilliseconds, (device.started - device.scheduled).inMilliseconds)
         }
+        client.schedulingLag.record(device.schedulingLag)
         let pairs: [(String, Duration?)] = [
             ("dns", device.dns), ("connect", device.connect), ("tls", device.tls), ("first_byte", device.firstByte),
-            ("download", device.download), ("end_to_end", device.ended - device.scheduled),
+            ("download", device.download),
         ]
         for (phase, value) in pairs {
-            if let value { histograms[phase, default: LatencyHistogram()].record(value) }
+            if let value, value > .zero {
+                histograms[phase, default: LatencyHistogram()].record(value)
+            } else if device.verdict != .attached {
+                notReached[phase, default: 0] += 1
+            }
         }
+        histograms["end_to_end", default: LatencyHistogram()].record(device.ended - device.scheduled)
         let arrival = Self.second(of: device.scheduled)
         let start = Self.second(of: device.started)
         let end = Self.second(of: device.ended)
@@ -167,6 +159,13 @@ public struct BenchReport: Sendable, Codable, Equatable {
         if device.verdict != .attached { timeline[end].failures += 1 }
         timeline[end].latency.record(device.ended - device.scheduled)
         for second in start...max(start, end) { timeline[second].inFlight += 1 }
+    }
+
+    /// Notes that `count` devices were in flight at once at `offset` from the start.
+    public mutating func notePeakInFlight(_ count: Int, at offset: Duration) {
+        let second = Self.second(of: offset)
+        grow(to: second)
+        timeline[second].peakInFlight = max(timeline[second].peakInFlight, count)
     }
 
     /// Adds another report of the same run (another shard).
@@ -183,11 +182,15 @@ public struct BenchReport: Sendable, Codable, Equatable {
         notStarted += other.notStarted
         verdicts.merge(other.verdicts, uniquingKeysWith: +)
         reasons.merge(other.reasons, uniquingKeysWith: +)
+        samples.merge(other.samples, uniquingKeysWith: { Swift.min($0, $1) })
+        statusCodes.merge(other.statusCodes, uniquingKeysWith: +)
+        notReached.merge(other.notReached, uniquingKeysWith: +)
         attached += other.attached
         bytes += other.bytes
         durationSeconds = max(durationSeconds, other.durationSeconds)
         clientDelayed.devices += other.clientDelayed.devices
         clientDelayed.maxMilliseconds = max(clientDelayed.maxMilliseconds, other.clientDelayed.maxMilliseconds)
+        client.merge(other.client)
         for (phase, histogram) in other.histograms { histograms[phase, default: LatencyHistogram()].merge(histogram) }
         grow(to: (other.timeline.last?.second ?? -1))
         for second in other.timeline {
@@ -195,9 +198,11 @@ public struct BenchReport: Sendable, Codable, Equatable {
             timeline[second.second].completions += second.completions
             timeline[second.second].failures += second.failures
             timeline[second.second].inFlight += second.inFlight
+            timeline[second.second].peakInFlight += second.peakInFlight
             timeline[second.second].bytes += second.bytes
             timeline[second.second].latency.merge(second.latency)
         }
+        thresholds = []
         finalize()
     }
 
@@ -207,6 +212,14 @@ public struct BenchReport: Sendable, Codable, Equatable {
         devicesPerSecond = durationSeconds > 0 ? Double(devices) / durationSeconds : 0
         megabytesPerSecond = durationSeconds > 0 ? Double(bytes) / 1_000_000 / durationSeconds : 0
         percentilesMilliseconds = histograms.mapValues(\.percentilesMilliseconds)
+        var classes = ["2xx": 0, "3xx": 0, "4xx": 0, "5xx": 0, "no_response": devices]
+        for (code, count) in statusCodes {
+            let number = Int(code) ?? 0
+            if (100...599).contains(number) { classes["\(number / 100)xx", default: 0] += count }
+            classes["no_response", default: 0] -= count
+        }
+        statusClasses = classes
+        client.finalize(tooManyOpenFiles: reasons[ReasonCode.tooManyOpenFiles.rawValue] ?? 0)
         for index in timeline.indices {
             let latency = timeline[index].latency
             timeline[index].latencyMilliseconds =
@@ -231,8 +244,35 @@ public struct BenchReport: Sendable, Codable, Equatable {
 
     /// Reads a report written by ``json()``.
     public static func read(_ data: Data) throws(BenchReportError) -> BenchReport {
+        struct Header: Decodable { var schema: String? }
+        let header = try? BatchJSON.decoder.decode(Header.self, from: data)
+        guard let schema = header?.schema, schema.hasPrefix("richpush.bench/") else {
+            throw BenchReportError(
+                "not a richpush bench report (no \"schema\": \"\(schemaName)\"); give the files written by "
+                    + "'richpush bench --json'")
+        }
+        guard schema == schemaName else {
+            throw BenchReportError(
+                "written by another richpush version (\(schema)); this one reads \(schemaName): re-run that bench "
+                    + "shard with this version")
+        }
         do { return try BatchJSON.decoder.decode(BenchReport.self, from: data) } catch {
-            throw BenchReportError("not a richpush bench report: \(error)")
+            throw BenchReportError("a damaged \(schemaName) report (\(Self.describe(error))); write it again")
+        }
+    }
+
+    /// A decoding error in a sentence: the JSON path and what was wrong there.
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "unreadable JSON" }
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.isEmpty
+                ? "the top level" : keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "'\(key.stringValue)' missing at \(path(context.codingPath))"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "\(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default: return "unreadable JSON"
         }
     }
 }

@@ -6,6 +6,10 @@
 /// three significant decimal digits (0.1 % relative error). Index of a value `v >= 2048`: with
 /// `s = bitWidth(v) - 11` (so `v >> s` is in 1024..<2048), `2048 + (s - 1) * 1024 + (v >> s) - 1024`.
 /// Percentiles report the bucket's midpoint (exact below 2048 µs). Only non-empty buckets are stored.
+///
+/// In JSON the buckets read as `{"le_ms": 2.047, "count": 3}`: the bucket's upper bound in
+/// milliseconds (every value in it is at most that) and its count, lowest first. The bound names the
+/// bucket exactly, so reports read back and merge without loss.
 public struct LatencyHistogram: Sendable, Equatable, Codable {
     /// Bucket index -> count, non-empty buckets only.
     public private(set) var counts: [Int: UInt64] = [:]
@@ -15,6 +19,8 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
     public private(set) var max: UInt64 = 0
     /// The sum of values, for the mean, in microseconds.
     public private(set) var sum: UInt64 = 0
+    /// The smallest value recorded (exact), in microseconds; 0 when empty.
+    public private(set) var min: UInt64 = 0
 
     public init() {}
 
@@ -40,6 +46,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
 
     public mutating func record(microseconds value: UInt64) {
         counts[Self.index(of: value), default: 0] += 1
+        min = count == 0 ? value : Swift.min(min, value)
         count += 1
         sum += value
         max = Swift.max(max, value)
@@ -51,7 +58,9 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
 
     /// Adds another histogram's counts (same layout by construction).
     public mutating func merge(_ other: LatencyHistogram) {
+        guard other.count > 0 else { return }
         for (index, n) in other.counts { counts[index, default: 0] += n }
+        min = count == 0 ? other.min : Swift.min(min, other.min)
         count += other.count
         sum += other.sum
         max = Swift.max(max, other.max)
@@ -73,39 +82,74 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
         return max
     }
 
-    /// p50, p90, p99, p99.9 and max in milliseconds, for reports.
+    /// The mean of the values recorded, in microseconds (exact); 0 when empty.
+    public var mean: Double { count == 0 ? 0 : Double(sum) / Double(count) }
+
+    /// The standard deviation of the values, in microseconds, from the bucket midpoints around the exact
+    /// mean (within the buckets' 0.1 %); 0 when empty. Derived from the counts, so a merged histogram
+    /// gives exactly what one run would have.
+    public var standardDeviation: Double {
+        guard count > 1 else { return 0 }
+        let mean = self.mean
+        var squares = 0.0
+        for (index, n) in counts {
+            let range = Self.range(of: index)
+            let middle = Double(range.lowerBound) + Double(range.upperBound - range.lowerBound) / 2
+            squares += Double(n) * (middle - mean) * (middle - mean)
+        }
+        return (squares / Double(count)).squareRoot()
+    }
+
+    /// min, mean, stdev, p50, p90, p95, p99, p99.9 and max in milliseconds, for reports.
     public var percentilesMilliseconds: [String: Double] {
-        [
+        guard count > 0 else { return [:] }
+        return [
+            "min": Double(min) / 1000, "mean": mean / 1000, "stdev": standardDeviation / 1000,
             "p50": Double(value(atQuantile: 0.5)) / 1000, "p90": Double(value(atQuantile: 0.9)) / 1000,
-            "p99": Double(value(atQuantile: 0.99)) / 1000, "p99_9": Double(value(atQuantile: 0.999)) / 1000,
-            "max": Double(max) / 1000,
+            "p95": Double(value(atQuantile: 0.95)) / 1000, "p99": Double(value(atQuantile: 0.99)) / 1000,
+            "p99_9": Double(value(atQuantile: 0.999)) / 1000, "max": Double(max) / 1000,
         ]
     }
 
-    // Codable: bucket indices as string keys, so the JSON is an object `{"2051": 3, ...}`.
-    enum CodingKeys: String, CodingKey { case counts, count, max, sum }
+    /// The non-empty buckets, lowest first: each bucket's upper bound in microseconds and its count.
+    public var buckets: [(upperBound: UInt64, count: UInt64)] {
+        counts.keys.sorted().map { (Self.range(of: $0).upperBound, counts[$0] ?? 0) }
+    }
+
+    /// One bucket in JSON: its upper bound in milliseconds and its count.
+    struct Bucket: Codable {
+        var leMs: Double
+        var count: UInt64
+    }
+
+    enum CodingKeys: String, CodingKey { case buckets, count, max, min, sum }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let raw = try container.decode([String: UInt64].self, forKey: .counts)
-        for (key, value) in raw {
-            guard let index = Int(key), index >= 0 else {
+        for bucket in try container.decode([Bucket].self, forKey: .buckets) {
+            let micros = bucket.leMs * 1000
+            let bound = micros.rounded()
+            let index = bound >= 0 && bound < 1e18 && abs(micros - bound) < 0.001 ? Self.index(of: UInt64(bound)) : -1
+            guard index >= 0, Double(Self.range(of: index).upperBound) == bound, bucket.count > 0 else {
                 throw DecodingError.dataCorruptedError(
-                    forKey: .counts, in: container, debugDescription: "bucket index '\(key)' is not a number")
+                    forKey: .buckets, in: container,
+                    debugDescription: "le_ms \(bucket.leMs) is not the upper bound of a richpush histogram bucket")
             }
-            counts[index] = value
+            counts[index, default: 0] += bucket.count
         }
         count = try container.decode(UInt64.self, forKey: .count)
         max = try container.decode(UInt64.self, forKey: .max)
+        min = try container.decode(UInt64.self, forKey: .min)
         sum = try container.decode(UInt64.self, forKey: .sum)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(
-            Dictionary(uniqueKeysWithValues: counts.map { (String($0.key), $0.value) }), forKey: .counts)
+            buckets.map { Bucket(leMs: Double($0.upperBound) / 1000, count: $0.count) }, forKey: .buckets)
         try container.encode(count, forKey: .count)
         try container.encode(max, forKey: .max)
+        try container.encode(min, forKey: .min)
         try container.encode(sum, forKey: .sum)
     }
 }

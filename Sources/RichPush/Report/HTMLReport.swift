@@ -1,48 +1,26 @@
 import Foundation
 
-/// A self-contained HTML page for a bench report: summary tables and two SVG charts (latency
-/// percentiles over time, throughput and in-flight devices over time). No script, no external
-/// resource: it opens in any browser, from a file or a CI artifact.
+/// A self-contained HTML page for a bench report: the verdict in one number, whether the client
+/// kept up, the thresholds, four SVG charts (latency percentiles over time, devices per second,
+/// devices in flight, the latency distribution) and the tables. No script, no external resource:
+/// it opens in any browser, from a file or a CI artifact.
+///
+/// Every axis starts at 0 and ends at the first round tick (1, 2 or 5 times a power of ten) at or
+/// above the data; lines are drawn so none hides another (wider, lighter lines underneath).
 public enum HTMLReport {
+    static let p50Color = "#2b8a3e", p90Color = "#e67700", p99Color = "#c92a2a"
+    static let arrivalsColor = "#1864ab", inFlightColor = "#862e9c"
+    static let shownColor = "#8ce99a", failedColor = "#ffa8a8", distributionColor = "#4dabf7"
+
     public static func render(_ report: BenchReport) -> String {
-        let seconds = report.timeline.map { String($0.second) }
-        let latency = lineChart(
-            title: "End-to-end latency per second of completion (from scheduled arrival)", unit: "ms",
-            labels: seconds,
-            series: [
-                ("p50", "#2b8a3e", report.timeline.map { $0.latencyMilliseconds["p50"] }),
-                ("p90", "#e67700", report.timeline.map { $0.latencyMilliseconds["p90"] }),
-                ("p99", "#c92a2a", report.timeline.map { $0.latencyMilliseconds["p99"] }),
-            ], bars: [])
-        let throughput = lineChart(
-            title: "Devices per second", unit: "devices", labels: seconds,
-            series: [
-                ("arrivals", "#1971c2", report.timeline.map { Double($0.arrivals) }),
-                ("in flight", "#862e9c", report.timeline.map { Double($0.inFlight) }),
-            ],
-            bars: [
-                ("attachment shown", "#8ce99a", report.timeline.map { Double($0.completions - $0.failures) }),
-                ("failed", "#ffa8a8", report.timeline.map { Double($0.failures) }),
-            ])
-        var phases = ""
-        for phase in BenchReport.phases {
-            let p = report.percentilesMilliseconds[phase] ?? [:]
-            let n = report.histograms[phase]?.count ?? 0
-            phases += "<tr><td>\(phase)</td><td>\(n)</td>"
-            for key in ["p50", "p90", "p99", "p99_9", "max"] { phases += "<td>\(format(p[key] ?? 0))</td>" }
-            phases += "</tr>\n"
-        }
-        let verdicts = report.verdicts.sorted { $0.value > $1.value }.map {
-            "<tr><td>\(escape($0.key))</td><td>\($0.value)</td></tr>"
-        }.joined(separator: "\n")
-        let reasons = report.reasons.sorted { $0.value > $1.value }.map {
-            "<tr><td>\(escape($0.key))</td><td>\($0.value)</td></tr>"
-        }.joined(separator: "\n")
         let config = report.config
         let arrival =
             config.arrival == "ramp"
             ? "ramp over \(format(config.rampSeconds ?? 0)) s"
             : config.arrival == "rate" ? "\(format(config.ratePerSecond ?? 0)) per second" : "burst (all at once)"
+        let shards =
+            report.shards.count > 1 || config.shardCount > 1
+            ? ", shards \(report.shards.map(String.init).joined(separator: ", ")) of \(config.shardCount)" : ""
         return """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><title>richpush bench: \(escape(report.target.url))</title>
@@ -50,111 +28,336 @@ public enum HTMLReport {
             body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 960px; color: #212529; }
             h1 { font-size: 22px; margin-bottom: 4px; } h2 { font-size: 16px; margin-top: 28px; }
             .big { font-size: 40px; font-weight: 700; } .muted { color: #6c757d; }
+            .warn { background: #fff4e6; border-left: 4px solid #e8590c; padding: 8px 12px; }
+            .fail { color: #c92a2a; font-weight: 600; } .pass { color: #2b8a3e; font-weight: 600; }
             table { border-collapse: collapse; margin: 8px 0; } td, th { padding: 3px 12px 3px 0; text-align: right; }
             td:first-child, th:first-child { text-align: left; } th { border-bottom: 1px solid #ced4da; }
+            td.text, th.text { text-align: left; max-width: 560px; }
             .grid { display: flex; gap: 48px; flex-wrap: wrap; } svg { background: #fff; }
             </style></head><body>
             <h1>richpush bench</h1>
             <div class="muted">\(escape(report.target.url)) (type \(escape(report.target.type))), \(config.devices) devices,
             \(arrival), \(config.connections) connections, at most \(config.concurrency) in flight,
-            budget \(format(config.budgetSeconds)) s\(report.shards.count > 1 || config.shardCount > 1 ? ", shards \(report.shards.map(String.init).joined(separator: ", ")) of \(config.shardCount)" : "")</div>
+            budget \(format(config.budgetSeconds)) s\(shards)</div>
             <p><span class="big">\(format(report.displayRate * 100))%</span> of \(report.devices) devices would show the attachment
             within the budget.</p>
             <p class="muted">\(format(report.devicesPerSecond)) devices/s, \(format(report.megabytesPerSecond)) MB/s over
-            \(format(report.durationSeconds)) s. \(report.clientDelayed.devices == 0 ? "The client's concurrency cap delayed no device." : "The client's concurrency cap started \(report.clientDelayed.devices) devices late (up to \(format(report.clientDelayed.maxMilliseconds)) ms); their latency still counts from the scheduled arrival.")\(report.notStarted > 0 ? " \(report.notStarted) devices were not started before the time limit." : "")</p>
+            \(format(report.durationSeconds)) s. \(delayNote(report))</p>
+            \(clientSection(report.client))
+            \(thresholdSection(report.thresholds))
             <h2>Latency over time</h2>
-            \(latency)
-            <h2>Throughput over time</h2>
-            \(throughput)
-            <h2>Latency percentiles (ms)</h2>
-            <table><tr><th>phase</th><th>count</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>
-            \(phases)</table>
+            \(latencyChart(report))
+            <h2>Devices per second</h2>
+            \(throughputChart(report))
+            <h2>Devices in flight</h2>
+            \(inFlightChart(report))
+            <h2>Latency distribution</h2>
+            \(distributionChart(report))
+            <h2>Latency statistics (ms)</h2>
+            \(phaseTable(report))
             <p class="muted">dns, connect, tls, first_byte and download are cumulative from the start of each transfer;
-            end_to_end runs from the device's scheduled arrival to its verdict.</p>
-            <div class="grid"><div><h2>Verdicts</h2><table>\(verdicts)</table></div>
-            <div><h2>Reasons</h2><table>\(reasons)</table></div></div>
+            end_to_end runs from the device's scheduled arrival to its verdict. A failed device is left out of the
+            phases it never reached (not reached).</p>
+            <div class="grid"><div><h2>HTTP status</h2>\(statusTable(report))</div>
+            <div><h2>Verdicts</h2>\(countTable(report.verdicts))</div></div>
+            <h2>Reasons</h2>
+            \(reasonTable(report))
             </body></html>
 
             """
     }
 
-    /// An SVG chart: optional stacked bars, then lines, over one x label per point.
-    static func lineChart(
-        title: String, unit: String, labels: [String], series: [(String, String, [Double?])],
-        bars: [(String, String, [Double])]
-    ) -> String {
-        let width = 900.0, height = 320.0, left = 60.0, right = 20.0, top = 50.0, bottom = 40.0
-        let plotWidth = width - left - right, plotHeight = height - top - bottom
-        let count = max(1, labels.count)
-        let stacked = (0..<labels.count).map { index in
-            bars.reduce(0.0) { $0 + ($1.2.indices.contains(index) ? $1.2[index] : 0) }
-        }
-        let peak = max(
-            1, (series.flatMap { $0.2.compactMap { $0 } } + stacked).max() ?? 1)
-        let top10 = niceCeiling(peak)
-        func x(_ index: Int) -> Double { left + plotWidth * (Double(index) + 0.5) / Double(count) }
-        func y(_ value: Double) -> Double { top + plotHeight * (1 - value / top10) }
-        var svg = """
-            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" role="img" aria-label="\(escape(title))">
-            <text x="\(left)" y="18" font-size="13" font-weight="600">\(escape(title))</text>
+    // MARK: Sections
 
-            """
-        for step in 0...4 {
-            let value = top10 * Double(step) / 4
+    private static func delayNote(_ report: BenchReport) -> String {
+        var note =
+            report.clientDelayed.devices == 0
+            ? "The client's concurrency cap delayed no device."
+            : "The client's concurrency cap started \(report.clientDelayed.devices) devices late (up to "
+                + "\(format(report.clientDelayed.maxMilliseconds)) ms); their latency still counts from the scheduled arrival."
+        if report.notStarted > 0 {
+            note += " \(report.notStarted) devices were not run to completion (time limit or interruption)."
+        }
+        return note
+    }
+
+    private static func clientSection(_ client: ClientLoad) -> String {
+        let usage =
+            "The client used \(format(client.cpuShare * 100))% of its cores (\(format(client.userCpuSeconds)) s user, "
+            + "\(format(client.systemCpuSeconds)) s system); devices started late by "
+            + "\(format(client.schedulingLagMilliseconds["p99"] ?? 0)) ms at p99, "
+            + "\(format(client.schedulingLagMilliseconds["max"] ?? 0)) ms at most."
+        guard let warning = client.warning else { return "<p class=\"muted\">\(escape(usage))</p>" }
+        return "<p class=\"warn\"><strong>\(escape(warning))</strong><br>\(escape(usage))</p>"
+    }
+
+    private static func thresholdSection(_ thresholds: [ThresholdResult]) -> String {
+        guard !thresholds.isEmpty else { return "" }
+        let items = thresholds.map {
+            "<li><span class=\"\($0.passed ? "pass" : "fail")\">\($0.passed ? "PASS" : "FAIL")</span> \(escape($0.message))</li>"
+        }
+        return "<h2>Thresholds</h2><ul>\(items.joined())</ul>"
+    }
+
+    private static func phaseTable(_ report: BenchReport) -> String {
+        var rows =
+            "<table><tr><th>phase</th><th>count</th><th>not reached</th>"
+            + BenchSummary.columns.map { "<th>\($0.title.lowercased())</th>" }.joined() + "</tr>\n"
+        for phase in BenchReport.phases {
+            let p = report.percentilesMilliseconds[phase] ?? [:]
+            rows +=
+                "<tr><td>\(phase)</td><td>\(report.histograms[phase]?.count ?? 0)</td><td>\(report.notReached[phase] ?? 0)</td>"
+            for column in BenchSummary.columns { rows += "<td>\(p[column.key].map(format) ?? "-")</td>" }
+            rows += "</tr>\n"
+        }
+        return rows + "</table>"
+    }
+
+    private static func statusTable(_ report: BenchReport) -> String {
+        var rows = "<table><tr><th>status</th><th>devices</th></tr>"
+        for name in ["2xx", "3xx", "4xx", "5xx", "no_response"] {
+            rows +=
+                "<tr><td>\(name == "no_response" ? "no response" : name)</td><td>\(report.statusClasses[name] ?? 0)</td></tr>"
+        }
+        for (code, count) in report.statusCodes.sorted(by: { $0.key < $1.key }) {
+            rows += "<tr><td>&nbsp;&nbsp;\(escape(code))</td><td>\(count)</td></tr>"
+        }
+        return rows + "</table>"
+    }
+
+    private static func countTable(_ counts: [String: Int]) -> String {
+        "<table>"
+            + counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map {
+                "<tr><td>\(escape($0.key))</td><td>\($0.value)</td></tr>"
+            }.joined() + "</table>"
+    }
+
+    private static func reasonTable(_ report: BenchReport) -> String {
+        var rows = "<table><tr><th>reason</th><th>devices</th><th class=\"text\">sample message</th></tr>"
+        for (reason, count) in report.reasons.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
+            let sample = reason == ReasonCode.ok.rawValue ? "" : report.samples[reason] ?? ""
+            rows += "<tr><td>\(escape(reason))</td><td>\(count)</td><td class=\"text\">\(escape(sample))</td></tr>"
+        }
+        return rows + "</table>"
+    }
+
+    // MARK: Charts
+
+    /// p50, p90 and p99 per second of completion; p99 widest and lightest at the bottom, p50 thinnest on top.
+    private static func latencyChart(_ report: BenchReport) -> String {
+        let values = ["p99", "p90", "p50"].map { key in report.timeline.map { $0.latencyMilliseconds[key] } }
+        let peak = values.flatMap { $0.compactMap { $0 } }.max() ?? 0
+        var frame = TimeFrame(
+            title: "End-to-end latency per second of completion (from scheduled arrival)", unit: "ms",
+            seconds: report.timeline.count, axis: .fitted(to: peak))
+        frame.line(values[0], color: p99Color, width: 6, opacity: 0.45)
+        frame.line(values[1], color: p90Color, width: 3.5, opacity: 0.8)
+        frame.line(values[2], color: p50Color, width: 1.5, opacity: 1, dots: true)
+        return frame.svg(legend: [
+            ("p50", p50Color, 1.5), ("p90", p90Color, 3.5), ("p99", p99Color, 6),
+        ])
+    }
+
+    /// Completions per second as stacked bars (shown, failed), arrivals as a dotted line on top.
+    private static func throughputChart(_ report: BenchReport) -> String {
+        let shown = report.timeline.map { Double($0.completions - $0.failures) }
+        let failed = report.timeline.map { Double($0.failures) }
+        let arrivals = report.timeline.map { Double($0.arrivals) }
+        let peak = max(zip(shown, failed).map { $0 + $1 }.max() ?? 0, arrivals.max() ?? 0)
+        var frame = TimeFrame(
+            title: "Arrivals and completions per second", unit: "devices per second", seconds: report.timeline.count,
+            axis: .fitted(to: peak, integer: true))
+        frame.bars([(shown, shownColor), (failed, failedColor)])
+        frame.line(arrivals.map { $0 }, color: arrivalsColor, width: 2, opacity: 1, dots: true, dashed: true)
+        return frame.svg(legend: [
+            ("arrivals", arrivalsColor, 2), ("completed, attachment shown", shownColor, 10),
+            ("completed, failed", failedColor, 10),
+        ])
+    }
+
+    /// The most devices in flight at once in each second, on its own axis, under the --concurrency cap.
+    private static func inFlightChart(_ report: BenchReport) -> String {
+        let peak = report.timeline.map { Double($0.peakInFlight) }
+        let cap = Double(report.config.concurrency * max(1, report.shards.count))
+        let capped = (peak.max() ?? 0) >= cap * 0.5
+        var frame = TimeFrame(
+            title: "Most devices in flight at once, per second", unit: "devices", seconds: report.timeline.count,
+            axis: .fitted(to: max(peak.max() ?? 0, capped ? cap : 0), integer: true))
+        frame.area(peak, color: inFlightColor)
+        // The cap on top, dashed, so it shows even where the devices run right at it.
+        if capped { frame.line(peak.map { _ in cap }, color: "#212529", width: 1.5, opacity: 1, dashed: true) }
+        let shards = report.shards.count > 1 ? " (\(report.shards.count) shards)" : ""
+        return frame.svg(
+            legend: [("in flight at once", inFlightColor, 2)]
+                + (capped ? [("--concurrency \(report.config.concurrency)\(shards)", "#212529", 1.5)] : []))
+    }
+
+    /// A histogram of end-to-end latency, up to p99.9 (the rest counted in the title), with p50 and p99 marked.
+    private static func distributionChart(_ report: BenchReport) -> String {
+        let histogram = report.histograms["end_to_end"] ?? LatencyHistogram()
+        let p = report.percentilesMilliseconds["end_to_end"] ?? [:]
+        let reach = max(p["p99_9"] ?? 0, 0.001)
+        let xAxis = ChartAxis.fitted(to: reach, ticks: 8)
+        let binWidth = ChartAxis.roundStep(atLeast: xAxis.top / 50)
+        let binCount = max(1, Int((xAxis.top / binWidth).rounded()))
+        var bins = [Double](repeating: 0, count: binCount)
+        var beyond: UInt64 = 0
+        for bucket in histogram.buckets {
+            let range = LatencyHistogram.range(of: LatencyHistogram.index(of: bucket.upperBound))
+            let middle = (Double(range.lowerBound) + Double(range.upperBound - range.lowerBound) / 2) / 1000
+            let bin = Int(middle / binWidth)
+            if bin < binCount { bins[bin] += Double(bucket.count) } else { beyond += bucket.count }
+        }
+        let yAxis = ChartAxis.fitted(to: bins.max() ?? 0, integer: true)
+        let width = 900.0, height = 300.0, left = 64.0, right = 20.0, top = 50.0, bottom = 44.0
+        let plotWidth = width - left - right, plotHeight = height - top - bottom
+        func x(_ ms: Double) -> Double { left + plotWidth * ms / xAxis.top }
+        func y(_ count: Double) -> Double { top + plotHeight * (1 - count / yAxis.top) }
+        let title =
+            "End-to-end latency: devices per \(xAxis.label(binWidth)) ms"
+            + (beyond > 0 ? " (\(beyond) slower devices, above \(xAxis.label(xAxis.top)) ms, not drawn)" : "")
+        var svg = header(title: title, width: width, height: height, left: left)
+        svg += grid(yAxis, y: y, left: left, right: width - right, unit: "devices", plotMiddle: top + plotHeight / 2)
+        for (index, count) in bins.enumerated() where count > 0 {
+            let x0 = x(Double(index) * binWidth)
             svg +=
-                "<line x1=\"\(left)\" x2=\"\(width - right)\" y1=\"\(y(value))\" y2=\"\(y(value))\" stroke=\"#e9ecef\"/>"
+                "<rect x=\"\(n(x0 + 0.5))\" y=\"\(n(y(count)))\" width=\"\(n(max(1, x(binWidth) - left - 1)))\" height=\"\(n(y(0) - y(count)))\" fill=\"\(distributionColor)\"/>"
+        }
+        for (key, color) in [("p50", p50Color), ("p99", p99Color)] {
+            guard let value = p[key], value <= xAxis.top else { continue }
             svg +=
-                "<text x=\"\(left - 6)\" y=\"\(y(value) + 4)\" font-size=\"11\" text-anchor=\"end\">\(format(value))</text>\n"
+                "<line x1=\"\(n(x(value)))\" x2=\"\(n(x(value)))\" y1=\"\(top)\" y2=\"\(n(y(0)))\" stroke=\"\(color)\" stroke-width=\"2\" stroke-dasharray=\"5 3\"/>"
+            // Near the right edge the label goes to the left of its line, so it stays inside the chart.
+            let leftward = x(value) > left + plotWidth * 0.8
+            svg +=
+                "<text x=\"\(n(x(value) + (leftward ? -4 : 4)))\" y=\"\(top + (key == "p99" ? 26 : 12))\" font-size=\"11\" fill=\"\(color)\" text-anchor=\"\(leftward ? "end" : "start")\">\(key) \(format(value)) ms</text>"
+        }
+        for tick in xAxis.ticks {
+            svg +=
+                "<text x=\"\(n(x(tick)))\" y=\"\(n(height - bottom + 16))\" font-size=\"11\" text-anchor=\"middle\">\(xAxis.label(tick))</text>"
         }
         svg +=
-            "<text x=\"14\" y=\"\(top + plotHeight / 2)\" font-size=\"11\" transform=\"rotate(-90 14 \(top + plotHeight / 2))\" text-anchor=\"middle\">\(escape(unit))</text>\n"
-        let barWidth = max(1, plotWidth / Double(count) * 0.7)
-        for index in 0..<labels.count {
-            var base = 0.0
-            for (_, color, values) in bars where values.indices.contains(index) && values[index] > 0 {
-                let value = values[index]
-                svg +=
-                    "<rect x=\"\(x(index) - barWidth / 2)\" y=\"\(y(base + value))\" width=\"\(barWidth)\" height=\"\(y(base) - y(base + value))\" fill=\"\(color)\"/>"
-                base += value
-            }
-        }
-        for (_, color, values) in series {
-            let points = values.enumerated().compactMap { index, value in value.map { "\(x(index)),\(y($0))" } }
-            guard !points.isEmpty else { continue }
-            svg +=
-                "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" points=\"\(points.joined(separator: " "))\"/>\n"
-            if points.count == 1, let point = points.first {
-                let parts = point.split(separator: ",")
-                svg += "<circle cx=\"\(parts[0])\" cy=\"\(parts[1])\" r=\"3\" fill=\"\(color)\"/>"
-            }
-        }
-        let labelStep = max(1, labels.count / 15)
-        for index in stride(from: 0, to: labels.count, by: labelStep) {
-            svg +=
-                "<text x=\"\(x(index))\" y=\"\(height - bottom + 16)\" font-size=\"11\" text-anchor=\"middle\">\(escape(labels[index]))</text>"
-        }
-        svg +=
-            "<text x=\"\(left + plotWidth / 2)\" y=\"\(height - 6)\" font-size=\"11\" text-anchor=\"middle\">seconds since the start of the run</text>\n"
-        var legendX = left
-        for (name, color, _) in series.map({ ($0.0, $0.1, 0) }) + bars.map({ ($0.0, $0.1, 0) }) {
-            svg += "<rect x=\"\(legendX)\" y=\"26\" width=\"12\" height=\"12\" fill=\"\(color)\"/>"
-            svg += "<text x=\"\(legendX + 16)\" y=\"36\" font-size=\"11\">\(escape(name))</text>"
-            legendX += Double(name.count) * 7 + 34
-        }
+            "<text x=\"\(left + plotWidth / 2)\" y=\"\(height - 6)\" font-size=\"11\" text-anchor=\"middle\">end-to-end latency, ms</text>"
         return svg + "</svg>"
     }
 
-    private static func niceCeiling(_ value: Double) -> Double {
-        let magnitude = pow(10, floor(log10(value)))
-        for factor in [1.0, 2, 2.5, 5, 10] where factor * magnitude >= value { return factor * magnitude }
-        return 10 * magnitude
+    // MARK: Drawing
+
+    /// A chart over the seconds of the run: one slot per second on x, a fitted axis on y.
+    struct TimeFrame {
+        let title: String, unit: String, seconds: Int, axis: ChartAxis
+        let width = 900.0, height = 300.0, left = 64.0, right = 20.0, top = 50.0, bottom = 44.0
+        var body = ""
+
+        init(title: String, unit: String, seconds: Int, axis: ChartAxis) {
+            self.title = title
+            self.unit = unit
+            self.seconds = max(1, seconds)
+            self.axis = axis
+        }
+
+        var plotWidth: Double { width - left - right }
+        var plotHeight: Double { height - top - bottom }
+        func x(_ index: Int) -> Double { left + plotWidth * (Double(index) + 0.5) / Double(seconds) }
+        func y(_ value: Double) -> Double { top + plotHeight * (1 - value / axis.top) }
+
+        mutating func line(
+            _ values: [Double?], color: String, width: Double, opacity: Double, dots: Bool = false,
+            dashed: Bool = false
+        ) {
+            let points = values.enumerated().compactMap { index, value in value.map { (x(index), y($0)) } }
+            guard !points.isEmpty else { return }
+            if points.count > 1 {
+                body +=
+                    "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"\(width)\" stroke-opacity=\"\(opacity)\" stroke-linejoin=\"round\"\(dashed ? " stroke-dasharray=\"6 3\"" : "") points=\"\(points.map { "\(n($0.0)),\(n($0.1))" }.joined(separator: " "))\"/>\n"
+            }
+            if dots || points.count == 1 {
+                let radius = max(2.5, width / 2 + 1)
+                for point in points where points.count <= 120 || points.count == 1 {
+                    body +=
+                        "<circle cx=\"\(n(point.0))\" cy=\"\(n(point.1))\" r=\"\(radius)\" fill=\"\(color)\" fill-opacity=\"\(opacity)\"/>"
+                }
+            }
+        }
+
+        mutating func bars(_ stacks: [([Double], String)]) {
+            let barWidth = max(1, plotWidth / Double(seconds) * 0.7)
+            for index in 0..<seconds {
+                var base = 0.0
+                for (values, color) in stacks where values.indices.contains(index) && values[index] > 0 {
+                    let value = values[index]
+                    body +=
+                        "<rect x=\"\(n(x(index) - barWidth / 2))\" y=\"\(n(y(base + value)))\" width=\"\(n(barWidth))\" height=\"\(n(y(base) - y(base + value)))\" fill=\"\(color)\"/>"
+                    base += value
+                }
+            }
+        }
+
+        mutating func area(_ values: [Double], color: String) {
+            guard !values.isEmpty else { return }
+            let points = values.indices.map { "\(n(x($0))),\(n(y(values[$0])))" }
+            let floor = n(y(0))
+            body +=
+                "<polygon fill=\"\(color)\" fill-opacity=\"0.18\" stroke=\"none\" points=\"\(n(x(0))),\(floor) \(points.joined(separator: " ")) \(n(x(values.count - 1))),\(floor)\"/>\n"
+            line(values.map { $0 }, color: color, width: 2, opacity: 1, dots: values.count <= 60)
+        }
+
+        func svg(legend: [(String, String, Double)]) -> String {
+            var svg = HTMLReport.header(title: title, width: width, height: height, left: left)
+            svg += HTMLReport.grid(
+                axis, y: y, left: left, right: width - right, unit: unit, plotMiddle: top + plotHeight / 2)
+            svg += body
+            let xAxis = ChartAxis.fitted(to: Double(seconds), ticks: 12, integer: true)
+            for tick in xAxis.ticks where Int(tick) < seconds {
+                svg +=
+                    "<text x=\"\(n(x(Int(tick))))\" y=\"\(n(height - bottom + 16))\" font-size=\"11\" text-anchor=\"middle\">\(Int(tick))</text>"
+            }
+            svg +=
+                "<text x=\"\(left + plotWidth / 2)\" y=\"\(height - 6)\" font-size=\"11\" text-anchor=\"middle\">seconds since the start of the run</text>\n"
+            var legendX = left
+            for (name, color, thickness) in legend {
+                let stroke = min(10, max(2, thickness))
+                svg +=
+                    "<line x1=\"\(n(legendX))\" x2=\"\(n(legendX + 18))\" y1=\"32\" y2=\"32\" stroke=\"\(color)\" stroke-width=\"\(stroke)\"/>"
+                svg += "<text x=\"\(n(legendX + 24))\" y=\"36\" font-size=\"11\">\(HTMLReport.escape(name))</text>"
+                legendX += Double(name.count) * 6.5 + 44
+            }
+            return svg + "</svg>"
+        }
     }
 
-    private static func format(_ value: Double) -> String {
+    static func header(title: String, width: Double, height: Double, left: Double) -> String {
+        """
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" role="img" aria-label="\(escape(title))">
+        <text x="\(left)" y="16" font-size="13" font-weight="600">\(escape(title))</text>
+
+        """
+    }
+
+    /// Horizontal grid lines and labels at the axis's round ticks, and the unit along the y axis.
+    static func grid(
+        _ axis: ChartAxis, y: (Double) -> Double, left: Double, right: Double, unit: String, plotMiddle: Double
+    ) -> String {
+        var svg = ""
+        for tick in axis.ticks {
+            svg +=
+                "<line x1=\"\(left)\" x2=\"\(right)\" y1=\"\(n(y(tick)))\" y2=\"\(n(y(tick)))\" stroke=\"\(tick == 0 ? "#adb5bd" : "#e9ecef")\"/>"
+            svg +=
+                "<text x=\"\(left - 6)\" y=\"\(n(y(tick) + 4))\" font-size=\"11\" text-anchor=\"end\">\(axis.label(tick))</text>\n"
+        }
+        svg +=
+            "<text x=\"14\" y=\"\(n(plotMiddle))\" font-size=\"11\" transform=\"rotate(-90 14 \(n(plotMiddle)))\" text-anchor=\"middle\">\(escape(unit))</text>\n"
+        return svg
+    }
+
+    /// A coordinate with two decimals at most.
+    static func n(_ value: Double) -> String { String(format: "%.2f", value) }
+
+    static func format(_ value: Double) -> String {
         value >= 100 || value == value.rounded() ? String(format: "%.0f", value) : String(format: "%.1f", value)
     }
 
-    private static func escape(_ text: String) -> String {
+    static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }

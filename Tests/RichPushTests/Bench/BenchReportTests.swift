@@ -83,7 +83,7 @@ import Testing
         #expect(Set(shards.flatMap { $0 }) == Set(0..<10))
     }
 
-    @Test func rendersAnHTMLPageWithBothCharts() {
+    @Test func rendersAnHTMLPageWithEveryChart() {
         var report = BenchReport(target: target, config: config, shards: [1])
         let schedule = ArrivalSchedule(devices: 400, model: .ramp(.seconds(4)))
         for i in 0..<200 { report.add(device(i, schedule: schedule)) }
@@ -91,8 +91,132 @@ import Testing
         report.finalize()
         let html = HTMLReport.render(report)
         #expect(html.hasPrefix("<!DOCTYPE html>"))
-        #expect(html.components(separatedBy: "<svg").count == 3)
-        #expect(html.contains("<polyline"))
-        #expect(!html.contains("<script"), "self-contained, no script")
+        #expect(html.components(separatedBy: "<svg").count == 5, "latency, throughput, in flight, distribution")
+        #expect(html.contains("<polyline") && html.contains("Latency distribution"))
+        #expect(!html.contains("<script") && !html.contains("http://www.w3.org/1999/xlink"), "self-contained")
+        #expect(!html.contains("src=") && !html.contains("href="), "no external resource")
+    }
+
+    @Test func leavesFailedDevicesOutOfThePhasesTheyNeverReached() {
+        var report = BenchReport(target: target, config: config, shards: [1])
+        // Refused: a name lookup, then nothing.
+        report.add(
+            DeviceResult(
+                verdict: .fallback, reason: .connectFailed, message: "connection refused", bytes: 0,
+                dns: .milliseconds(3), connect: .zero, tls: .zero, firstByte: .zero, download: .zero, scheduled: .zero,
+                started: .zero, ended: .milliseconds(5)))
+        // Refused before any transfer (no timings at all).
+        report.add(
+            DeviceResult(
+                verdict: .fallback, reason: .atsBlocked, bytes: 0, scheduled: .zero, started: .zero,
+                ended: .milliseconds(1)))
+        report.add(
+            DeviceResult(
+                verdict: .attached, reason: .ok, status: 200, bytes: 10, dns: .milliseconds(2),
+                connect: .milliseconds(4), tls: .milliseconds(9), firstByte: .milliseconds(20),
+                download: .milliseconds(25), scheduled: .zero, started: .zero, ended: .milliseconds(26)))
+        report.finalize()
+        #expect(report.histograms["dns"]?.count == 2)
+        #expect(report.histograms["connect"]?.count == 1, "the refused device is not a 0 ms connect")
+        #expect(report.percentilesMilliseconds["connect"]?["min"] == 4)
+        #expect(report.notReached == ["dns": 1, "connect": 2, "tls": 2, "first_byte": 2, "download": 2])
+        #expect(report.histograms["end_to_end"]?.count == 3)
+        #expect(report.statusClasses["no_response"] == 2 && report.statusClasses["2xx"] == 1)
+        #expect(report.samples == ["connect-failed": "connection refused"])
+        let text = BenchSummary.text(report)
+        #expect(text.contains("NOT REACHED") && text.contains("connection refused"))
+    }
+
+    @Test func computesTheStatisticsLoadTestersReadFirst() throws {
+        var report = BenchReport(target: target, config: config, shards: [1])
+        for ms in 1...1000 {
+            report.add(
+                DeviceResult(
+                    verdict: .attached, reason: .ok, status: 200, bytes: 1, scheduled: .zero, started: .zero,
+                    ended: .milliseconds(Int64(ms))))
+        }
+        report.durationSeconds = 2
+        report.finalize()
+        let stats = try #require(report.percentilesMilliseconds["end_to_end"])
+        #expect(stats["min"] == 1 && stats["max"] == 1000)
+        #expect(stats["mean"] == 500.5)
+        // The population standard deviation of 1...1000 is 288.675; the buckets are within 0.1 %.
+        #expect(abs((stats["stdev"] ?? 0) - 288.675) < 0.3)
+        #expect(abs((stats["p95"] ?? 0) - 950) <= 1)
+        #expect(abs((stats["p50"] ?? 0) - 500) <= 0.5)
+        let text = BenchSummary.text(report)
+        for column in ["MIN", "MEAN", "STDEV", "P95", "2xx"] { #expect(text.contains(column)) }
+    }
+
+    @Test func writesReadableBucketsThatReadBackExactly() throws {
+        var histogram = LatencyHistogram()
+        for value: UInt64 in [5, 5, 2047, 2048, 123_456, 30_000_000] { histogram.record(microseconds: value) }
+        let json = try BatchJSON.pretty(histogram)
+        #expect(json.contains("\"le_ms\" : 0.005") && json.contains("\"count\" : 2"), "\(json)")
+        #expect(!json.contains("counts"))
+        let back = try BatchJSON.decoder.decode(LatencyHistogram.self, from: Data(json.utf8))
+        #expect(back == histogram)
+        #expect(back.min == 5)
+        let bad = #"{"buckets":[{"le_ms":0.0055,"count":1}],"count":1,"min":5,"max":5,"sum":5}"#
+        #expect(throws: DecodingError.self) {
+            try BatchJSON.decoder.decode(LatencyHistogram.self, from: Data(bad.utf8))
+        }
+    }
+
+    @Test func asksToRerunReportsOfTheOldFormat() throws {
+        let old = #"{"schema":"richpush.bench/1","devices":3}"#
+        let error = try #require(throws: BenchReportError.self) { try BenchReport.read(Data(old.utf8)) }
+        #expect(error.message.contains("re-run"))
+        let readme = try #require(throws: BenchReportError.self) { try BenchReport.read(Data("# README".utf8)) }
+        #expect(readme.message.contains("not a richpush bench report"))
+        #expect(!readme.message.contains("DecodingError"))
+    }
+
+    @Test func saysWhichThresholdFailedAndByHowMuch() {
+        var report = BenchReport(target: target, config: config, shards: [1])
+        for i in 0..<4 {
+            report.add(
+                DeviceResult(
+                    verdict: i == 0 ? .fallback : .attached, reason: i == 0 ? .httpStatus : .ok, bytes: 1,
+                    scheduled: .zero, started: .zero, ended: .microseconds(1500)))
+        }
+        report.finalize()
+        let results = BenchThresholds(minDisplayPercent: 90, maxP99Milliseconds: 1).evaluate(report)
+        #expect(results.map(\.passed) == [false, false])
+        #expect(results[0].message == "display rate 75.0% is under --fail-under 90% by 15.0 points")
+        #expect(results[1].message == "p99 end-to-end 1.5 ms is over --max-p99 1 ms by 0.5 ms")
+        let passing = BenchThresholds(minDisplayPercent: 75, maxP99Milliseconds: 2).evaluate(report)
+        #expect(passing.allSatisfy { $0.passed })
+        #expect(BenchThresholds().evaluate(report).isEmpty)
+    }
+
+    @Test func saysWhenTheClientIsTheBottleneck() {
+        var calm = ClientLoad()
+        calm.measure(user: 0.5, system: 0.2, wall: .seconds(2), cores: 2)
+        for _ in 0..<100 { calm.schedulingLag.record(.milliseconds(2)) }
+        calm.finalize(tooManyOpenFiles: 0)
+        #expect(!calm.bound && calm.warning == nil)
+        #expect(abs(calm.cpuShare - 0.175) < 1e-9)
+
+        var busy = calm
+        busy.measure(user: 3.0, system: 0.8, wall: .seconds(2), cores: 2)
+        busy.finalize(tooManyOpenFiles: 0)
+        #expect(busy.bound)
+        #expect(busy.warning?.contains("not the CDN's latency") == true)
+
+        var late = calm
+        for _ in 0..<10 { late.schedulingLag.record(.milliseconds(300)) }
+        late.finalize(tooManyOpenFiles: 0)
+        #expect(late.bound && late.boundReasons.count == 1 && late.boundReasons[0].contains("late"))
+
+        var starved = calm
+        starved.finalize(tooManyOpenFiles: 3)
+        #expect(
+            starved.bound && starved.boundReasons == ["3 devices failed because richpush ran out of file descriptors"])
+
+        var merged = calm
+        merged.merge(busy)
+        merged.finalize(tooManyOpenFiles: 0)
+        #expect(merged.bound, "the busiest shard decides")
     }
 }

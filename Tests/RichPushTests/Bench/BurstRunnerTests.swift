@@ -1,6 +1,7 @@
 import AssetServer
 import Foundation
 import RichPush
+import Synchronization
 import TestSupport
 import Testing
 
@@ -15,9 +16,10 @@ import Testing
 
     func cleanUp() { rig.cleanUp() }
 
-    func run(url: String, devices: Int, model: ArrivalSchedule.Model = .burst, budget: Duration = .seconds(10))
-        async throws -> BenchReport
-    {
+    func run(
+        url: String, devices: Int, model: ArrivalSchedule.Model = .burst, budget: Duration = .seconds(10),
+        concurrency: Int? = nil, progress: @escaping @Sendable (BurstRunner.Progress) -> Void = { _ in }
+    ) async throws -> BenchReport {
         let service = ServiceExtension(
             engine: engine, store: try AttachmentStore(folder: folder),
             policy: Fixtures.extensionPolicy(mapping: server, budget: budget))
@@ -27,12 +29,13 @@ import Testing
             target: .init(url: url, type: "jpg", payload: nil),
             config: .init(
                 devices: devices, arrival: "burst", rampSeconds: nil, ratePerSecond: nil, jitterSeconds: 0, seed: 1,
-                concurrency: devices, connections: "fresh", budgetSeconds: budget.inSeconds, shardCount: 1),
+                concurrency: concurrency ?? devices, connections: "fresh", budgetSeconds: budget.inSeconds,
+                shardCount: 1),
             shards: [1])
         await BurstRunner(
             service: service, payload: Array(payload.utf8), schedule: schedule, indices: Array(0..<devices),
-            concurrency: devices, timeLimit: .seconds(60)
-        ).run(into: &report)
+            concurrency: concurrency ?? devices, timeLimit: .seconds(60)
+        ).run(into: &report, progress: progress)
         return report
     }
 
@@ -66,10 +69,65 @@ import Testing
         defer { cleanUp() }
         let report = try await run(url: "https://cdn.example.com/hero.jpg?every=3&status=503", devices: 30)
         #expect(report.reasons["http-status"] == 10)
+        #expect(report.statusCodes == ["200": 20, "503": 10])
+        #expect(report.statusClasses == ["2xx": 20, "3xx": 0, "4xx": 0, "5xx": 10, "no_response": 0])
+        #expect(report.samples["http-status"]?.contains("503") == true, "\(report.samples)")
+        #expect(report.samples["ok"] != nil)
         let json = try JSONSerialization.jsonObject(with: Data(try report.json().utf8))
         let schema = try JSONSerialization.jsonObject(
             with: Data(contentsOf: URL(fileURLWithPath: Fixtures.root + "/bench/report.schema.json")))
         let problems = JSONSchemaCheck.violations(of: json, against: try #require(schema as? [String: Any]))
         #expect(problems.isEmpty, "\(problems.prefix(5))")
+    }
+
+    /// Every progress snapshot a run hands out, in the order the observer saw them.
+    final class ProgressLog: Sendable {
+        let seen = Mutex<[BurstRunner.Progress]>([])
+        func record(_ progress: BurstRunner.Progress) { seen.withLock { $0.append(progress) } }
+        var all: [BurstRunner.Progress] { seen.withLock { $0 } }
+    }
+
+    @Test func progressIsMonotonicAndInFlightNeverPassesTheCap() async throws {
+        defer { cleanUp() }
+        let log = ProgressLog()
+        let report = try await run(
+            url: "https://cdn.example.com/hero.jpg?delay=100", devices: 30, concurrency: 4,
+            progress: { log.record($0) })
+        let seen = log.all
+        #expect(report.devices == 30 && report.attached == 30)
+        #expect(!seen.isEmpty)
+        let maxSeen = seen.map(\.inFlight).max() ?? 0
+        #expect(maxSeen <= 4, "in flight at most --concurrency; seen \(maxSeen)")
+        #expect(seen.allSatisfy { $0.maxInFlight <= 4 && $0.inFlight >= 0 })
+        #expect(seen.last?.maxInFlight == 4, "a burst of 30 fills the 4 slots")
+        for (earlier, later) in zip(seen, seen.dropFirst()) {
+            #expect(later.done >= earlier.done && later.started >= earlier.started, "progress never goes back")
+        }
+        #expect(seen.last?.done == 30 && seen.last?.inFlight == 0)
+        #expect(report.clientDelayed.devices > 0, "the cap held devices back, and the report says so")
+        #expect(report.timeline.map(\.peakInFlight).max() == 4, "\(report.timeline.map(\.peakInFlight))")
+    }
+
+    @Test func reportsProgressDuringARampNotOnlyAtTheEnd() async throws {
+        defer { cleanUp() }
+        let log = ProgressLog()
+        let report = try await run(
+            url: "https://cdn.example.com/hero.jpg", devices: 12, model: .ramp(.seconds(2)),
+            progress: { log.record($0) })
+        #expect(report.attached == 12)
+        // Devices finish one by one along the ramp; each is counted as it finishes.
+        let midway = log.all.filter { $0.done > 0 && $0.done < 12 }
+        #expect(midway.count >= 3, "\(log.all.map(\.done))")
+        #expect(midway.allSatisfy { $0.inFlight < 12 }, "in flight reflects the devices really running")
+    }
+
+    @Test func measuresTheClientsOwnLoad() async throws {
+        defer { cleanUp() }
+        let report = try await run(url: "https://cdn.example.com/hero.jpg", devices: 20)
+        #expect(report.client.coreSeconds > 0)
+        #expect(report.client.userCpuSeconds + report.client.systemCpuSeconds > 0)
+        #expect(report.client.cpuShare > 0 && report.client.cpuShare <= 1.1)
+        #expect(report.client.schedulingLag.count == 20)
+        #expect(report.client.schedulingLagMilliseconds["max"] != nil)
     }
 }

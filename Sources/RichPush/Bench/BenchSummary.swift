@@ -1,0 +1,79 @@
+import Foundation
+
+/// The text report of a bench, for a terminal or a CI log: the display rate, throughput, whether
+/// the client kept up, latency statistics per phase, status codes, verdicts, reasons with a sample
+/// message each, and the thresholds.
+public enum BenchSummary {
+    /// The statistics columns of the phase table, in order, with their keys in `percentiles_milliseconds`.
+    public static let columns: [(title: String, key: String)] = [
+        ("MIN", "min"), ("MEAN", "mean"), ("STDEV", "stdev"), ("P50", "p50"), ("P90", "p90"), ("P95", "p95"),
+        ("P99", "p99"), ("P99.9", "p99_9"), ("MAX", "max"),
+    ]
+
+    public static func text(_ report: BenchReport) -> String {
+        var lines: [String] = []
+        lines.append(
+            String(
+                format: "Display rate: %.1f%% of %d devices would show the attachment (%d attached).",
+                report.displayRate * 100, report.devices, report.attached))
+        lines.append(
+            String(
+                format: "Throughput: %.0f devices/s, %.1f MB/s over %.1f s.", report.devicesPerSecond,
+                report.megabytesPerSecond, report.durationSeconds))
+        let client = report.client
+        lines.append(
+            String(
+                format: "Client: %.0f%% CPU of its cores (%.1f s user, %.1f s system); devices started late by %.1f ms "
+                    + "at p99, %.1f ms at most.",
+                client.cpuShare * 100, client.userCpuSeconds, client.systemCpuSeconds,
+                client.schedulingLagMilliseconds["p99"] ?? 0, client.schedulingLagMilliseconds["max"] ?? 0))
+        if let warning = client.warning { lines.append(warning) }
+        if report.clientDelayed.devices > 0 {
+            lines.append(
+                String(
+                    format:
+                        "Client-delayed: %d devices started late because of --concurrency (up to %.0f ms); their latency counts from the scheduled arrival.",
+                    report.clientDelayed.devices, report.clientDelayed.maxMilliseconds))
+        }
+        if report.notStarted > 0 {
+            lines.append("Not run to completion (time limit or interruption): \(report.notStarted) devices.")
+        }
+        var table = TextTable(
+            ["PHASE (ms)", "COUNT", "NOT REACHED"] + columns.map(\.title), rightAligned: Set(1...(columns.count + 2)))
+        for phase in BenchReport.phases {
+            let p = report.percentilesMilliseconds[phase] ?? [:]
+            table.append(
+                [phase, String(report.histograms[phase]?.count ?? 0), String(report.notReached[phase] ?? 0)]
+                    + columns.map { p[$0.key].map { String(format: "%.1f", $0) } ?? "-" })
+        }
+        lines += ["", table.rendered]
+        lines.append(
+            "Phases are cumulative from the start of each transfer; a failed device is left out of the phases it "
+                + "never reached (NOT REACHED).")
+        lines.append("")
+        var statuses = TextTable(["HTTP STATUS", "COUNT"], rightAligned: [1])
+        for name in ["2xx", "3xx", "4xx", "5xx", "no_response"] {
+            statuses.append([name, String(report.statusClasses[name] ?? 0)])
+        }
+        for (code, count) in report.statusCodes.sorted(by: { $0.key < $1.key }) {
+            statuses.append(["  " + code, String(count)])
+        }
+        var verdicts = TextTable(["VERDICT", "COUNT"], rightAligned: [1])
+        for (verdict, count) in report.verdicts.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
+            verdicts.append([verdict, String(count)])
+        }
+        var reasons = TextTable(["REASON", "COUNT", "SAMPLE MESSAGE"], rightAligned: [1])
+        for (reason, count) in report.reasons.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
+            let sample = reason == ReasonCode.ok.rawValue ? "" : report.samples[reason] ?? ""
+            reasons.append([reason, String(count), sample.escapingControlCharacters])
+        }
+        lines += [statuses.rendered, "", verdicts.rendered, "", reasons.rendered]
+        if !report.thresholds.isEmpty {
+            lines.append("")
+            for threshold in report.thresholds {
+                lines.append((threshold.passed ? "PASS " : "FAIL ") + threshold.message + ".")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

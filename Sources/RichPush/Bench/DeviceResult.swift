@@ -1,0 +1,44 @@
+/// What one emulated device lived through, as the burst runner records it.
+public struct DeviceResult: Sendable {
+    public var verdict: Verdict
+    public var reason: ReasonCode
+    /// The outcome's message, kept as the sample for its reason.
+    public var message: String?
+    /// The HTTP status of the response; 0 when no response came (DNS, connect or TLS failed, no download).
+    public var status: Int
+    public var bytes: Int64
+    /// Download milestones (cumulative from the transfer's start), when a download happened. A zero
+    /// milestone was never reached.
+    public var dns: Duration?, connect: Duration?, tls: Duration?, firstByte: Duration?, download: Duration?
+    /// Offsets from the start of the run: when the push was scheduled to arrive, when the device
+    /// actually started (later when the client's own concurrency cap held it back), when it ended.
+    public var scheduled: Duration, started: Duration, ended: Duration
+    /// Whether the concurrency cap delayed the start.
+    public var heldBack: Bool
+    /// How late the device started against the moment it was free to start (its arrival, or the moment
+    /// the concurrency cap let it go): the client's own scheduling lag, not the host's.
+    public var schedulingLag: Duration
+
+    public init(
+        verdict: Verdict, reason: ReasonCode, message: String? = nil, status: Int = 0, bytes: Int64,
+        dns: Duration? = nil, connect: Duration? = nil, tls: Duration? = nil, firstByte: Duration? = nil,
+        download: Duration? = nil, scheduled: Duration, started: Duration, ended: Duration, heldBack: Bool = false,
+        schedulingLag: Duration = .zero
+    ) {
+        self.verdict = verdict
+        self.reason = reason
+        self.message = message
+        self.status = status
+        self.bytes = bytes
+        self.dns = dns
+        self.connect = connect
+        self.tls = tls
+        self.firstByte = firstByte
+        self.download = download
+        self.scheduled = scheduled
+        self.started = started
+        self.ended = ended
+        self.heldBack = heldBack
+        self.schedulingLag = schedulingLag
+    }
+}
