@@ -1,22 +1,18 @@
 /// The one conversion from `Duration` to integers used across richpush: it never traps.
 extension Duration {
     /// The duration in whole microseconds, rounded down, saturating at `Int64`'s bounds instead of trapping.
-    public var saturatingMicroseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        let (total, overflow2) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000_000)
-        if overflow2 { return seconds < 0 ? .min : .max }
-        return total
-    }
+    public var saturatingMicroseconds: Int64 { saturating(unitsPerSecond: 1_000_000) }
 
     /// The duration in whole milliseconds, rounded down, saturating at `Int64`'s bounds instead of trapping.
-    public var saturatingMilliseconds: Int64 {
+    public var saturatingMilliseconds: Int64 { saturating(unitsPerSecond: 1000) }
+
+    /// Whole units of `1 / unitsPerSecond` seconds (a divisor of 10^18), saturating at `Int64`'s bounds.
+    private func saturating(unitsPerSecond: Int64) -> Int64 {
         let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1000)
-        if overflow { return seconds < 0 ? .min : .max }
-        let (total, overflow2) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
-        if overflow2 { return seconds < 0 ? .min : .max }
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: unitsPerSecond)
+        let (total, overflowAgain) = scaled.addingReportingOverflow(
+            attoseconds / (1_000_000_000_000_000_000 / unitsPerSecond))
+        guard !overflow, !overflowAgain else { return seconds < 0 ? .min : .max }
         return total
     }
 }
