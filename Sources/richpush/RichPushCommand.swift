@@ -18,6 +18,7 @@ enum RichPushCommand {
           serve [DIR]     Serve a folder of assets over HTTP and HTTPS on 127.0.0.1, with fault modes.
           fetch URL       Download one asset as a service extension would, and report how it went.
           sniff FILE...   Tell what files really are, and whether iOS would attach them.
+          analytics       Record, show and flush the analytics an extension saves in its App Group.
           help [COMMAND]  Show help for a command.
 
         Run 'richpush help <command>' or 'richpush <command> --help' for a command's options.
@@ -86,6 +87,7 @@ enum RichPushCommand {
         case "sniff":
             if wantsHelp { return help(SniffCommand.help) }
             return try SniffCommand.run(Arguments(words))
+        case "analytics": return try await AnalyticsCommand.run(words)
         case "help", "--help", "-h":
             switch words.first {
             case "process": return help(ProcessCommand.help)
@@ -96,6 +98,7 @@ enum RichPushCommand {
             case "serve": return help(ServeCommand.help)
             case "fetch": return help(FetchCommand.help)
             case "sniff": return help(SniffCommand.help)
+            case "analytics": return help(AnalyticsCommand.help)
             default: return help(overview)
             }
         case "version", "--version":
