@@ -278,7 +278,7 @@ enum AnalyticsFlushCommand {
                     + "\(summary.rejected.count), left pending \(summary.leftPending)")
             for item in summary.rejected {
                 printLine(
-                    "rejected: \(item.kind.rawValue) \(item.name ?? "") (\(item.source)): \(item.reason)"
+                    "rejected: \(item.kind.rawValue) \(item.name ?? "-") (\(item.source)): \(item.reason)"
                         .escapingControlCharacters)
             }
             if !summary.unacknowledged.isEmpty {

@@ -38,7 +38,8 @@ public struct RejectedItem: Sendable, Codable, Equatable {
 
 /// What a flush did.
 public struct FlushSummary: Sendable, Codable {
-    /// Items this flush took on: claimed from the suite now, plus those an earlier flush left in the outbox.
+    /// Items this flush took on: read from the suite now (defective ones included), plus those an
+    /// earlier flush left in the outbox.
     public var itemsRead = 0
     /// Of those, how many an earlier flush had claimed.
     public var resumed = 0
@@ -230,7 +231,7 @@ public enum AnalyticsFlush {
         }
         if outbox.unconfirmedClaim == claimID { outbox.unconfirmedClaim = nil }
         summary.resumed = outbox.items.count - claimed
-        summary.itemsRead = outbox.items.count
+        summary.itemsRead = outbox.items.count + local.count
         summary.rejected = local
         // Items an earlier flush had in a request with no answer: they may be at the endpoint already.
         summary.unacknowledged = outbox.items.filter(\.sending)

@@ -25,6 +25,17 @@ public struct Outbox: Codable, Sendable, Equatable {
         public var sending = false
         /// How many requests carried it.
         public var sends = 0
+
+        public init(
+            id: String, claim: String, kind: SuiteEntry.Kind, name: String?, time: String?, fields: [SuiteEntry.Field]
+        ) {
+            self.id = id
+            self.claim = claim
+            self.kind = kind
+            self.name = name
+            self.time = time
+            self.fields = fields
+        }
     }
 
     /// An item the endpoint refused as invalid (a non-fatal error), kept rather than retried forever.

@@ -78,7 +78,9 @@ public final class TrackClient: Sendable {
             url: endpoint.url, allowedProtocols: endpoint.url.hasPrefix("https:") ? "https" : "http",
             maxRedirects: 0, deadline: .now + endpoint.requestTimeout,
             connectTimeoutMilliseconds: max(1, Int(min(endpoint.requestTimeout, .seconds(10)) / .milliseconds(1))),
-            caFile: endpoint.caFile, connectTo: endpoint.connectTo, freshConnection: false,
+            // A fresh connection each time: libcurl silently sends a request again when a reused
+            // connection turns out dead, and a resent request is a duplicate nobody would account for.
+            caFile: endpoint.caFile, connectTo: endpoint.connectTo, freshConnection: true,
             followRedirects: false, userAgent: "richpush-analytics", headBytes: 1 << 20)
         spec.method = "POST"
         spec.requestBody = Array(body.json.text.utf8)
