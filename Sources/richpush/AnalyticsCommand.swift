@@ -287,6 +287,8 @@ enum AnalyticsFlushCommand {
                         + "arrived; the endpoint may have logged them twice")
             }
         }
+        // Shown: the warning about these items need not be repeated by the next flush.
+        try? AnalyticsFlush.markReported(summary, suite: suite)
         if let stopped = summary.stopped {
             printError("richpush analytics flush: stopped: \(stopped.escapingControlCharacters)")
             for error in summary.errors { printError("  error: \(error.escapingControlCharacters)") }

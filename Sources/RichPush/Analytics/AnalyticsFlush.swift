@@ -52,7 +52,7 @@ public struct FlushSummary: Sendable, Codable {
     /// Items still in the outbox (or the suite) when the flush ended.
     public var leftPending = 0
     /// Items that were in a request whose answer never arrived (in this flush, or in an earlier one
-    /// that was stopped): the endpoint may have them twice.
+    /// whose summary was never shown): the endpoint may have them twice.
     public var unacknowledged: [Outbox.Item] = []
     /// Why the flush stopped before the outbox was empty, if it did.
     public var stopped: String?
@@ -171,7 +171,20 @@ public enum AnalyticsFlush {
             if let wait { try? await Task.sleep(for: wait) }
         }
         summary.leftPending = outbox.items.count
+        summary.unacknowledged = outbox.unreported
         return summary
+    }
+
+    /// Forgets the unacknowledged items a summary reported, once the caller has shown it: until
+    /// then every flush reports them again, so a flush killed before its summary loses no warning.
+    public static func markReported(_ summary: FlushSummary, suite: AppGroupSuite) throws(AnalyticsError) {
+        guard !summary.unacknowledged.isEmpty else { return }
+        let flushLock = try FileLock(path: suite.flushLockPath, wait: false)
+        defer { flushLock.release() }
+        guard var outbox = try Outbox.load(from: suite.outboxPath) else { return }
+        let reported = Set(summary.unacknowledged.map(\.id))
+        outbox.unreported.removeAll { reported.contains($0.id) }
+        try outbox.save(to: suite.outboxPath)
     }
 
     /// Moves every sendable entry of the suite into the outbox (see the type's summary), after settling
@@ -234,7 +247,7 @@ public enum AnalyticsFlush {
         summary.itemsRead = outbox.items.count + local.count
         summary.rejected = local
         // Items an earlier flush had in a request with no answer: they may be at the endpoint already.
-        summary.unacknowledged = outbox.items.filter(\.sending)
+        for item in outbox.items where item.sending { outbox.noteUnacknowledged(item) }
         for index in outbox.items.indices { outbox.items[index].sending = false }
         try outbox.save(to: suite.outboxPath)
         return outbox

@@ -51,8 +51,16 @@ public struct Outbox: Codable, Sendable, Equatable {
     /// whether the replace that removed its items happened.
     public var unconfirmedClaim: String?
     public var rejected: [Rejected] = []
+    /// Items that were in a request whose answer never arrived, not yet reported by a flush that
+    /// finished: kept here so a flush killed before its summary does not lose the warning.
+    public var unreported: [Item] = []
 
     public init() {}
+
+    /// Adds `item` to ``unreported`` unless it is there already.
+    mutating func noteUnacknowledged(_ item: Item) {
+        if !unreported.contains(where: { $0.id == item.id }) { unreported.append(item) }
+    }
 
     /// Reads the outbox at `path`; `nil` when there is none.
     public static func load(from path: String) throws(AnalyticsError) -> Outbox? {
@@ -84,7 +92,7 @@ public struct Outbox: Codable, Sendable, Equatable {
 
     /// Replaces the file at `path` atomically and durably; removes it when nothing is left in it.
     public func save(to path: String) throws(AnalyticsError) {
-        if items.isEmpty && rejected.isEmpty && unconfirmedClaim == nil {
+        if items.isEmpty && rejected.isEmpty && unreported.isEmpty && unconfirmedClaim == nil {
             if unlink(path) != 0 && errno != ENOENT {
                 throw AnalyticsError(.storage, SystemError.current("remove", path: path).message)
             }
