@@ -147,10 +147,9 @@ public enum AnalyticsFlush {
                 }
             case .unanswered(let reason, let maybeDelivered):
                 if maybeDelivered {
-                    for index in members
-                    where !summary.unacknowledged.contains(where: { $0.id == outbox.items[index].id }) {
-                        summary.unacknowledged.append(outbox.items[index])
-                    }
+                    // They stay marked sending; the list keeps the warning until a summary shows it.
+                    for index in members { outbox.noteUnacknowledged(outbox.items[index]) }
+                    try outbox.save(to: suite.outboxPath)
                 } else {
                     for index in members { outbox.items[index].sending = false }
                     try outbox.save(to: suite.outboxPath)
