@@ -229,6 +229,29 @@ import Testing
         #expect(second.resumed == 1 && second.accepted == 1)
     }
 
+    @Test func sendsOverHTTPSWithTheCAAndConnectToOfFetch() async throws {
+        let folder = try Fixtures.temporaryFolder("richpush-flush-tls")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(
+            atPath: folder + "/app/Library/Preferences", withIntermediateDirectories: true)
+        let suite = try AppGroupSuite(container: folder + "/app", suite: "group.test")
+        let server = try AssetServer(
+            root: Fixtures.assets, tls: try Fixtures.tlsIdentity(),
+            usersTrack: UsersTrackOptions(apiKey: Self.key, logPath: folder + "/track.ndjson"))
+        defer { server.stop() }
+        try SuiteRecorder.record([.email("ana@example.com")], in: suite)
+        var endpoint = try TrackEndpoint(base: "https://rest.example.com", apiKey: Self.key)
+        endpoint.caFile = Fixtures.caFile
+        endpoint.connectTo = ["rest.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)"]
+        let client = try TrackClient(endpoint: endpoint)
+        defer { client.stop() }
+        let summary = try await AnalyticsFlush.run(
+            suite: suite, client: client, options: FlushOptions(user: .brazeID("b-9")))
+        #expect(summary.isComplete && summary.accepted == 1)
+        let logged = try String(contentsOfFile: folder + "/track.ndjson", encoding: .utf8)
+        #expect(logged.contains("\"email\":\"ana@example.com\"") && logged.contains("\"braze_id\":\"b-9\""))
+    }
+
     @Test func deliveryEventsForPathAAreGroupedBy75() {
         let deliveries = (0..<160).map {
             DeliveryEvent(brazeID: "b\($0)", properties: [.init(key: "verdict", value: .string("attached"))])

@@ -83,6 +83,7 @@ import Testing
             "pending_custom_attributes": [["event_name": "purchase", "amount": 3]],
             "pending_user_attributes": [badBlob, try UserAttributeCoding.encode(key: "email", value: "a@b.c")],
             "pending_custom_event": [["event_name": "typo"]],
+            "richpush_flush_claim": "k2x9",
         ])
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let snapshot = try AppGroupSuite(container: folder, suite: nil).read()
@@ -90,6 +91,8 @@ import Testing
         #expect(
             codes == ["event-name-not-string", "event-under-attributes", "undecodable-user-attribute", "unknown-key"])
         #expect(snapshot.entries.filter(\.isSendable).count == 2)
+        #expect(snapshot.suiteDefects.count == 1, "the typo is flagged, the flush's claim marker is not")
+        #expect(snapshot.claimMarker == "k2x9")
     }
 
     @Test func decodesAUserAttributeWrittenAsASwiftEnumCase() throws {
