@@ -192,7 +192,8 @@ enum AnalyticsFlushCommand {
           --json                  Print the summary as JSON on stdout.
           --verbose               Print each request's outcome on stderr.
 
-        Exit status: 0 when everything was delivered, 1 when anything is left pending or was rejected.
+        Exit status: 0 when everything was delivered, 1 when anything is left pending or was rejected,
+        69 when another flush of the same suite is running.
 
         Example:
           richpush analytics flush --app-group Samples/app-group --endpoint http://127.0.0.1:8080 \\

@@ -82,15 +82,18 @@ public struct AppGroupSuite: Sendable {
 
     /// Reads, changes and replaces the suite while holding its lock; returns what `body` returns.
     ///
-    /// The file keeps the format it had (binary for a new suite). Nothing is written when `body` throws.
+    /// The file keeps the format it had (binary for a new suite). Nothing is written when `body` throws
+    /// or leaves the suite as it was.
     public func update<Result>(_ body: (inout [String: Any]) throws(AnalyticsError) -> Result) throws(AnalyticsError)
         -> Result
     {
         let lock = try FileLock(path: lockPath)
         defer { lock.release() }
         var (root, format) = try readRoot()
+        let original = root as NSDictionary
         let result = try body(&root)
-        try write(root, format: format)
+        // Unchanged: nothing to write (and no suite file created where there was none).
+        if !original.isEqual(to: root) { try write(root, format: format) }
         return result
     }
 

@@ -152,6 +152,8 @@ import Testing
         let stopped = try await rig.flush(key: "wrong-key")
         #expect(stopped.requestsSent == 1, "a 401 is never retried")
         #expect(stopped.stopped?.contains("401") == true)
+        #expect(
+            stopped.stopped?.contains("Invalid API key") == true, "the endpoint's message is read from the 401 body")
         #expect(stopped.leftPending == 7)
         #expect(!stopped.isComplete)
         #expect(rig.outboxExists)
