@@ -132,14 +132,26 @@ import Testing
         var outputs: [String] = []
         let runs = 24
         for run in 0..<runs {
+            // Every other run finds new items too (recorded between flushes), so it always has a request to make.
+            if run % 2 == 1 { try recordMore(20) }
             // A slow endpoint (every request answered after 120 ms) widens the window a kill can land in.
             let running = try RichPushBinary.start(flush + ["--endpoint", server.httpBaseURL + "/?delay=120"])
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...500)))
+            if run % 2 == 0 {
+                // Any moment: starting, claiming, between requests, waiting for an answer.
+                try await Task.sleep(for: Sanitizer.scaled(.milliseconds(Int.random(in: 0...500))))
+            } else {
+                // Soon after a request reached the endpoint, however slowly the process started.
+                let before = server.requestCount
+                let deadline = ContinuousClock.now + Sanitizer.scaled(.seconds(5))
+                while server.requestCount == before && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...200)))
+            }
             running.signal(SIGKILL)
             let result = await running.wait()
             outputs += [result.stdout, result.stderr]
             reported.formUnion(Self.unacknowledgedSeqs(result.stdout))
-            if run % 6 == 5 { try recordMore(40) }
         }
         let final = try await RichPushBinary.run(flush + ["--endpoint", server.httpBaseURL])
         outputs += [final.stdout, final.stderr]
