@@ -44,12 +44,16 @@ final class ServerState: Sendable {
     let rootDescriptor: Int32
     let suspensions: Suspensions
     let accessLog: (@Sendable (AccessLogEntry) -> Void)?
+    /// `POST /users/track`, when the server was started with it.
+    let usersTrack: UsersTrackService?
     private let stopping = Atomic<Bool>(false)
     private let requestCounter = Atomic<Int>(0)
 
     init(
-        root: String, rootDescriptor: Int32, suspensions: Suspensions, accessLog: (@Sendable (AccessLogEntry) -> Void)?
+        root: String, rootDescriptor: Int32, suspensions: Suspensions, accessLog: (@Sendable (AccessLogEntry) -> Void)?,
+        usersTrack: UsersTrackService? = nil
     ) {
+        self.usersTrack = usersTrack
         self.root = root
         self.rootDescriptor = rootDescriptor
         self.suspensions = suspensions
@@ -109,11 +113,14 @@ public final class AssetServer: Sendable {
     ///   - idleTimeout: a connection with no traffic for this long is closed (faults that wait on
     ///     purpose do not count as idle).
     ///   - accessLog: called once per finished request, on a server thread.
+    ///   - usersTrack: also answer `POST /users/track` like Braze's REST API (see ``UsersTrackOptions``).
     public init(
         root: String, tls: TLSIdentity? = nil, host: String = "127.0.0.1", httpPort: UInt16 = 0,
         httpsPort: UInt16 = 0, connectionLimit: Int = 4096, threads: Int? = nil,
-        idleTimeout: Duration = .seconds(30), accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil
+        idleTimeout: Duration = .seconds(30), accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil,
+        usersTrack: UsersTrackOptions? = nil
     ) throws(AssetServerError) {
+        let trackService = try usersTrack.map { options throws(AssetServerError) in try UsersTrackService(options) }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue,
             let resolved = realpath(root, nil)
@@ -134,7 +141,8 @@ public final class AssetServer: Sendable {
             throw error
         }
         state = ServerState(
-            root: canonicalRoot, rootDescriptor: rootDescriptor, suspensions: suspensions, accessLog: accessLog)
+            root: canonicalRoot, rootDescriptor: rootDescriptor, suspensions: suspensions, accessLog: accessLog,
+            usersTrack: trackService)
         self.host = host
         let listeners = tls == nil ? 1 : 2
         let limit = Self.fittingLimit(connectionLimit, listeners: listeners)

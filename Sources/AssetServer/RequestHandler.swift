@@ -37,6 +37,17 @@ func handleRequest(
     let record = Unmanaged<RequestRecord>.fromOpaque(pointer).takeUnretainedValue()
     let socket = rp_mhd_connection_fd(connection)
     let path = url.map { String(cString: $0) } ?? "/"
+    if let service = state.usersTrack, record.usersTrack != nil || (record.sequence == 0 && path == "/users/track") {
+        if record.sequence == 0 {
+            record.sequence = state.countRequest()
+            record.method = method.map { String(cString: $0) } ?? ""
+            record.usersTrack = UsersTrackRequest()
+            return .YES
+        }
+        return handleUsersTrack(
+            connection, record: record, state: state, service: service, socket: socket, uploadData: uploadData,
+            uploadSize: uploadSize)
+    }
     if record.sequence == 0 {
         record.sequence = state.countRequest()
         record.method = method.map { String(cString: $0) } ?? ""

@@ -22,6 +22,8 @@ final class RequestRecord: @unchecked Sendable {
     var bufferedBytes: UInt64 = 0
     /// The streamed body, to read how many bytes it produced.
     var body: ResponseBody?
+    /// Set for a `POST /users/track` request (see ``handleUsersTrack``).
+    var usersTrack: UsersTrackRequest?
 
     init(rawTarget: String) { self.rawTarget = rawTarget }
 

@@ -34,6 +34,8 @@ public final class CurlLoop: @unchecked Sendable {
         let sink: UnsafeMutablePointer<rp_sink>
         let errorBuffer: UnsafeMutablePointer<CChar>
         let connectTo: UnsafeMutablePointer<curl_slist>?
+        /// Extra request headers (``TransferSpec/requestHeaders``); freed with the transfer.
+        let headers: UnsafeMutablePointer<curl_slist>?
         let queueMicros: Int64
         let timeoutMilliseconds: Int
 
@@ -44,6 +46,11 @@ public final class CurlLoop: @unchecked Sendable {
             self.pending = pending
             self.easy = easy
             self.connectTo = connectTo
+            var headers: UnsafeMutablePointer<curl_slist>?
+            for line in pending.spec.requestHeaders { headers = curl_slist_append(headers, line) }
+            // A body goes at once: no "Expect: 100-continue" round trip before it.
+            if pending.spec.requestBody != nil { headers = curl_slist_append(headers, "Expect:") }
+            self.headers = headers
             self.queueMicros = queueMicros
             self.timeoutMilliseconds = timeoutMilliseconds
             sink = .allocate(capacity: 1)
@@ -60,6 +67,7 @@ public final class CurlLoop: @unchecked Sendable {
             sink.deallocate()
             errorBuffer.deallocate()
             if let connectTo { curl_slist_free_all(connectTo) }
+            if let headers { curl_slist_free_all(headers) }
         }
     }
 
@@ -292,7 +300,24 @@ public final class CurlLoop: @unchecked Sendable {
         // No proxy from the environment (http_proxy, ...): the emulated phone talks to the host directly,
         // and libcurl skips the environment look-ups it would otherwise make for every transfer.
         set(CURLOPT_PROXY, "")
-        set(CURLOPT_FAILONERROR, 1)
+        set(CURLOPT_FAILONERROR, spec.failOnHTTPError ? 1 : 0)
+        if let body = spec.requestBody, code == CURLE_OK {
+            // POSTFIELDSIZE first, so COPYPOSTFIELDS copies exactly that many bytes (a body may hold NUL).
+            code = rp_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+            if code == CURLE_OK {
+                code =
+                    body.isEmpty
+                    ? rp_easy_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, "")
+                    : body.withUnsafeBytes { bytes in
+                        rp_easy_setopt_pointer(
+                            easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                    }
+            }
+        }
+        if spec.method != "GET" && !(spec.method == "POST" && spec.requestBody != nil) {
+            set(CURLOPT_CUSTOMREQUEST, spec.method)
+        }
+        if let headers = transfer.headers { set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(headers)) }
         set(CURLOPT_USERAGENT, spec.userAgent)
         set(CURLOPT_BUFFERSIZE, spec.receiveBufferBytes)
         set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(transfer.errorBuffer))
@@ -355,6 +380,13 @@ public final class CurlLoop: @unchecked Sendable {
                 redirectURL: string(CURLINFO_REDIRECT_URL) ?? "",
                 osErrno: long(CURLINFO_OS_ERRNO))
         let failure = classified.map(Self.blamingDescriptorExhaustion)
+        // An error status's body is kept only for a caller that asked to read it (an API's message).
+        let keepsBody = classified == nil || (classified == .httpStatus && !transfer.pending.spec.failOnHTTPError)
+        var captured: [String: String] = [:]
+        for name in transfer.pending.spec.capturedHeaders {
+            let value = String(cString: rp_easy_header(easy, name))
+            if !value.isEmpty { captured[name] = value }
+        }
         let diagnostic =
             switch reason {
             case .cancelled?: "cancelled"
@@ -378,7 +410,8 @@ public final class CurlLoop: @unchecked Sendable {
             totalMicros: off(CURLINFO_TOTAL_TIME_T),
             queueMicros: 0,
             timeoutMilliseconds: transfer.timeoutMilliseconds,
-            body: classified == nil ? Self.bodySummary(transfer.sink) : BodySummary())
+            body: keepsBody ? Self.bodySummary(transfer.sink) : BodySummary(),
+            capturedHeaders: captured)
     }
 
     /// Copies what the sink kept, once the transfer succeeded.

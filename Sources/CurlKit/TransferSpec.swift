@@ -49,6 +49,18 @@ public struct TransferSpec: Sendable {
     public var scanLimit: Int
     /// Compute the body's SHA-256 as it arrives.
     public var hashBody: Bool
+    /// The request method: "GET" (the default, every download) or "POST" with ``requestBody``.
+    public var method = "GET"
+    /// The bytes sent as the request body (a POST); `nil` sends none.
+    public var requestBody: [UInt8]?
+    /// Extra request headers, as "Name: value" lines.
+    public var requestHeaders: [String] = []
+    /// A status of 400 or more ends the transfer at once (libcurl's FAILONERROR), as downloads want.
+    /// When false, the response body still arrives and is kept in ``TransferOutcome/body`` (its head),
+    /// so an API's error message can be read; the failure is still ``TransferFailure/httpStatus``.
+    public var failOnHTTPError = true
+    /// Response headers to report in ``TransferOutcome/capturedHeaders`` (names, case-insensitive).
+    public var capturedHeaders: [String] = []
 
     /// Creates a spec with conservative defaults: https only, 5 redirects, no cap.
     public init(
@@ -122,6 +134,8 @@ public struct TransferOutcome: Sendable {
     public var timeoutMilliseconds: Int
     /// What was learned from the body as it arrived (see ``TransferSpec/headBytes``).
     public var body: BodySummary = BodySummary()
+    /// The values of the response headers named in ``TransferSpec/capturedHeaders`` that were present.
+    public var capturedHeaders: [String: String] = [:]
 
     /// An outcome for a transfer that never reached libcurl.
     public static func notStarted(_ failure: TransferFailure, diagnostic: String) -> TransferOutcome {

@@ -52,6 +52,10 @@ enum RichPushCommand {
             name: "network", synopsis: "network list",
             summary: "Show the network profiles downloads can be shaped with.",
             help: NetworkCommand.help, run: { try NetworkCommand.run($0) }),
+        Command(
+            name: "analytics", synopsis: "analytics",
+            summary: "Record, show and flush the analytics an extension saves in its App Group.",
+            help: AnalyticsCommand.help, run: { try await AnalyticsCommand.run($0) }),
     ]
 
     /// The command list: what `richpush` alone, `richpush help` and an unknown command print.

@@ -22,6 +22,9 @@ enum ServeCommand {
           --no-tls           Serve plain HTTP only.
           --host ADDRESS     IPv4 address to bind (default 127.0.0.1).
           --access-log       Print one line per request on stderr: method, target, status, body bytes, ms.
+          --api-key-file F   Also answer POST /users/track like Braze's REST API, for this key (read from F).
+          --track-log FILE   Append every object /users/track accepted to FILE, one JSON line each.
+          --track-limit N[/S] Requests /users/track accepts per S-second window (default 20/1); more get 429.
 
         Fault modes are query parameters, so a payload URL alone can ask for one:
           delay=MS        wait before the status line      status=CODE     answer with that HTTP status
@@ -50,6 +53,7 @@ enum ServeCommand {
         let host = try arguments.value("--host") ?? "127.0.0.1"
         var certificate = try arguments.value("--cert")
         var key = try arguments.value("--key")
+        let usersTrack = try usersTrackOptions(&arguments)
         let positionals = try arguments.positionals()
         guard positionals.count <= 1 else { throw UsageError("serve takes one folder, got \(positionals.count)") }
         let samples = SamplesFolder.locate()
@@ -84,7 +88,8 @@ enum ServeCommand {
         let server: AssetServer
         do {
             server = try AssetServer(
-                root: root, tls: identity, host: host, httpPort: httpPort, httpsPort: httpsPort, accessLog: logger)
+                root: root, tls: identity, host: host, httpPort: httpPort, httpsPort: httpsPort, accessLog: logger,
+                usersTrack: usersTrack)
         } catch {
             throw CommandFailure(.unavailable, "the server could not start: \(error.message)")
         }
@@ -94,6 +99,7 @@ enum ServeCommand {
         if identity != nil, let samples, certificate == samples + "/certs/server.pem" {
             printError("richpush: HTTPS uses the test certificate; trust it with --cacert \(samples)/certs/ca.pem")
         }
+        if usersTrack != nil { printError("richpush: POST /users/track answers like Braze's REST API") }
         printError("richpush: fault modes are query parameters (see 'richpush serve --help'); Ctrl-C stops.")
         let semaphore = DispatchSemaphore(value: 0)
         Task.detached {
@@ -118,6 +124,34 @@ func requireFolder(_ path: String) throws {
         throw CommandFailure(
             .dataError, "'\(path.escapingControlCharacters)' is not a folder: give the folder of assets to serve")
     }
+}
+
+/// Reads `--api-key-file`, `--track-log` and `--track-limit`; `nil` when /users/track is not served.
+private func usersTrackOptions(_ arguments: inout Arguments) throws -> UsersTrackOptions? {
+    let keyFile = try arguments.value("--api-key-file")
+    let log = try arguments.value("--track-log")
+    let limit = try arguments.value("--track-limit")
+    guard let keyFile else {
+        if log != nil || limit != nil { throw UsageError("--track-log and --track-limit need --api-key-file") }
+        return nil
+    }
+    guard let data = FileManager.default.contents(atPath: keyFile),
+        let key = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty
+    else {
+        throw UsageError("--api-key-file \(keyFile): no readable file with a key there")
+    }
+    var options = UsersTrackOptions(apiKey: key, logPath: log)
+    if let limit {
+        let parts = limit.split(separator: "/", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), let count = Int(parts[0]), count > 0,
+            let seconds = parts.count == 2 ? Int(parts[1]) : 1, (1...3600).contains(seconds)
+        else {
+            throw UsageError("--track-limit takes N or N/SECONDS (for example 3000/3), not '\(limit)'")
+        }
+        options.limit = count
+        options.windowSeconds = seconds
+    }
+    return options
 }
 
 /// Raises the soft limit on open descriptors to the hard limit, so the server's connection limit

@@ -1,0 +1,41 @@
+/// Why an analytics command could not do what was asked: a stable code and a message that names the
+/// file or endpoint and says what to do.
+///
+/// ```swift
+/// do { _ = try AppGroupSuite(container: "group", suite: nil) } catch {
+///     print(error.code, error.message)  // suite-not-found  no suite in 'group/Library/Preferences' ...
+/// }
+/// ```
+public struct AnalyticsError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure, as a short stable word for reports and exit codes.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// The container or suite could not be found, or the suite name is unusable.
+        public static let suiteNotFound = Code("suite-not-found")
+        /// The suite file is not a property list dictionary.
+        public static let suiteUnreadable = Code("suite-unreadable")
+        /// A file could not be read, written, locked or replaced.
+        public static let storage = Code("storage")
+        /// The outbox file is not one richpush wrote.
+        public static let outboxUnreadable = Code("outbox-unreadable")
+        /// Another flush holds the suite.
+        public static let busy = Code("busy")
+        /// The caller's input (an option value) is unusable.
+        public static let invalidInput = Code("invalid-input")
+        /// The API key is missing or unusable.
+        public static let apiKey = Code("api-key")
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

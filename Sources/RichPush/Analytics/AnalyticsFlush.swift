@@ -1,0 +1,350 @@
+import Foundation
+
+/// Sends `/users/track` requests; ``TrackClient`` over libcurl, or a stand-in in tests.
+public protocol TrackSending: Sendable {
+    func send(_ body: TrackBody) async -> TrackExchange
+}
+
+extension TrackClient: TrackSending {}
+
+/// How a flush paces and retries.
+public struct FlushOptions: Sendable {
+    /// Who the items are about.
+    public var user: UserIdentifier
+    /// Requests started per second at most (Braze's base limit is 3,000 per 3 seconds).
+    public var requestsPerSecond: Double = 1000
+    /// Requests for one batch at most (the first and the retries) before the flush gives up.
+    public var maxAttempts = 6
+    /// The first retry waits about this long; each further one twice as long, with jitter.
+    public var backoffBase: Duration = .milliseconds(500)
+    /// No backoff is longer than this.
+    public var backoffCap: Duration = .seconds(30)
+    /// The longest wait a 429's `X-RateLimit-Reset` or `Retry-After` may ask for.
+    public var maxRateLimitWait: Duration = .seconds(60)
+
+    public init(user: UserIdentifier) { self.user = user }
+}
+
+/// An item that was not delivered because it is invalid: the endpoint said so, or the suite entry
+/// has a defect (it then stays in the suite).
+public struct RejectedItem: Sendable, Codable, Equatable {
+    public var kind: SuiteEntry.Kind
+    public var name: String?
+    public var fields: [SuiteEntry.Field]
+    /// `endpoint` (kept in the outbox's rejected list) or `suite` (left in the suite).
+    public var source: String
+    public var reason: String
+}
+
+/// What a flush did.
+public struct FlushSummary: Sendable, Codable {
+    /// Items this flush took on: read from the suite now (defective ones included), plus those an
+    /// earlier flush left in the outbox.
+    public var itemsRead = 0
+    /// Of those, how many an earlier flush had claimed.
+    public var resumed = 0
+    public var requestsSent = 0
+    /// Items the endpoint accepted.
+    public var accepted = 0
+    /// Requests sent again after a 429, a 5xx or no answer.
+    public var retried = 0
+    public var rejected: [RejectedItem] = []
+    /// Items still in the outbox (or the suite) when the flush ended.
+    public var leftPending = 0
+    /// Items that were in a request whose answer never arrived (in this flush, or in an earlier one
+    /// whose summary was never shown): the endpoint may have them twice.
+    public var unacknowledged: [Outbox.Item] = []
+    /// Why the flush stopped before the outbox was empty, if it did.
+    public var stopped: String?
+    /// The endpoint's `errors` for the request that stopped the flush.
+    public var errors: [String] = []
+
+    public init() {}
+
+    /// Whether everything read was delivered and nothing was rejected.
+    public var isComplete: Bool { leftPending == 0 && rejected.isEmpty && stopped == nil }
+}
+
+/// The app's next launch: every pending item of a suite sent to `/users/track`, nothing lost and
+/// nothing sent twice by richpush itself.
+///
+/// Items move from the suite to the outbox under the suite's lock: the outbox is written first with
+/// the claim marked unconfirmed, then the suite is replaced without the items and with the claim id
+/// in ``SuiteKeys/claimMarker``, so a flush killed between the two knows from the suite whether the
+/// removal happened. Items leave the outbox only after a 2xx; they are marked sending before each
+/// request, so a resumed flush can say which ones may have reached the endpoint already.
+///
+/// ```swift
+/// let client = try TrackClient(endpoint: try TrackEndpoint(base: url, apiKey: key))
+/// defer { client.stop() }
+/// let summary = try await AnalyticsFlush.run(suite: suite, client: client, options: FlushOptions(user: .externalID("u1")))
+/// ```
+public enum AnalyticsFlush {
+    /// Claims, sends and accounts; throws only when the suite or outbox cannot be read or written.
+    public static func run(
+        suite: AppGroupSuite, client: some TrackSending, options: FlushOptions,
+        progress: @Sendable (String) -> Void = { _ in }
+    ) async throws(AnalyticsError) -> FlushSummary {
+        let flushLock = try FileLock(path: suite.flushLockPath, wait: false)
+        defer { flushLock.release() }
+        var summary = FlushSummary()
+        var outbox = try claim(suite: suite, summary: &summary)
+        var attempts = 0
+        var lastStart: ContinuousClock.Instant?
+        let interval = Duration.seconds(1 / max(options.requestsPerSecond, 0.001))
+        while let batch = nextBatch(outbox) {
+            if Task.isCancelled {
+                summary.stopped = "interrupted; the rest stays in the outbox for the next flush"
+                break
+            }
+            for index in batch.events + batch.attributes {
+                outbox.items[index].sending = true
+                outbox.items[index].sends += 1
+            }
+            try outbox.save(to: suite.outboxPath)
+            if let lastStart, ContinuousClock.now < lastStart + interval {
+                try? await Task.sleep(until: lastStart + interval, clock: .continuous)
+            }
+            lastStart = .now
+            let body = TrackBody(
+                events: batch.events.map { object(outbox.items[$0], user: options.user) },
+                attributes: batch.attributes.map { object(outbox.items[$0], user: options.user) })
+            summary.requestsSent += 1
+            attempts += 1
+            let exchange = await client.send(body)
+            let members = batch.events + batch.attributes
+            var wait: Duration?
+            switch exchange {
+            case .answered(let status, let bytes, _) where (200..<300).contains(status):
+                let refused = nonFatalErrors(bytes, events: batch.events, attributes: batch.attributes)
+                for (index, reason) in refused.sorted(by: { $0.key < $1.key }) {
+                    outbox.rejected.append(Outbox.Rejected(item: outbox.items[index], reason: reason))
+                    summary.rejected.append(rejectedItem(outbox.items[index], source: "endpoint", reason: reason))
+                }
+                summary.accepted += members.count - refused.count
+                let gone = Set(members)
+                outbox.items = outbox.items.enumerated().filter { !gone.contains($0.offset) }.map(\.element)
+                try outbox.save(to: suite.outboxPath)
+                attempts = 0
+                progress("request \(summary.requestsSent): \(status), \(members.count - refused.count) accepted")
+                continue
+            case .answered(let status, let bytes, let headers):
+                for index in members { outbox.items[index].sending = false }
+                try outbox.save(to: suite.outboxPath)
+                if status == 429 {
+                    wait =
+                        rateLimitWait(headers, cap: options.maxRateLimitWait)
+                        ?? backoff(attempt: attempts, options: options)
+                    progress("request \(summary.requestsSent): 429, waiting \(wait.map(describe) ?? "")")
+                } else if status >= 500 {
+                    wait = backoff(attempt: attempts, options: options)
+                    progress("request \(summary.requestsSent): \(status), retrying in \(wait.map(describe) ?? "")")
+                } else {
+                    let (message, errors) = fatalMessage(bytes)
+                    summary.stopped = "the endpoint answered \(status): \(message)" + advice(status)
+                    summary.errors = errors
+                    break
+                }
+            case .unanswered(let reason, let maybeDelivered):
+                if maybeDelivered {
+                    // They stay marked sending; the list keeps the warning until a summary shows it.
+                    for index in members { outbox.noteUnacknowledged(outbox.items[index]) }
+                    try outbox.save(to: suite.outboxPath)
+                } else {
+                    for index in members { outbox.items[index].sending = false }
+                    try outbox.save(to: suite.outboxPath)
+                }
+                wait = backoff(attempt: attempts, options: options)
+                progress(
+                    "request \(summary.requestsSent): no answer (\(reason)), retrying in \(wait.map(describe) ?? "")")
+                if attempts >= options.maxAttempts {
+                    summary.stopped = "no answer from the endpoint after \(attempts) attempts: \(reason)"
+                }
+            }
+            if summary.stopped != nil { break }
+            if attempts >= options.maxAttempts {
+                summary.stopped = "the endpoint kept failing: gave up after \(attempts) attempts of one request"
+                break
+            }
+            summary.retried += 1
+            if let wait { try? await Task.sleep(for: wait) }
+        }
+        summary.leftPending = outbox.items.count
+        summary.unacknowledged = outbox.unreported
+        return summary
+    }
+
+    /// Forgets the unacknowledged items a summary reported, once the caller has shown it: until
+    /// then every flush reports them again, so a flush killed before its summary loses no warning.
+    public static func markReported(_ summary: FlushSummary, suite: AppGroupSuite) throws(AnalyticsError) {
+        guard !summary.unacknowledged.isEmpty else { return }
+        let flushLock = try FileLock(path: suite.flushLockPath, wait: false)
+        defer { flushLock.release() }
+        guard var outbox = try Outbox.load(from: suite.outboxPath) else { return }
+        let reported = Set(summary.unacknowledged.map(\.id))
+        outbox.unreported.removeAll { reported.contains($0.id) }
+        try outbox.save(to: suite.outboxPath)
+    }
+
+    /// Moves every sendable entry of the suite into the outbox (see the type's summary), after settling
+    /// what an earlier flush left: an unconfirmed claim, and items marked sending.
+    static func claim(suite: AppGroupSuite, summary: inout FlushSummary) throws(AnalyticsError) -> Outbox {
+        var outbox = try Outbox.load(from: suite.outboxPath) ?? Outbox()
+        let claimID = randomID()
+        let time = TrackBody.timestamp()
+        var claimed = 0
+        var local: [RejectedItem] = []
+        do {
+            try suite.update { root throws(AnalyticsError) in
+                if let earlier = outbox.unconfirmedClaim {
+                    // The replace that removed its items either happened (the marker is there) or not.
+                    if root[SuiteKeys.claimMarker] as? String != earlier {
+                        outbox.items.removeAll { $0.claim == earlier }
+                    }
+                    outbox.unconfirmedClaim = nil
+                }
+                let snapshot = SuiteSnapshot(root: root)
+                var removals: [String: Set<Int>] = [:]
+                var items: [Outbox.Item] = []
+                for entry in snapshot.entries {
+                    guard entry.isSendable else {
+                        local.append(
+                            RejectedItem(
+                                kind: entry.kind, name: entry.name, fields: entry.fields, source: "suite",
+                                reason: entry.defects.map(\.message).joined(separator: "; ") + " (left in the suite)"))
+                        continue
+                    }
+                    items.append(
+                        Outbox.Item(
+                            id: claimID + "-" + String(items.count), claim: claimID, kind: entry.kind, name: entry.name,
+                            time: entry.kind == .event ? time : nil, fields: entry.fields))
+                    removals[entry.suiteKey, default: []].insert(entry.index)
+                }
+                claimed = items.count
+                guard !items.isEmpty else { return }
+                outbox.items += items
+                outbox.unconfirmedClaim = claimID
+                try outbox.save(to: suite.outboxPath)
+                for (key, indices) in removals {
+                    guard let array = root[key] as? [Any] else { continue }
+                    let kept = array.enumerated().filter { !indices.contains($0.offset) }.map(\.element)
+                    if kept.isEmpty { root[key] = nil } else { root[key] = kept }
+                }
+                root[SuiteKeys.claimMarker] = claimID
+            }
+        } catch {
+            if outbox.unconfirmedClaim == claimID {
+                // The suite was not replaced: its items are still there, so the outbox must forget them.
+                outbox.items.removeAll { $0.claim == claimID }
+                outbox.unconfirmedClaim = nil
+                try? outbox.save(to: suite.outboxPath)
+            }
+            throw error
+        }
+        if outbox.unconfirmedClaim == claimID { outbox.unconfirmedClaim = nil }
+        summary.resumed = outbox.items.count - claimed
+        summary.itemsRead = outbox.items.count + local.count
+        summary.rejected = local
+        // Items an earlier flush had in a request with no answer: they may be at the endpoint already.
+        for item in outbox.items where item.sending { outbox.noteUnacknowledged(item) }
+        for index in outbox.items.indices { outbox.items[index].sending = false }
+        try outbox.save(to: suite.outboxPath)
+        return outbox
+    }
+
+    /// The indices of the next request's items: the first 75 events and 75 attribute items, in order.
+    static func nextBatch(_ outbox: Outbox) -> (events: [Int], attributes: [Int])? {
+        var events: [Int] = []
+        var attributes: [Int] = []
+        for (index, item) in outbox.items.enumerated() {
+            if item.kind == .event {
+                if events.count < TrackBody.limit { events.append(index) }
+            } else if attributes.count < TrackBody.limit {
+                attributes.append(index)
+            }
+            if events.count == TrackBody.limit && attributes.count == TrackBody.limit { break }
+        }
+        return events.isEmpty && attributes.isEmpty ? nil : (events, attributes)
+    }
+
+    /// The REST object for an outbox item.
+    static func object(_ item: Outbox.Item, user: UserIdentifier) -> JSONValue {
+        switch item.kind {
+        case .event:
+            return TrackBody.event(
+                name: item.name ?? "", time: item.time ?? TrackBody.timestamp(), properties: item.fields, user: user)
+        case .customAttribute, .userAttribute:
+            return TrackBody.attributes(item.fields, user: user)
+        }
+    }
+
+    /// The items a 2xx answer's `errors` name (`input_array` and `index`), with the reason.
+    static func nonFatalErrors(_ bytes: [UInt8], events: [Int], attributes: [Int]) -> [Int: String] {
+        guard let json = try? JSONValue.parse(bytes), case .array(let errors)? = json["errors"] else { return [:] }
+        var refused: [Int: String] = [:]
+        for error in errors {
+            guard case .string(let array)? = error["input_array"], case .number(let text)? = error["index"],
+                let position = Int(text)
+            else { continue }
+            let reason: String =
+                if case .string(let type)? = error["type"] { type } else { "rejected by the endpoint" }
+            let list = array == "events" ? events : array == "attributes" ? attributes : []
+            if list.indices.contains(position) { refused[list[position]] = reason }
+        }
+        return refused
+    }
+
+    /// The `message` and `errors` of a fatal answer, as text (never longer than a few hundred bytes each).
+    static func fatalMessage(_ bytes: [UInt8]) -> (String, [String]) {
+        guard let json = try? JSONValue.parse(bytes) else {
+            return ("(no JSON message)", [])
+        }
+        let message: String = if case .string(let text)? = json["message"] { text } else { "(no message)" }
+        var errors: [String] = []
+        if case .array(let list)? = json["errors"] {
+            errors = list.map { if case .string(let text) = $0 { text } else { String($0.text.prefix(400)) } }
+        }
+        return (String(message.prefix(400)), errors)
+    }
+
+    private static func advice(_ status: Int) -> String {
+        switch status {
+        case 401: return "; check the REST API key (--api-key-file or BRAZE_REST_API_KEY)"
+        case 403: return "; the REST API key needs the users.track permission"
+        case 400: return "; the request was not retried (sending it unchanged would fail again)"
+        default: return ""
+        }
+    }
+
+    /// How long a 429 asks to wait: `X-RateLimit-Reset` (epoch seconds) or `Retry-After` (seconds).
+    static func rateLimitWait(_ headers: [String: String], cap: Duration, now: Date = Date()) -> Duration? {
+        if let reset = headers["X-RateLimit-Reset"].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }) {
+            let seconds = max(0, reset - now.timeIntervalSince1970) + 0.05
+            return min(.milliseconds(Int64(seconds * 1000)), cap)
+        }
+        if let after = headers["Retry-After"].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }) {
+            return min(.milliseconds(Int64(max(0, after) * 1000)), cap)
+        }
+        return nil
+    }
+
+    /// Exponential backoff with jitter: attempt n waits between half and all of base x 2^(n-1), capped.
+    static func backoff(attempt: Int, options: FlushOptions) -> Duration {
+        let exponent = Double(min(max(attempt - 1, 0), 30))
+        let ceiling = min(options.backoffBase * pow(2, exponent), options.backoffCap)
+        return ceiling * Double.random(in: 0.5...1)
+    }
+
+    private static func rejectedItem(_ item: Outbox.Item, source: String, reason: String) -> RejectedItem {
+        RejectedItem(kind: item.kind, name: item.name, fields: item.fields, source: source, reason: reason)
+    }
+
+    private static func describe(_ duration: Duration) -> String {
+        String(format: "%.2f s", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+    }
+
+    private static func randomID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String(generator.next() as UInt64, radix: 36)
+    }
+}

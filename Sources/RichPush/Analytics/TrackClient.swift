@@ -1,0 +1,108 @@
+import CurlKit
+import Foundation
+
+/// What one `/users/track` request came to.
+public enum TrackExchange: Sendable {
+    /// The endpoint answered: its status, the body (up to 1 MiB), and the rate-limit headers.
+    case answered(status: Int, body: [UInt8], headers: [String: String])
+    /// No answer arrived. `maybeDelivered` is false only when the request surely never left (the
+    /// connection was never set up); otherwise the endpoint may have processed it.
+    case unanswered(reason: String, maybeDelivered: Bool)
+}
+
+/// Where and how to reach `/users/track`.
+public struct TrackEndpoint: Sendable {
+    /// The full URL of `/users/track` (the query of the base URL kept).
+    public let url: String
+    /// The REST API key; sent in the Authorization header only, never printed.
+    let apiKey: String
+    /// An extra CA (PEM) trusted besides the system's.
+    public var caFile: String?
+    /// curl `--connect-to` entries.
+    public var connectTo: [String] = []
+    /// Time allowed for one request, from connect to the last byte of the answer.
+    public var requestTimeout: Duration = .seconds(30)
+
+    /// `base` with `/users/track` appended to its path: https, or plain http to 127.0.0.1 only.
+    public init(base: String, apiKey: String) throws(AnalyticsError) {
+        guard var components = URLComponents(string: base), let scheme = components.scheme?.lowercased(),
+            let host = components.host, !host.isEmpty
+        else {
+            throw AnalyticsError(
+                .invalidInput, "'\(base)' is not a URL: give the REST endpoint, such as https://rest.iad-01.braze.com")
+        }
+        guard scheme == "https" || (scheme == "http" && host == "127.0.0.1") else {
+            throw AnalyticsError(
+                .invalidInput,
+                "'\(base)': the REST endpoint must be https (plain http only to 127.0.0.1, for richpush serve)")
+        }
+        let trimmed = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
+        if !trimmed.hasSuffix("/users/track") { components.path = trimmed + "/users/track" }
+        guard let url = components.string else {
+            throw AnalyticsError(.invalidInput, "'\(base)' cannot be extended with /users/track")
+        }
+        let key = apiKey.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !key.isEmpty, !key.contains(where: { $0.isNewline || $0 == "\0" }) else {
+            throw AnalyticsError(.apiKey, "the REST API key is empty or spans several lines")
+        }
+        self.url = url
+        self.apiKey = key
+    }
+}
+
+/// Sends `/users/track` requests over libcurl, one at a time, on a loop of its own.
+///
+/// - Warning: call ``stop()`` when done, so no curl handle outlives the client.
+public final class TrackClient: Sendable {
+    private let group: CurlLoopGroup
+    public let endpoint: TrackEndpoint
+
+    public init(endpoint: TrackEndpoint) throws(AnalyticsError) {
+        self.endpoint = endpoint
+        do {
+            group = try CurlLoopGroup(loops: 1)
+        } catch {
+            throw AnalyticsError(.storage, "cannot start the HTTP client: \(error)")
+        }
+    }
+
+    /// Stops the loop; idempotent.
+    public func stop() { group.stop() }
+
+    /// The response headers a flush reads.
+    static let rateHeaders = ["Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
+
+    /// POSTs `body` and waits for the answer (or for the request timeout).
+    public func send(_ body: TrackBody) async -> TrackExchange {
+        var spec = TransferSpec(
+            url: endpoint.url, allowedProtocols: endpoint.url.hasPrefix("https:") ? "https" : "http",
+            maxRedirects: 0, deadline: .now + endpoint.requestTimeout,
+            connectTimeoutMilliseconds: max(1, Int(min(endpoint.requestTimeout, .seconds(10)) / .milliseconds(1))),
+            // A fresh connection each time: libcurl silently sends a request again when a reused
+            // connection turns out dead, and a resent request is a duplicate nobody would account for.
+            caFile: endpoint.caFile, connectTo: endpoint.connectTo, freshConnection: true,
+            followRedirects: false, userAgent: "richpush-analytics", headBytes: 1 << 20)
+        spec.method = "POST"
+        spec.requestBody = Array(body.json.text.utf8)
+        spec.requestHeaders = [
+            "Content-Type: application/json", "Accept: application/json", "Authorization: Bearer " + endpoint.apiKey,
+        ]
+        spec.failOnHTTPError = false
+        spec.capturedHeaders = Self.rateHeaders
+        let outcome = await group.transfer(spec, writingTo: -1)
+        switch outcome.failure {
+        case nil, .httpStatus?, .redirect?:
+            return .answered(status: outcome.httpStatus, body: outcome.body.head, headers: outcome.capturedHeaders)
+        case .dnsFailed?, .connectFailed?, .connectTimeout?, .tlsFailed?, .schemeRefused?, .malformedURL?,
+            .trustStoreUnreadable?, .outOfDescriptors?:
+            return .unanswered(reason: Self.describe(outcome), maybeDelivered: false)
+        default:
+            return .unanswered(reason: Self.describe(outcome), maybeDelivered: true)
+        }
+    }
+
+    private static func describe(_ outcome: TransferOutcome) -> String {
+        let failure = outcome.failure.map { "\($0)" } ?? "no answer"
+        return outcome.diagnostic.isEmpty ? failure : failure + " (" + outcome.diagnostic + ")"
+    }
+}

@@ -1,0 +1,325 @@
+import Foundation
+import RichPush
+
+/// `richpush analytics`: the App Group suite an extension writes, and the app's flush to `/users/track`.
+enum AnalyticsCommand {
+    static let help = """
+        Emulate analytics saved by an extension in its App Group and sent by the app at its next launch.
+
+        Usage: richpush analytics record --app-group DIR [--suite NAME] [--event NAME [--property K=V]...]
+                                         [--attribute K=V]... [--email ADDRESS]
+               richpush analytics show   --app-group DIR [--suite NAME] [--json]
+               richpush analytics flush  --app-group DIR [--suite NAME] --endpoint URL
+                                         (--external-id ID | --braze-id ID) [--api-key-file FILE] [options]
+
+        The suite is <DIR>/Library/Preferences/<NAME>.plist, as on a device or simulator (copy the App Group
+        container as it is); --suite defaults to the only *.plist there. Values keep their JSON types:
+        true/false, numbers, [a,b] (an array of strings), anything else a string ("42" with the quotes stays
+        a string).
+
+        record  appends what an extension saves (pending_custom_events, pending_custom_attributes,
+                pending_user_attributes) under an exclusive lock, replacing the plist atomically.
+        show    lists what is pending and points out the known defects (an event under the attributes key,
+                a non-string event_name, a user attribute that does not decode, an unknown key).
+                Exit status 1 when it found a defect.
+        flush   sends every pending item to <URL>/users/track, with nothing lost and nothing sent twice by
+                richpush itself; run 'richpush analytics flush --help' for its options.
+
+        Example:
+          richpush analytics record --app-group Samples/app-group --event opened --property source=push
+          richpush analytics show --app-group Samples/app-group
+        """
+
+    /// Runs `analytics ACTION [options]`; `words` are the words after `analytics`.
+    static func run(_ words: [String]) async throws -> ExitCode {
+        guard let action = words.first, !action.hasPrefix("-") else {
+            if words.contains("--help") || words.contains("-h") {
+                printLine(help)
+                return .success
+            }
+            throw UsageError("analytics needs an action: record, show or flush")
+        }
+        let rest = Array(words.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") {
+            printLine(action == "flush" ? AnalyticsFlushCommand.help : help)
+            return .success
+        }
+        let arguments = Arguments(rest)
+        switch action {
+        case "record": return try record(arguments)
+        case "show": return try show(arguments)
+        case "flush": return try await AnalyticsFlushCommand.run(arguments)
+        default: throw UsageError("unknown analytics action '\(action)': use record, show or flush")
+        }
+    }
+
+    /// Reads `--app-group` and `--suite` into a suite.
+    static func suite(_ arguments: inout Arguments, creating: Bool = false) throws -> AppGroupSuite {
+        guard let container = try arguments.value("--app-group") else {
+            throw UsageError("--app-group DIR is required (the App Group container, holding Library/Preferences)")
+        }
+        let name = try arguments.value("--suite")
+        do {
+            return try AppGroupSuite(container: container, suite: name, creating: creating)
+        } catch {
+            if error.code == .invalidInput { throw UsageError(error.message) }
+            throw error
+        }
+    }
+
+    private static func record(_ arguments: Arguments) throws -> ExitCode {
+        var arguments = arguments
+        let suite = try suite(&arguments, creating: true)
+        let event = try arguments.value("--event")
+        let properties = try arguments.values("--property").map(field)
+        let attributes = try arguments.values("--attribute").map(field)
+        let email = try arguments.value("--email")
+        let positionals = try arguments.positionals()
+        guard positionals.isEmpty else { throw UsageError("unexpected argument '\(positionals[0])'") }
+        guard event != nil || !properties.isEmpty || !attributes.isEmpty || email != nil else {
+            throw UsageError("nothing to record: give --event NAME, --attribute K=V or --email ADDRESS")
+        }
+        var records: [PendingRecord] = []
+        if let event {
+            records.append(.event(name: event, properties: properties))
+        } else if !properties.isEmpty {
+            throw UsageError("--property belongs to an event: give --event NAME too")
+        }
+        records += attributes.map { .customAttribute(key: $0.key, value: $0.value) }
+        if let email { records.append(.email(email)) }
+        do {
+            let counts = try SuiteRecorder.record(records, in: suite)
+            printError(
+                "richpush: recorded \(records.count) item(s) in \(suite.path): pending \(counts.events) event(s), "
+                    + "\(counts.customAttributes) custom attribute(s), \(counts.userAttributes) user attribute(s)")
+            return .success
+        } catch {
+            if error.code == .invalidInput { throw UsageError(error.message) }
+            printError("richpush analytics record: \(error.message)")
+            return .failure
+        }
+    }
+
+    private static func field(_ text: String) throws -> SuiteEntry.Field {
+        guard let equals = text.firstIndex(of: "="), equals > text.startIndex else {
+            throw UsageError("'\(text)' is not KEY=VALUE")
+        }
+        return SuiteEntry.Field(
+            key: String(text[..<equals]), value: AnalyticsValue(commandLine: String(text[text.index(after: equals)...]))
+        )
+    }
+
+    private static func show(_ arguments: Arguments) throws -> ExitCode {
+        var arguments = arguments
+        let json = arguments.flag("--json")
+        let suite = try suite(&arguments)
+        let positionals = try arguments.positionals()
+        guard positionals.isEmpty else { throw UsageError("unexpected argument '\(positionals[0])'") }
+        let snapshot: SuiteSnapshot
+        let outbox: Outbox?
+        do {
+            snapshot = try suite.read()
+            outbox = try Outbox.load(from: suite.outboxPath)
+        } catch {
+            printError("richpush analytics show: \(error.message)")
+            return .failure
+        }
+        let defects = snapshot.allDefects
+        if json {
+            printLine(
+                try JSON.string(
+                    ShowReport(
+                        suite: suite.path, entries: snapshot.entries, suiteDefects: snapshot.suiteDefects,
+                        claimed: outbox?.items.count ?? 0, rejected: outbox?.rejected.count ?? 0)))
+        } else {
+            var table = TextTable(["KEY", "#", "NAME", "VALUES", "DEFECT"], rightAligned: [1])
+            for entry in snapshot.entries {
+                table.append([
+                    entry.suiteKey, String(entry.index), entry.name ?? "-",
+                    entry.fields.map { "\($0.key)=\($0.value.display)" }.joined(separator: " ")
+                        .escapingControlCharacters,
+                    entry.defects.map(\.code).joined(separator: ","),
+                ])
+            }
+            printLine(table.rendered)
+            printLine(
+                "\(snapshot.entries.count) pending item(s) in \(suite.path)"
+                    + (outbox.map { "; \($0.items.count) claimed by an unfinished flush (sent by the next one)" } ?? "")
+            )
+            for defect in defects { printLine("defect: \(defect.code): \(defect.message.escapingControlCharacters)") }
+        }
+        return defects.isEmpty ? .success : .failure
+    }
+
+    private struct ShowReport: Codable {
+        var suite: String
+        var entries: [SuiteEntry]
+        var suiteDefects: [SuiteDefect]
+        var claimed: Int
+        var rejected: Int
+    }
+}
+
+/// `richpush analytics flush`: the app's next launch, sending the suite to `/users/track`.
+enum AnalyticsFlushCommand {
+    static let help = """
+        Send every pending item of an App Group suite to Braze's REST /users/track, as the app's next launch.
+
+        Usage: richpush analytics flush --app-group DIR [--suite NAME] --endpoint URL
+                                        (--external-id ID | --braze-id ID) [--api-key-file FILE] [options]
+
+        Events become event objects (identifier, name, time in ISO 8601, properties); custom attributes and
+        the email become attributes objects. At most 75 events and 75 attributes go in one request.
+
+        The REST API key comes from --api-key-file FILE or the environment variable BRAZE_REST_API_KEY,
+        never from the command line, and is never printed. Items are claimed from the suite into an outbox
+        file beside it and leave the outbox only when their request got a 2xx answer: a flush that was
+        stopped, even killed, resumes from the outbox on the next run. Only items whose request got no
+        answer can reach the endpoint twice; the summary lists them (unacknowledged).
+
+        Options:
+          --endpoint URL          The REST endpoint (https; plain http only to 127.0.0.1); /users/track is appended.
+          --external-id ID        Identify the user by external_id.
+          --braze-id ID           Identify the user by braze_id.
+          --api-key-file FILE     Read the REST API key from FILE.
+          --cacert FILE           Trust this CA (PEM) besides the system's.
+          --connect-to H:P:H2:P2  Connect to H2:P2 for requests to H:P, as curl does. Repeatable.
+          --rate N                Requests started per second at most (default 1000: Braze's 3,000 per 3 s).
+          --attempts N            Requests for one batch at most, retries included (default 6).
+          --backoff MS            First retry delay after a 5xx or no answer; doubles each time, with jitter
+                                  (default 500, capped at 30 s). A 429 waits for X-RateLimit-Reset or Retry-After.
+          --timeout SECONDS       Time allowed for one request (default 30).
+          --json                  Print the summary as JSON on stdout.
+          --verbose               Print each request's outcome on stderr.
+
+        Exit status: 0 when everything was delivered, 1 when anything is left pending or was rejected,
+        69 when another flush of the same suite is running.
+
+        Example:
+          richpush analytics flush --app-group Samples/app-group --endpoint http://127.0.0.1:8080 \\
+              --external-id user-1 --api-key-file key.txt
+        """
+
+    static func run(_ arguments: Arguments) async throws -> ExitCode {
+        var arguments = try refusingKeyOnCommandLine(arguments)
+        let suite = try AnalyticsCommand.suite(&arguments)
+        guard let endpointURL = try arguments.value("--endpoint") else {
+            throw UsageError("--endpoint URL is required (the REST endpoint; /users/track is appended)")
+        }
+        let externalID = try arguments.value("--external-id")
+        let brazeID = try arguments.value("--braze-id")
+        let user: UserIdentifier
+        switch (externalID, brazeID) {
+        case (let id?, nil): user = .externalID(id)
+        case (nil, let id?): user = .brazeID(id)
+        default: throw UsageError("give exactly one of --external-id ID and --braze-id ID")
+        }
+        let keyFile = try arguments.value("--api-key-file")
+        let caFile = try arguments.value("--cacert")
+        let connectTo = try arguments.values("--connect-to")
+        var options = FlushOptions(user: user)
+        options.requestsPerSecond = try arguments.number("--rate", in: 0.01...1_000_000) ?? options.requestsPerSecond
+        options.maxAttempts = try arguments.number("--attempts", in: 1...100) ?? options.maxAttempts
+        if let base: Int = try arguments.number("--backoff", in: 0...600_000) {
+            options.backoffBase = .milliseconds(base)
+        }
+        let timeout: Double = try arguments.number("--timeout", in: 0.01...3600) ?? 30
+        let json = arguments.flag("--json")
+        let verbose = arguments.flag("--verbose")
+        let positionals = try arguments.positionals()
+        guard positionals.isEmpty else { throw UsageError("unexpected argument '\(positionals[0])'") }
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw UsageError("--cacert \(caFile): no readable file there")
+        }
+        for entry in connectTo where entry.split(separator: ":", omittingEmptySubsequences: false).count != 4 {
+            throw UsageError("--connect-to '\(entry)' is not HOST:PORT:HOST2:PORT2")
+        }
+        let key = try apiKey(file: keyFile)
+        var endpoint: TrackEndpoint
+        do {
+            endpoint = try TrackEndpoint(base: endpointURL, apiKey: key)
+        } catch {
+            if error.code == .invalidInput { throw UsageError(error.message) }
+            printError("richpush analytics flush: \(error.message)")
+            return .failure
+        }
+        endpoint.caFile = caFile
+        endpoint.connectTo = connectTo
+        endpoint.requestTimeout = .milliseconds(Int64(timeout * 1000))
+        let client: TrackClient
+        do { client = try TrackClient(endpoint: endpoint) } catch {
+            printError("richpush analytics flush: \(error.message)")
+            return .software
+        }
+        defer { client.stop() }
+        let optionsValue = options
+        let run = await runInterruptibly {
+            do throws(AnalyticsError) {
+                return Result<FlushSummary, AnalyticsError>.success(
+                    try await AnalyticsFlush.run(
+                        suite: suite, client: client, options: optionsValue,
+                        progress: { line in if verbose { printError("richpush: " + line) } }))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let summary: FlushSummary
+        switch run.value {
+        case .success(let value): summary = value
+        case .failure(let error):
+            printError("richpush analytics flush: \(error.message)")
+            return error.code == .busy ? .unavailable : .failure
+        }
+        if json {
+            printLine(try JSON.string(summary))
+        } else {
+            printLine(
+                "items read \(summary.itemsRead) (\(summary.resumed) resumed from the outbox), requests sent "
+                    + "\(summary.requestsSent), accepted \(summary.accepted), retried \(summary.retried), rejected "
+                    + "\(summary.rejected.count), left pending \(summary.leftPending)")
+            for item in summary.rejected {
+                printLine(
+                    "rejected: \(item.kind.rawValue) \(item.name ?? "-") (\(item.source)): \(item.reason)"
+                        .escapingControlCharacters)
+            }
+            if !summary.unacknowledged.isEmpty {
+                printLine(
+                    "unacknowledged: \(summary.unacknowledged.count) item(s) were in a request whose answer never "
+                        + "arrived; the endpoint may have logged them twice")
+            }
+        }
+        // Shown: the warning about these items need not be repeated by the next flush.
+        try? AnalyticsFlush.markReported(summary, suite: suite)
+        if let stopped = summary.stopped {
+            printError("richpush analytics flush: stopped: \(stopped.escapingControlCharacters)")
+            for error in summary.errors { printError("  error: \(error.escapingControlCharacters)") }
+        }
+        if run.interrupted { return .interrupted }
+        return summary.isComplete ? .success : .failure
+    }
+
+    /// The key from `file` or BRAZE_REST_API_KEY; the message never contains the key.
+    private static func apiKey(file: String?) throws -> String {
+        if let file {
+            guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8)
+            else {
+                throw UsageError("--api-key-file \(file): no readable UTF-8 file there")
+            }
+            return text
+        }
+        if let text = ProcessInfo.processInfo.environment["BRAZE_REST_API_KEY"], !text.isEmpty { return text }
+        throw UsageError("no REST API key: give --api-key-file FILE or set BRAZE_REST_API_KEY")
+    }
+
+    /// Refuses a key given on the command line (`--api-key VALUE`, `--api-key=VALUE`), without echoing it.
+    private static func refusingKeyOnCommandLine(_ arguments: Arguments) throws -> Arguments {
+        var copy = arguments
+        let given = (try? copy.values("--api-key", "--key", "--rest-api-key")) ?? []
+        if !given.isEmpty || copy.flag("--api-key", "--key", "--rest-api-key") {
+            throw UsageError(
+                "the REST API key is never taken from the command line (it would show in ps and shell history): "
+                    + "use --api-key-file FILE or BRAZE_REST_API_KEY")
+        }
+        return arguments
+    }
+}
