@@ -29,6 +29,9 @@ struct Arguments {
 
     init(_ words: [String]) { self.words = words }
 
+    /// The words not taken yet, for a command that reads its own sub-actions (`analytics record ...`).
+    var remainingWords: [String] { words }
+
     /// Removes `--name` (or an alias) and says whether it was there.
     mutating func flag(_ names: String...) -> Bool {
         known += names

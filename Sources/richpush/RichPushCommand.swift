@@ -55,7 +55,7 @@ enum RichPushCommand {
         Command(
             name: "analytics", synopsis: "analytics",
             summary: "Record, show and flush the analytics an extension saves in its App Group.",
-            help: AnalyticsCommand.help, run: { try await AnalyticsCommand.run($0) }),
+            help: AnalyticsCommand.help, run: { try await AnalyticsCommand.run($0.remainingWords) }),
     ]
 
     /// The command list: what `richpush` alone, `richpush help` and an unknown command print.
