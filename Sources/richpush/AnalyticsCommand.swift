@@ -299,7 +299,7 @@ enum AnalyticsFlushCommand {
     }
 
     /// The key from `file` or BRAZE_REST_API_KEY; the message never contains the key.
-    private static func apiKey(file: String?) throws -> String {
+    static func apiKey(file: String?) throws -> String {
         if let file {
             guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8)
             else {
@@ -312,7 +312,7 @@ enum AnalyticsFlushCommand {
     }
 
     /// Refuses a key given on the command line (`--api-key VALUE`, `--api-key=VALUE`), without echoing it.
-    private static func refusingKeyOnCommandLine(_ arguments: Arguments) throws -> Arguments {
+    static func refusingKeyOnCommandLine(_ arguments: Arguments) throws -> Arguments {
         var copy = arguments
         let given = (try? copy.values("--api-key", "--key", "--rest-api-key")) ?? []
         if !given.isEmpty || copy.flag("--api-key", "--key", "--rest-api-key") {

@@ -45,7 +45,7 @@ enum BatchCommand {
           --progress           A progress line every second even when stderr is not a terminal (CI logs).
           --no-progress        No progress line.
           --share-downloads    Download each URL once per run (every payload still gets its own verdict).
-        """ + "\n" + PolicyOptions.help + "\n" + OutputOptions.help + "\n\n" + """
+        """ + "\n" + PolicyOptions.help + "\n" + TrackOptions.help + "\n" + OutputOptions.help + "\n\n" + """
             One batch at a time per OUTDIR: a second batch on a folder in use exits 74 and names the other run.
 
             Example:
@@ -67,6 +67,7 @@ enum BatchCommand {
             stderrIsTerminal: isatty(2) == 1)
         let share = arguments.flag("--share-downloads")
         let policy = try PolicyOptions(parsing: &arguments).policy
+        let tracking = try TrackOptions(parsing: &arguments, download: policy.fetch)
         let positionals = try arguments.positionals()
         guard positionals.count == 1, let input = positionals.first else {
             throw UsageError("batch takes one folder, NDJSON file or payload file")
@@ -115,7 +116,7 @@ enum BatchCommand {
         // Records carry the sniffed MIME type; libmagic's description is worked out only where a message needs it.
         let service = ServiceExtension(
             engine: engine, sniffer: TypeSniffer(description: .unsupportedOnly), store: attachments, policy: policy,
-            sharedDownloads: shared)
+            sharedDownloads: shared, tracker: tracking.tracker)
         let runner = BatchRunner(
             items: items, service: service, output: store, concurrency: concurrency, force: force)
 
@@ -150,6 +151,8 @@ enum BatchCommand {
             try commit(Array(report.xml.utf8), to: junit, option: "--junit", durable: output.durable)
         }
         printError(summaryText(summary, folder: store.folder))
+        // Path A: the delivery events of this run's payloads, 75 to a request, after the verdicts.
+        _ = await tracking.flush()
         if summary.interrupted || interrupted {
             printError(
                 "Interrupted: \(summary.total - summary.recorded) payload(s) left. Run the same command to resume.")

@@ -97,6 +97,7 @@ enum BenchCommand {
         let noPreflight = arguments.flag("--no-preflight")
         let (shard, shardCount) = try parseShard(try arguments.value("--shard"))
         var policy = try ProcessCommand.extensionPolicy(&arguments)
+        let tracking = try TrackOptions(parsing: &arguments, download: policy.fetch)
         _ = try arguments.positionals().first.map { throw UsageError("bench takes no argument '\($0)'") }
         guard payloadPath == nil || url == nil else { throw UsageError("give --payload or --url, not both") }
         let modelCount = [arrivalWord != nil && arrivalWord != "burst", ramp != nil, rate != nil].filter { $0 }.count
@@ -200,7 +201,8 @@ enum BenchCommand {
         let store = try keep.map { try AttachmentStore(folder: $0) }
         defer { store?.removeScratch() }
         let sniffer = TypeSniffer(description: .unsupportedOnly)
-        let service = ServiceExtension(engine: engine, sniffer: sniffer, store: store, policy: policy)
+        let service = ServiceExtension(
+            engine: engine, sniffer: sniffer, store: store, policy: policy, tracker: tracking.tracker)
         // One trial download first; a slow target is what the bench measures, so the trial waits 5 s at most.
         var trialPolicy = policy
         trialPolicy.budget = min(policy.budget, .seconds(5))
@@ -245,6 +247,8 @@ enum BenchCommand {
         let thresholds = BenchThresholds(minDisplayPercent: failUnder, maxP99Milliseconds: maxP99)
         report.thresholds = thresholds.evaluate(report)
         printLine(summaryText(report))
+        // Path A: every device's delivery event, 75 to a request, after the burst (never inside it).
+        _ = await tracking.flush()
         do {
             if let jsonPath { try writeOutput(Array((try report.json() + "\n").utf8), to: jsonPath) }
             if let htmlPath { try writeOutput(Array(HTMLReport.render(report).utf8), to: htmlPath) }

@@ -23,7 +23,7 @@ enum ProcessCommand {
           --report FILE           Also write the full outcome as JSON (download timings, sniffed type);
                                   '-' is stdout, after the payload.
           --quiet                 No verdict line on stderr.
-        """ + "\n" + PolicyOptions.help + "\n" + OutputOptions.help + "\n\n" + """
+        """ + "\n" + PolicyOptions.help + "\n" + TrackOptions.help + "\n" + OutputOptions.help + "\n\n" + """
             Example:
               richpush serve &      # prints its URLs, e.g. https://127.0.0.1:40123/
               echo '{"aps":{"alert":"Hi","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg","type":"jpg"}}}' |
@@ -39,6 +39,7 @@ enum ProcessCommand {
         let reportPath = try arguments.value("--report")
         let quiet = arguments.flag("--quiet", "-q")
         let policy = try PolicyOptions(parsing: &arguments).policy
+        let tracking = try TrackOptions(parsing: &arguments, download: policy.fetch)
         let positionals = try arguments.positionals()
         guard positionals.count <= 1 else { throw UsageError("process takes one payload file (or stdin)") }
         let source = positionals.first ?? "-"
@@ -58,7 +59,7 @@ enum ProcessCommand {
             engine.shutdown()
             store.removeScratch()
         }
-        let service = ServiceExtension(engine: engine, store: store, policy: policy)
+        let service = ServiceExtension(engine: engine, store: store, policy: policy, tracker: tracking.tracker)
         let result: ProcessResult
         switch readInput(source) {
         case .success(let bytes):
@@ -96,6 +97,8 @@ enum ProcessCommand {
             }
         }
         if !quiet { printError("richpush: " + verdictLine(result.outcome)) }
+        // Path A: the delivery event goes out after the verdict, which it never delays.
+        _ = await tracking.flush()
         return ExitCode(rawValue: result.outcome.verdict.exitStatus) ?? .failure
     }
 

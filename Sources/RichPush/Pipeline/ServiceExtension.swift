@@ -39,11 +39,15 @@ public struct ServiceExtension: Sendable {
     public let policy: ExtensionPolicy
     /// When set, each URL is downloaded once and shared by every payload that names it.
     public let sharedDownloads: SharedDownloads?
+    /// When set (`--track-endpoint`), each payload's delivery event is recorded for `/users/track`.
+    public let tracker: DeliveryTracker?
 
     public init(
         engine: FetchEngine, sniffer: TypeSniffer = TypeSniffer(), store: AttachmentStore?,
-        policy: ExtensionPolicy = ExtensionPolicy(), sharedDownloads: SharedDownloads? = nil
+        policy: ExtensionPolicy = ExtensionPolicy(), sharedDownloads: SharedDownloads? = nil,
+        tracker: DeliveryTracker? = nil
     ) {
+        self.tracker = tracker
         self.engine = engine
         self.sniffer = sniffer
         self.store = store
@@ -62,6 +66,10 @@ public struct ServiceExtension: Sendable {
         let deadline = started + policy.budget
         var (outcome, root) = await run(bytes, deadline: deadline)
         outcome.elapsedMilliseconds = (ContinuousClock.now - started).inMilliseconds
+        // Path A: the delivery event is recorded now and sent by the command after the verdicts.
+        if let tracker, outcome.verdict != .rejected, !tracker.record(outcome, payload: root) {
+            outcome.warnings.append(DeliveryTracker.missingBrazeIDWarning)
+        }
         // Any push with an alert can be expanded, whether or not the service extension ran.
         if let app = policy.app, !app.contentExtensions.isEmpty, outcome.verdict != .rejected,
             outcome.reason != .noAlert

@@ -1,0 +1,125 @@
+import Foundation
+import Synchronization
+
+/// Path A: the emulated service extension logs a delivery event for each payload through
+/// `/users/track`, for the user named by the payload's top-level `braze_id`.
+///
+/// Events are collected as verdicts arrive and sent after them, in requests of at most 75, so a
+/// tracking call never delays a verdict; what it came to is reported on its own (``Report``).
+///
+/// ```swift
+/// let tracker = try DeliveryTracker(endpoint: endpoint)
+/// tracker.record(outcome, payload: root)      // once per payload
+/// let report = await tracker.flush()          // after the verdicts
+/// tracker.stop()
+/// ```
+public final class DeliveryTracker: Sendable {
+    /// What the tracking calls came to.
+    public struct Report: Sendable, Codable, Equatable {
+        /// Delivery events recorded (payloads with a `braze_id`).
+        public var events = 0
+        /// Payloads without a top-level string `braze_id`: a warning each, no request.
+        public var missingBrazeID = 0
+        public var requests = 0
+        /// Events the endpoint accepted (2xx, less its non-fatal errors).
+        public var accepted = 0
+        /// Events in requests that failed (no answer, or a status other than 2xx).
+        public var failed = 0
+        /// The last failure, for people (never contains the API key).
+        public var lastError: String?
+
+        enum CodingKeys: String, CodingKey {
+            case events, requests, accepted, failed
+            case missingBrazeID = "missing_braze_id"
+            case lastError = "last_error"
+        }
+
+        public init() {}
+
+        /// One line for stderr.
+        public var summaryLine: String {
+            var line =
+                "tracking: \(events) delivery event(s) in \(requests) request(s), \(accepted) accepted, \(failed) failed"
+            if missingBrazeID > 0 { line += "; \(missingBrazeID) payload(s) without braze_id (no event)" }
+            if let lastError { line += "; last error: \(lastError)" }
+            return line
+        }
+    }
+
+    private let client: TrackClient
+    private let eventName: String
+    private let pending = Mutex<(events: [DeliveryEvent], missing: Int)>(([], 0))
+
+    public init(endpoint: TrackEndpoint, eventName: String = DeliveryTracking.defaultEventName)
+        throws(AnalyticsError)
+    {
+        client = try TrackClient(endpoint: endpoint)
+        self.eventName = eventName
+    }
+
+    /// Stops the HTTP client; idempotent.
+    public func stop() { client.stop() }
+
+    /// The warning a payload without `braze_id` gets.
+    public static let missingBrazeIDWarning = Warning(
+        "tracking-no-braze-id",
+        "the payload has no top-level string 'braze_id', so no delivery event can be logged for its user: "
+            + "add braze_id to the campaign's key-value pairs (Liquid: {{${braze_id}}})")
+
+    /// Records the delivery event of one payload; returns false (and counts it) when it has no `braze_id`.
+    @discardableResult
+    public func record(_ outcome: Outcome, payload root: JSONValue?) -> Bool {
+        guard case .string(let brazeID)? = root?["braze_id"], !brazeID.isEmpty else {
+            pending.withLock { $0.missing += 1 }
+            return false
+        }
+        var properties: [SuiteEntry.Field] = [
+            SuiteEntry.Field(key: "verdict", value: .string(outcome.verdict.rawValue)),
+            SuiteEntry.Field(key: "reason", value: .string(outcome.reason.rawValue)),
+            SuiteEntry.Field(key: "elapsed_ms", value: .integer(Int64(outcome.elapsedMilliseconds.rounded()))),
+        ]
+        if let attachment = outcome.attachment {
+            properties.append(SuiteEntry.Field(key: "attachment_type", value: .string(attachment.type)))
+            properties.append(SuiteEntry.Field(key: "attachment_bytes", value: .integer(attachment.bytes)))
+        }
+        let event = DeliveryEvent(brazeID: brazeID, properties: properties)
+        pending.withLock { $0.events.append(event) }
+        return true
+    }
+
+    /// Sends every recorded event, 75 to a request, and says what came of it.
+    public func flush() async -> Report {
+        let (events, missing) = pending.withLock { state in
+            defer { state = ([], 0) }
+            return state
+        }
+        var report = Report()
+        report.events = events.count
+        report.missingBrazeID = missing
+        for body in DeliveryTracking.bodies(for: events, eventName: eventName) {
+            report.requests += 1
+            let count = body.events.count
+            switch await client.send(body) {
+            case .answered(let status, let answer, _) where (200..<300).contains(status):
+                let errors = (try? JSONValue.parse(answer))?["errors"]
+                if case .array(let list)? = errors {
+                    report.accepted += max(0, count - list.count)
+                    report.failed += min(count, list.count)
+                } else {
+                    report.accepted += count
+                }
+            case .answered(let status, let answer, _):
+                report.failed += count
+                let message = (try? JSONValue.parse(answer))?["message"].flatMap { value -> String? in
+                    if case .string(let text) = value { return text }
+                    return nil
+                }
+                report.lastError = "HTTP \(status)" + (message.map { ": \($0)" } ?? "")
+            case .unanswered(let reason, _):
+                report.failed += count
+                report.lastError = reason
+            }
+        }
+        return report
+    }
+}
