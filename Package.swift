@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "CNetRelay"),
 
         // Fixtures the test targets share: the repository's samples and a started asset server.
-        .target(name: "TestSupport", dependencies: ["AssetServer", "RichPush"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["AssetServer", "RichPush", "Digest"], path: "Tests/TestSupport"),
         .testTarget(name: "CurlKitTests", dependencies: ["CurlKit"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest"]),
         .testTarget(name: "RichPushTests", dependencies: ["RichPush", "AssetServer", "TestSupport"]),

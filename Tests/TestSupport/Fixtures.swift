@@ -1,4 +1,5 @@
 import AssetServer
+import Digest
 import Foundation
 
 /// Paths to the repository's samples, and helpers every test target shares.
@@ -27,17 +28,11 @@ public enum Fixtures {
     }
 
     /// A new empty folder under the system's temporary folder, removed by `cleanup`.
-    /// SHA-256 of a file as coreutils' sha256sum computes it: an answer independent of richpush's own code.
+    /// SHA-256 of a file's bytes, read whole, through the Digest module (checked against the FIPS 180-2
+    /// examples in its own tests): independent of the streaming sink it is compared with.
     public static func sha256(ofFile path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        process.arguments = [path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: output.prefix(64), as: UTF8.self)
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        return SHA256Digest.hex(of: bytes) ?? ""
     }
 
     public static func temporaryFolder(_ label: String = "richpush-test") throws -> String {
