@@ -42,6 +42,9 @@ enum BenchCommand {
           --ramp SECONDS        Arrivals spread evenly over SECONDS.
           --rate PER_SECOND     Arrivals at a fixed rate.
           --jitter SECONDS      Delay each arrival by a random 0..SECONDS (reproducible with --seed N).
+          --network-mix MIX     Give each device a built-in profile by share, drawn with --seed
+                                (3g=20,lte=70,wifi=10); the report breaks display rate and latency down
+                                per profile. Not with --network.
           --concurrency N       Devices in flight at most (default 1000).
           --reuse               Share connections between devices (default: a fresh one each).
           --shard I/N           Run the I-th of N equal slices of the device schedule (every N-th device).
@@ -98,6 +101,7 @@ enum BenchCommand {
         let (shard, shardCount) = try parseShard(try arguments.value("--shard"))
         var policy = try ProcessCommand.extensionPolicy(&arguments)
         let tracking = try TrackOptions(parsing: &arguments, download: policy.fetch)
+        let mix = try TLSOptions.networkMix(&arguments, network: policy.fetch.network)
         _ = try arguments.positionals().first.map { throw UsageError("bench takes no argument '\($0)'") }
         guard payloadPath == nil || url == nil else { throw UsageError("give --payload or --url, not both") }
         let modelCount = [arrivalWord != nil && arrivalWord != "burst", ramp != nil, rate != nil].filter { $0 }.count
@@ -223,9 +227,15 @@ enum BenchCommand {
                 connections: policy.fetch.connections.rawValue, budgetSeconds: policy.budget.inSeconds,
                 shardCount: shardCount),
             shards: [shard])
-        let runner = BurstRunner(
+        report.config.network = policy.fetch.network?.name
+        report.config.networkMix = mix.map { mix in
+            mix.entries.map { "\(NetworkAssignment.key($0.profile))=\($0.percent)" }.joined(separator: ",")
+        }
+        var burst = BurstRunner(
             service: service, payload: payload, schedule: schedule, indices: indices, concurrency: concurrency,
             timeLimit: limit)
+        if let mix { burst.networks = NetworkAssignment(mix: mix, devices: devices, seed: seed, service: service) }
+        let runner = burst
         let display = BenchProgressLine(
             mode: noProgress ? .off : isatty(2) == 1 ? .redraw : forceProgress ? .perSecond : .off)
         printError(

@@ -26,6 +26,23 @@ struct TLSOptions {
                                   down=2mbit,rtt=150ms,loss=1%,jitter=20ms); see 'richpush network list'.
         """
 
+    /// The help line of `--network-mix` (batch and bench).
+    static let mixHelp = """
+          --network-mix MIX       Give each device a built-in profile by share, drawn with --seed:
+                                  3g=20,lte=70,wifi=10 (percentages summing to 100); not with --network.
+        """
+
+    /// Reads `--network-mix MIX` (batch and bench), which cannot be given with `--network`.
+    static func networkMix(_ arguments: inout Arguments, network: NetworkProfile?) throws -> NetworkMix? {
+        guard let text = try arguments.value("--network-mix") else { return nil }
+        guard network == nil else {
+            throw UsageError("give --network or --network-mix, not both (a mix names each device's profile)")
+        }
+        do throws(NetworkError) { return try NetworkMix(parsing: text) } catch {
+            throw UsageError("--network-mix: \(error.message)")
+        }
+    }
+
     /// Reads the options out of `arguments`; a missing `--cacert` file is unusable input (65).
     init(parsing arguments: inout Arguments) throws {
         if let network = try arguments.value("--network") {

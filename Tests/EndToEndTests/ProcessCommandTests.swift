@@ -63,6 +63,36 @@ import Testing
         }
     }
 
+    @Test func theLargeGIFSampleExpiresOn3GWithTheHintAndAttachesOnLTE() async throws {
+        defer { cleanUp() }
+        let input = Data(try SamplePayloads.bytes("gif-large.json"))
+        func process(_ network: String) async throws -> (BinaryRun, JSONValue?) {
+            let run = try await RichPushBinary.run(
+                [
+                    "process", "--network", network, "--budget", "5", "--out", folder + "/out", "--cacert",
+                    Fixtures.caFile, "--connect-to", "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)",
+                ], stdin: input, directory: folder)
+            return (run, try JSONValue.parse(Array(run.stdout.utf8))["richpush"])
+        }
+        // 3.7 MB at 780 kbit/s needs about 38 s: far over 5 s.
+        let (slow, expired) = try await process("3g")
+        #expect(slow.status == 1, "\(slow.stderr)")
+        #expect(expired?["verdict"] == .string("expired"))
+        #expect(expired?["reason"] == .string("deadline-exceeded"))
+        guard case .string(let hint)? = expired?["hint"] else {
+            Issue.record("no hint: \(slow.stdout)")
+            return
+        }
+        #expect(hint.hasPrefix("at 3G this 3.7 MB GIF needs about 38 s; at most "), "\(hint)")
+        #expect(hint.hasSuffix(" fits in 5.0 s"), "\(hint)")
+        #expect(slow.stderr.contains(hint), "\(slow.stderr)")
+        // At 50 Mbit/s the same file takes well under a second.
+        let (fast, attached) = try await process("lte")
+        #expect(fast.status == 0, "\(fast.stderr)")
+        #expect(attached?["verdict"] == .string("attached"), "\(fast.stderr)")
+        #expect(attached?["hint"] == nil)
+    }
+
     @Test func readsAPayloadFileAndWritesAReport() async throws {
         defer { cleanUp() }
         let report = folder + "/report.json"

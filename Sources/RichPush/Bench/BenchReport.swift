@@ -34,6 +34,10 @@ public struct BenchReport: Sendable, Codable, Equatable {
         public var connections: String
         public var budgetSeconds: Double
         public var shardCount: Int
+        /// The profile every device downloads over (`--network`), or nil.
+        public var network: String?
+        /// The mix devices are drawn from (`--network-mix`, drawn with `seed`), or nil.
+        public var networkMix: String?
 
         public init(
             devices: Int, arrival: String, rampSeconds: Double?, ratePerSecond: Double?, jitterSeconds: Double,
@@ -76,6 +80,40 @@ public struct BenchReport: Sendable, Codable, Equatable {
         public init(second: Int) { self.second = second }
     }
 
+    /// The devices of one network profile (`--network`, `--network-mix`): counts and end-to-end latency.
+    public struct Network: Sendable, Codable, Equatable {
+        public var devices = 0
+        public var attached = 0
+        public var verdicts: [String: Int] = [:]
+        /// End-to-end latency of the profile's devices.
+        public var latency = LatencyHistogram()
+        /// Derived: `attached / devices`.
+        public var displayRate = 0.0
+        /// Derived: the statistics of `latency`, in milliseconds (the keys of `percentiles_milliseconds`).
+        public var latencyMilliseconds: [String: Double] = [:]
+
+        public init() {}
+
+        mutating func add(_ device: DeviceResult) {
+            devices += 1
+            if device.verdict == .attached { attached += 1 }
+            verdicts[device.verdict.rawValue, default: 0] += 1
+            latency.record(device.ended - device.scheduled)
+        }
+
+        mutating func merge(_ other: Network) {
+            devices += other.devices
+            attached += other.attached
+            verdicts.merge(other.verdicts, uniquingKeysWith: +)
+            latency.merge(other.latency)
+        }
+
+        mutating func finalize() {
+            displayRate = devices == 0 ? 0 : Double(attached) / Double(devices)
+            latencyMilliseconds = latency.percentilesMilliseconds
+        }
+    }
+
     public var schema = BenchReport.schemaName
     public var target: Target
     public var config: Config
@@ -104,6 +142,9 @@ public struct BenchReport: Sendable, Codable, Equatable {
     public var timeline: [Second] = []
     /// The `--fail-under` and `--max-p99` results of this run (a merge has none: apply them to the whole).
     public var thresholds: [ThresholdResult] = []
+    /// Profile key (`3g`) -> its devices, when the run used network profiles; absent over loopback.
+    /// The rows add up to `devices` and `attached`.
+    public var networks: [String: Network]?
     // Derived by finalize().
     public var displayRate = 0.0
     public var devicesPerSecond = 0.0
@@ -149,6 +190,11 @@ public struct BenchReport: Sendable, Codable, Equatable {
             }
         }
         histograms["end_to_end", default: LatencyHistogram()].record(device.ended - device.scheduled)
+        if let network = device.network {
+            var rows = networks ?? [:]
+            rows[network, default: Network()].add(device)
+            networks = rows
+        }
         let arrival = Self.second(of: device.scheduled)
         let start = Self.second(of: device.started)
         let end = Self.second(of: device.ended)
@@ -202,6 +248,11 @@ public struct BenchReport: Sendable, Codable, Equatable {
             timeline[second.second].bytes += second.bytes
             timeline[second.second].latency.merge(second.latency)
         }
+        if let others = other.networks {
+            var rows = networks ?? [:]
+            for (name, row) in others { rows[name, default: Network()].merge(row) }
+            networks = rows
+        }
         thresholds = []
         finalize()
     }
@@ -212,6 +263,10 @@ public struct BenchReport: Sendable, Codable, Equatable {
         devicesPerSecond = durationSeconds > 0 ? Double(devices) / durationSeconds : 0
         megabytesPerSecond = durationSeconds > 0 ? Double(bytes) / 1_000_000 / durationSeconds : 0
         percentilesMilliseconds = histograms.mapValues(\.percentilesMilliseconds)
+        if var rows = networks {
+            for name in rows.keys { rows[name]?.finalize() }
+            networks = rows
+        }
         var classes = ["2xx": 0, "3xx": 0, "4xx": 0, "5xx": 0, "no_response": devices]
         for (code, count) in statusCodes {
             let number = Int(code) ?? 0
@@ -231,6 +286,17 @@ public struct BenchReport: Sendable, Codable, Equatable {
                     "p99": Double(latency.value(atQuantile: 0.99)) / 1000,
                 ]
         }
+    }
+
+    /// The profile rows in a stable order: built-in profiles as `network list` prints them, then the rest by name.
+    public var networkRows: [(name: String, title: String, row: Network)] {
+        let order = Dictionary(
+            NetworkProfile.builtIn.enumerated().map { (NetworkAssignment.key($0.element), $0.offset) },
+            uniquingKeysWith: { first, _ in first })
+        return (networks ?? [:]).sorted { left, right in
+            let (a, b) = (order[left.key] ?? Int.max, order[right.key] ?? Int.max)
+            return a != b ? a < b : left.key < right.key
+        }.map { (name: $0.key, title: NetworkProfile.named($0.key)?.title ?? $0.key, row: $0.value) }
     }
 
     private mutating func grow(to second: Int) {

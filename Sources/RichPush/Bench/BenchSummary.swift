@@ -16,6 +16,7 @@ public enum BenchSummary {
             String(
                 format: "Display rate: %.1f%% of %d devices would show the attachment (%d attached).",
                 report.displayRate * 100, report.devices, report.attached))
+        lines += networkLines(report)
         lines.append(
             String(
                 format: "Throughput: %.0f devices/s, %.1f MB/s over %.1f s.", report.devicesPerSecond,
@@ -75,5 +76,20 @@ public enum BenchSummary {
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The per-network table (display rate and end-to-end latency), when the run used profiles.
+    static func networkLines(_ report: BenchReport) -> [String] {
+        let rows = report.networkRows
+        guard !rows.isEmpty else { return [] }
+        var table = TextTable(
+            ["NETWORK", "DEVICES", "ATTACHED", "DISPLAY", "P50 (ms)", "P90 (ms)", "P99 (ms)"], rightAligned: Set(1...6))
+        for (_, title, row) in rows {
+            let p = row.latencyMilliseconds
+            table.append(
+                [title, String(row.devices), String(row.attached), String(format: "%.1f%%", row.displayRate * 100)]
+                    + ["p50", "p90", "p99"].map { key in p[key].map { String(format: "%.1f", $0) } ?? "-" })
+        }
+        return ["", table.rendered, ""]
     }
 }

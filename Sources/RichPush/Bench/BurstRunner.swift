@@ -21,6 +21,8 @@ public struct BurstRunner: Sendable {
     public let concurrency: Int
     /// No device is launched after this long; those in flight end within their own budget.
     public let timeLimit: Duration
+    /// The network each device downloads over (default: the service's own, for every device).
+    public var networks: NetworkAssignment
     /// How often progress is reported while nothing finishes.
     public var progressInterval: Duration = .milliseconds(250)
 
@@ -34,6 +36,7 @@ public struct BurstRunner: Sendable {
         self.indices = indices
         self.concurrency = max(1, concurrency)
         self.timeLimit = timeLimit
+        networks = NetworkAssignment(service: service)
     }
 
     /// Live counts for a progress line.
@@ -106,7 +109,7 @@ public struct BurstRunner: Sendable {
                 progress: Progress(
                     total: plan.count, started: 0, done: 0, failures: 0, verdicts: [:], began: began, maxInFlight: 0,
                     lastArrival: plan.last?.offset ?? .zero)), observer: progress)
-        let service = self.service
+        let networks = self.networks
         let payload = self.payload
         let concurrency = self.concurrency
         let limit = began + timeLimit
@@ -152,6 +155,7 @@ public struct BurstRunner: Sendable {
                 let scheduled = entry.offset
                 // The moment this device was free to start: its arrival, or when the cap let it go.
                 let free = max(arrival, capReleased)
+                let (service, network) = networks.service(for: entry.index)
                 group.addTask {
                     let startedAt = ContinuousClock.now
                     let result = await service.process(payload, arrivedAt: arrival)
@@ -165,7 +169,7 @@ public struct BurstRunner: Sendable {
                         dns: timings?.dns, connect: timings?.connect, tls: timings?.tls, firstByte: timings?.firstByte,
                         download: timings?.total, scheduled: scheduled, started: started, ended: ended,
                         heldBack: heldBack && started - scheduled > .milliseconds(1),
-                        schedulingLag: max(.zero, startedAt - free))
+                        schedulingLag: max(.zero, startedAt - free), network: network)
                     let (snapshot, waiter) = shared.withLock { state in
                         state.progress.done += 1
                         // A device cut short by an interruption says nothing about the host: not counted.

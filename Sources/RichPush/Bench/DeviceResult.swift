@@ -18,12 +18,14 @@ public struct DeviceResult: Sendable {
     /// How late the device started against the moment it was free to start (its arrival, or the moment
     /// the concurrency cap let it go): the client's own scheduling lag, not the host's.
     public var schedulingLag: Duration
+    /// The network profile the device downloaded over (its report key, `3g`); nil over loopback.
+    public var network: String?
 
     public init(
         verdict: Verdict, reason: ReasonCode, message: String? = nil, status: Int = 0, bytes: Int64,
         dns: Duration? = nil, connect: Duration? = nil, tls: Duration? = nil, firstByte: Duration? = nil,
         download: Duration? = nil, scheduled: Duration, started: Duration, ended: Duration, heldBack: Bool = false,
-        schedulingLag: Duration = .zero
+        schedulingLag: Duration = .zero, network: String? = nil
     ) {
         self.verdict = verdict
         self.reason = reason
@@ -40,5 +42,6 @@ public struct DeviceResult: Sendable {
         self.ended = ended
         self.heldBack = heldBack
         self.schedulingLag = schedulingLag
+        self.network = network
     }
 }

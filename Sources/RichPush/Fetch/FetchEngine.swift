@@ -276,7 +276,8 @@ public final class FetchEngine: Sendable {
                 queue: .microseconds(outcome.queueMicros), dns: .microseconds(outcome.dnsMicros),
                 connect: .microseconds(outcome.connectMicros), tls: .microseconds(outcome.tlsMicros),
                 firstByte: .microseconds(outcome.firstByteMicros), total: .microseconds(outcome.totalMicros)),
-            body: outcome.body)
+            body: outcome.body,
+            contentLength: outcome.contentLength)
         guard let failure = outcome.failure else { return .success(details) }
         let url = request.url
         let policy = request.policy

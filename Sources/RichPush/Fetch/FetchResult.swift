@@ -79,4 +79,7 @@ public struct FetchResult: Sendable {
     /// What was learned from the body as it arrived (its first bytes and SHA-256), when the policy asked
     /// for it (``FetchPolicy/keepsBodySummary``): the verdict never reads a download back.
     public var body = BodySummary()
+    /// The Content-Length the server declared, when it sent one: the asset's size even when the
+    /// download stopped early (an expired verdict sizes its hint with it).
+    public var contentLength: Int64? = nil
 }

@@ -83,10 +83,16 @@ public struct NetworkMix: Sendable, Hashable {
 
     /// The profile of each device `0..<devices`: exact counts (``counts(devices:)``) in a seeded shuffle.
     public func assignments(devices: Int, seed: UInt64) -> [NetworkProfile] {
-        var result: [NetworkProfile] = []
+        entryIndices(devices: devices, seed: seed).map { entries[Int($0)].profile }
+    }
+
+    /// The index into ``entries`` of each device `0..<devices`, as ``assignments(devices:seed:)`` draws them
+    /// (one byte a device, so a million devices cost a megabyte).
+    public func entryIndices(devices: Int, seed: UInt64) -> [UInt8] {
+        var result: [UInt8] = []
         result.reserveCapacity(devices)
-        for (entry, count) in zip(entries, counts(devices: devices)) {
-            result.append(contentsOf: repeatElement(entry.profile, count: count))
+        for (index, count) in counts(devices: devices).enumerated() {
+            result.append(contentsOf: repeatElement(UInt8(truncatingIfNeeded: index), count: count))
         }
         // Fisher-Yates written out (not the standard library's shuffle, whose draws may change
         // between releases), so a seed keeps naming the same assignment.

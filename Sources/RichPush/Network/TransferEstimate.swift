@@ -71,6 +71,20 @@ public struct TransferEstimate: Sendable, Equatable {
         return needs + "; at most \(Self.size(fits, roundingDown: true)) fits in \(Self.time(budget))"
     }
 
+    /// The hint when the asset's size is unknown (no Content-Length): only the largest size that fits.
+    ///
+    /// "at 3G at most 2.8 MB fits in 30 s (the server declared no size)".
+    public static func hint(profile: NetworkProfile, budget: Duration, secure: Bool = true) -> String {
+        let estimate = TransferEstimate(profile: profile, bytes: 0, secure: secure)
+        let fits = estimate.largestFitting(budget)
+        guard fits > 0 else {
+            return "at \(profile.title) the round trips alone take about \(time(.seconds(estimate.setupSeconds))), "
+                + "so nothing fits in \(time(budget))"
+        }
+        return "at \(profile.title) at most \(size(fits, roundingDown: true)) fits in \(time(budget)) "
+            + "(the server declared no size)"
+    }
+
     /// Sizes as people read them: 4.1 MB, 350 KB, 900 bytes (decimal units).
     static func size(_ bytes: Int64, roundingDown: Bool) -> String {
         let value = Double(bytes)

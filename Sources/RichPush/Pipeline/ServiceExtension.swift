@@ -273,6 +273,18 @@ public struct ServiceExtension: Sendable {
         }
     }
 
+    /// Why an expired download could not make it under the fetch policy's network profile: the time
+    /// the asset needs at that profile (sized by its declared Content-Length) and the largest that fits.
+    private func networkHint(_ details: FetchResult?, format: AttachmentFormat) -> String? {
+        guard let profile = policy.fetch.network else { return nil }
+        let secure = details.map { !$0.effectiveURL.lowercased().hasPrefix("http:") } ?? true
+        guard let bytes = details?.contentLength, bytes > 0 else {
+            return TransferEstimate.hint(profile: profile, budget: policy.budget, secure: secure)
+        }
+        return TransferEstimate(profile: profile, bytes: bytes, secure: secure)
+            .hint(budget: policy.budget, kind: format.name.uppercased())
+    }
+
     private func failure(_ error: FetchError, cap: Int64, format: AttachmentFormat, payloadBytes: Int) -> Outcome {
         func make(_ verdict: Verdict, _ reason: ReasonCode, _ message: String? = nil) -> Outcome {
             Outcome(
@@ -282,10 +294,12 @@ public struct ServiceExtension: Sendable {
         case .deadlineExceeded:
             let budget = String(format: "%g", policy.budget.inSeconds)
             let received = error.details.map { " (\($0.bytes) bytes had arrived)" } ?? ""
-            return make(
+            var outcome = make(
                 .expired, .deadlineExceeded,
                 "\(error.details?.effectiveURL ?? "the asset") did not finish within the extension's \(budget) s budget"
                     + "\(received): iOS would call serviceExtensionTimeWillExpire and show the plain notification.")
+            outcome.hint = networkHint(error.details, format: format)
+            return outcome
         case .tooLarge:
             return make(
                 .fallback, .fileTooLarge,

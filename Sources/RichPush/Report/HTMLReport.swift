@@ -41,6 +41,7 @@ public enum HTMLReport {
             budget \(format(config.budgetSeconds)) s\(shards)</div>
             <p><span class="big">\(format(report.displayRate * 100))%</span> of \(report.devices) devices would show the attachment
             within the budget.</p>
+            \(networkSection(report))
             <p class="muted">\(format(report.devicesPerSecond)) devices/s, \(format(report.megabytesPerSecond)) MB/s over
             \(format(report.durationSeconds)) s. \(delayNote(report))</p>
             \(clientSection(report.client))
@@ -111,6 +112,23 @@ public enum HTMLReport {
             rows += "</tr>\n"
         }
         return rows + "</table>"
+    }
+
+    /// The display rate and latency of each network profile, when the run used profiles.
+    private static func networkSection(_ report: BenchReport) -> String {
+        let rows = report.networkRows
+        guard !rows.isEmpty else { return "" }
+        var table =
+            "<h2>By network</h2><table><tr><th class=\"text\">network</th><th>devices</th><th>attached</th>"
+            + "<th>display rate</th><th>p50 (ms)</th><th>p90 (ms)</th><th>p99 (ms)</th></tr>\n"
+        for (_, title, row) in rows {
+            let p = row.latencyMilliseconds
+            table +=
+                "<tr><td class=\"text\">\(escape(title))</td><td>\(row.devices)</td><td>\(row.attached)</td>"
+                + "<td>\(format(row.displayRate * 100))%</td>"
+                + ["p50", "p90", "p99"].map { "<td>\(p[$0].map(format) ?? "-")</td>" }.joined() + "</tr>\n"
+        }
+        return table + "</table>"
     }
 
     private static func statusTable(_ report: BenchReport) -> String {

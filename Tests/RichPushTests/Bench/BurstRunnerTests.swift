@@ -18,7 +18,8 @@ import Testing
 
     func run(
         url: String, devices: Int, model: ArrivalSchedule.Model = .burst, budget: Duration = .seconds(10),
-        concurrency: Int? = nil, progress: @escaping @Sendable (BurstRunner.Progress) -> Void = { _ in }
+        concurrency: Int? = nil, mix: NetworkMix? = nil,
+        progress: @escaping @Sendable (BurstRunner.Progress) -> Void = { _ in }
     ) async throws -> BenchReport {
         let service = ServiceExtension(
             engine: engine, store: try AttachmentStore(folder: folder),
@@ -32,11 +33,52 @@ import Testing
                 concurrency: concurrency ?? devices, connections: "fresh", budgetSeconds: budget.inSeconds,
                 shardCount: 1),
             shards: [1])
-        await BurstRunner(
+        var runner = BurstRunner(
             service: service, payload: Array(payload.utf8), schedule: schedule, indices: Array(0..<devices),
-            concurrency: concurrency ?? devices, timeLimit: .seconds(60)
-        ).run(into: &report, progress: progress)
+            concurrency: concurrency ?? devices, timeLimit: .seconds(60))
+        if let mix { runner.networks = NetworkAssignment(mix: mix, devices: devices, seed: 7, service: service) }
+        await runner.run(into: &report, progress: progress)
         return report
+    }
+
+    @Test func breaksTheDisplayRateDownPerNetworkAndTheRowsAddUpToTheTotals() async throws {
+        defer { cleanUp() }
+        // 1.5 MB: about 50 s at Edge's 240 kbit/s, far over a 15 s budget; well under a second on Wi-Fi,
+        // which leaves room for a machine the rest of the suite keeps busy.
+        let mix = try NetworkMix(parsing: "edge=25,wifi=75")
+        let report = try await run(
+            url: "https://cdn.example.com/hero.jpg?size=1500000", devices: 20, budget: .seconds(15), mix: mix)
+        let networks = try #require(report.networks)
+        #expect(Set(networks.keys) == ["edge", "wifi"])
+        #expect(networks["edge"]?.devices == 5)
+        #expect(networks["wifi"]?.devices == 15)
+        #expect(networks["edge"]?.attached == 0)
+        #expect(networks["edge"]?.verdicts["expired"] == 5)
+        #expect(networks["wifi"]?.attached == 15)
+        #expect(networks["wifi"]?.displayRate == 1)
+        #expect(networks.values.reduce(0) { $0 + $1.devices } == report.devices)
+        #expect(networks.values.reduce(0) { $0 + $1.attached } == report.attached)
+        #expect(networks.values.reduce(0) { $0 + $1.latency.count } == report.histograms["end_to_end"]?.count)
+        #expect((networks["edge"]?.latencyMilliseconds["p50"] ?? 0) >= 3000)
+        #expect(report.networkRows.map(\.title) == ["Edge", "Wi-Fi"])
+        let text = BenchSummary.text(report)
+        #expect(text.contains("Wi-Fi"), "\(text)")
+        #expect(text.contains("100.0%"))
+        let html = HTMLReport.render(report)
+        #expect(html.contains("By network"))
+        #expect(html.contains("<td class=\"text\">Edge</td><td>5</td><td>0</td>"))
+        // The JSON keeps the rows, matches the schema, and merges back to the same rows.
+        let json = try report.json()
+        #expect(json.contains("\"networks\""))
+        let schema = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: Fixtures.root + "/bench/report.schema.json")))
+        let problems = JSONSchemaCheck.violations(
+            of: try JSONSerialization.jsonObject(with: Data(json.utf8)), against: try #require(schema as? [String: Any])
+        )
+        #expect(problems.isEmpty, "\(problems.prefix(5))")
+        let read = try BenchReport.read(Data(json.utf8))
+        #expect(read.networks?["edge"]?.devices == 5)
+        #expect(read.networks?["wifi"]?.latency == networks["wifi"]?.latency)
     }
 
     @Test func countsStalledResponsesAsExpired() async throws {

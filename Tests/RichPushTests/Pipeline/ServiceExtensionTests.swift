@@ -102,6 +102,42 @@ import Testing
         #expect(ContinuousClock.now - started < Sanitizer.scaled(.seconds(15)))
     }
 
+    @Test func anExpiryUnderANetworkProfileSaysWhatTheAssetNeedsAndWhatFits() async throws {
+        defer { cleanUp() }
+        var policy = service.policy
+        policy.budget = .seconds(2)
+        // 200 kbit/s is 25 KB/s: 400 KB needs about 16 s, far over the budget however busy the machine.
+        policy.fetch.network = try NetworkProfile(parsing: "down=200kbit,rtt=20ms")
+        policy.fetch.connectTimeout = .seconds(30)
+        let slow = ServiceExtension(engine: engine, store: service.store, policy: policy)
+        let result = await slow.process(payload(url: "https://cdn.example.com/hero.jpg?size=400000", type: "jpg"))
+        #expect(result.outcome.verdict == .expired, "\(result.outcome.summaryLine)")
+        #expect(result.outcome.reason == .deadlineExceeded)
+        let expected = TransferEstimate(profile: try #require(policy.fetch.network), bytes: 400_000)
+            .hint(budget: .seconds(2), kind: "JPEG")
+        #expect(result.outcome.hint == expected)
+        #expect(expected.hasPrefix("at custom this 400 KB JPEG needs about 16 s; at most "))
+        #expect(expected.hasSuffix(" fits in 2.0 s"))
+
+        // Without a Content-Length the size is unknown: the hint gives only what fits.
+        let chunked = await slow.process(
+            payload(url: "https://cdn.example.com/hero.jpg?size=400000&chunked=1", type: "jpg"))
+        #expect(chunked.outcome.verdict == .expired, "\(chunked.outcome.summaryLine)")
+        let fits = TransferEstimate.hint(profile: try #require(policy.fetch.network), budget: .seconds(2))
+        #expect(chunked.outcome.hint == fits)
+        #expect(fits.contains("fits in 2.0 s (the server declared no size)"))
+    }
+
+    @Test func anExpiryWithoutANetworkProfileHasNoHint() async throws {
+        defer { cleanUp() }
+        var policy = service.policy
+        policy.budget = .seconds(1)
+        let quick = ServiceExtension(engine: engine, store: service.store, policy: policy)
+        let result = await quick.process(payload(url: "https://cdn.example.com/hero.jpg?stall=100", type: "jpg"))
+        #expect(result.outcome.verdict == .expired)
+        #expect(result.outcome.hint == nil)
+    }
+
     @Test func stopsAnOversizedDownloadEarly() async throws {
         defer { cleanUp() }
         let result = await service.process(payload(url: "https://cdn.example.com/chime.mp3?endless=1", type: "mp3"))

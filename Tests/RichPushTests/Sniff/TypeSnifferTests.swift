@@ -12,6 +12,7 @@ import Testing
         ("hero.jpg", "image/jpeg", "jpeg"),
         ("hero.png", "image/png", "png"),
         ("banner.gif", "image/gif", "gif"),
+        ("large-banner.gif", "image/gif", "gif"),
         ("chime.mp3", "audio/mpeg", "mp3"),
         ("chime.m4a", "audio/x-m4a", "m4a"),
         ("chime-mp42.m4a", "video/mp4", "mp4"),
