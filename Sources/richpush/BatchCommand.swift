@@ -45,7 +45,9 @@ enum BatchCommand {
           --progress           A progress line every second even when stderr is not a terminal (CI logs).
           --no-progress        No progress line.
           --share-downloads    Download each URL once per run (every payload still gets its own verdict).
-        """ + "\n" + PolicyOptions.help + "\n" + TrackOptions.help + "\n" + OutputOptions.help + "\n\n" + """
+        """ + "\n" + PolicyOptions.help + "\n" + TLSOptions.mixHelp + "\n"
+        + "      --seed N                The seed of --network-mix's draw (default 1; the same on every resume).\n"
+        + TrackOptions.help + "\n" + OutputOptions.help + "\n\n" + """
             One batch at a time per OUTDIR: a second batch on a folder in use exits 74 and names the other run.
 
             Example:
@@ -68,6 +70,12 @@ enum BatchCommand {
         let share = arguments.flag("--share-downloads")
         let policy = try PolicyOptions(parsing: &arguments).policy
         let tracking = try TrackOptions(parsing: &arguments, download: policy.fetch)
+        let mix = try TLSOptions.networkMix(&arguments, network: policy.fetch.network)
+        let seed: UInt64 = try arguments.number("--seed", in: 0...UInt64.max) ?? 1
+        if mix != nil && share {
+            throw UsageError(
+                "--share-downloads and --network-mix do not go together (one download cannot cross networks)")
+        }
         let positionals = try arguments.positionals()
         guard positionals.count == 1, let input = positionals.first else {
             throw UsageError("batch takes one folder, NDJSON file or payload file")
@@ -117,8 +125,12 @@ enum BatchCommand {
         let service = ServiceExtension(
             engine: engine, sniffer: TypeSniffer(description: .unsupportedOnly), store: attachments, policy: policy,
             sharedDownloads: shared, tracker: tracking.tracker)
-        let runner = BatchRunner(
+        var configured = BatchRunner(
             items: items, service: service, output: store, concurrency: concurrency, force: force)
+        if let mix {
+            configured.networks = NetworkAssignment(mix: mix, devices: items.count, seed: seed, service: service)
+        }
+        let runner = configured
 
         // The line is redrawn on a clock from the latest progress, so it moves while payloads are slow.
         let display = ProgressLine(mode: progressMode)
@@ -193,6 +205,19 @@ enum BatchCommand {
             String(
                 format: "Download time: p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, max %.0f ms.", ms["p50"] ?? 0,
                 ms["p90"] ?? 0, ms["p99"] ?? 0, ms["max"] ?? 0))
+        if let networks = summary.networks {
+            var table = TextTable(
+                ["NETWORK", "PAYLOADS", "SHOWN", "DISPLAY", "P50 MS", "P99 MS"], rightAligned: [1, 2, 3, 4, 5])
+            for (name, row) in networks.sorted(by: { $0.key < $1.key }) {
+                table.append([
+                    name, String(row.payloads), "\(row.attached)/\(row.requested)",
+                    String(format: "%.1f%%", row.displayRate * 100),
+                    String(format: "%.0f", row.downloadMilliseconds["p50"] ?? 0),
+                    String(format: "%.0f", row.downloadMilliseconds["p99"] ?? 0),
+                ])
+            }
+            lines += ["", table.rendered]
+        }
         lines.append("Results: \(folder)/results.ndjson, \(folder)/summary.json")
         return lines.joined(separator: "\n")
     }

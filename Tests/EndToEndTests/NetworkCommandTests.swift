@@ -1,5 +1,6 @@
 import AssetServer
 import Foundation
+import RichPush
 import TestSupport
 import Testing
 
@@ -44,5 +45,41 @@ import Testing
         // TCP, TLS and the request: three round trips of 300 ms at least.
         let timings = try #require(download["timings_ms"] as? [String: Any])
         #expect((timings["total"] as? Double ?? 0) >= 900)
+    }
+}
+
+/// `batch --network-mix`: each payload's profile drawn with the seed, the summary broken down by network.
+@Suite struct BatchNetworkMixTests {
+    @Test func breaksTheCampaignDownByNetworkAndTheRowsAddUp() async throws {
+        let server = try Fixtures.startServer()
+        defer { server.stop() }
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let input = folder + "/payloads.ndjson"
+        let payload =
+            #"{"aps":{"alert":"x","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg","type":"jpg"}}}"#
+        try Data((Array(repeating: payload, count: 20).joined(separator: "\n") + "\n").utf8)
+            .write(to: URL(fileURLWithPath: input))
+        let run = try await RichPushBinary.run([
+            "batch", input, "--out", folder + "/out", "--no-progress", "--network-mix", "wifi=40,lte=60",
+            "--cacert", Fixtures.caFile, "--connect-to", "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("NETWORK"), "\(run.stderr)")
+        let text = try String(contentsOfFile: folder + "/out/summary.json", encoding: .utf8)
+        let summary = try JSONValue.parse(Array(text.utf8))
+        guard case .object(let rows)? = summary["networks"] else {
+            Issue.record("no networks in summary.json: \(text)")
+            return
+        }
+        let counts = Dictionary(
+            uniqueKeysWithValues: rows.map { row -> (String, Int) in
+                if case .number(let number)? = row.value["payloads"] { return (row.key, Int(number) ?? 0) }
+                return (row.key, 0)
+            })
+        #expect(counts == ["wifi": 8, "lte": 12], "exact shares of 40% and 60%, adding up to the 20 payloads")
+        #expect(OutputSchemas.violations(of: text, against: "batch-summary").isEmpty)
+        let records = try String(contentsOfFile: folder + "/out/results.ndjson", encoding: .utf8)
+        #expect(records.components(separatedBy: #""network":"lte""#).count - 1 == 12)
     }
 }

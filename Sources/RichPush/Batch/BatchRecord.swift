@@ -13,13 +13,18 @@ public struct BatchRecord: Sendable, Codable, Equatable {
     public var inputSha256: String?
     /// The output's path relative to the output folder.
     public var output: String
+    /// The network profile the payload's download went over (`--network`, `--network-mix`); absent on loopback.
+    public var network: String?
     /// What happened to the payload.
     public var outcome: Outcome
 
-    public init(item: BatchItem, output: String, outcome: Outcome, inputSha256: String? = nil) {
+    public init(
+        item: BatchItem, output: String, outcome: Outcome, inputSha256: String? = nil, network: String? = nil
+    ) {
         input = item.name
         self.inputSha256 = inputSha256
         self.output = output
+        self.network = network
         self.outcome = outcome
     }
 
@@ -28,7 +33,7 @@ public struct BatchRecord: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case input
         case inputSha256 = "input_sha256"
-        case output
+        case output, network
     }
 
     public init(from decoder: any Decoder) throws {
@@ -36,6 +41,7 @@ public struct BatchRecord: Sendable, Codable, Equatable {
         input = try container.decode(String.self, forKey: .input)
         inputSha256 = try container.decodeIfPresent(String.self, forKey: .inputSha256)
         output = try container.decode(String.self, forKey: .output)
+        network = try container.decodeIfPresent(String.self, forKey: .network)
         outcome = try Outcome(from: decoder)
     }
 
@@ -44,6 +50,7 @@ public struct BatchRecord: Sendable, Codable, Equatable {
         try container.encode(input, forKey: .input)
         try container.encodeIfPresent(inputSha256, forKey: .inputSha256)
         try container.encode(output, forKey: .output)
+        try container.encodeIfPresent(network, forKey: .network)
         try outcome.encode(to: encoder)
     }
 
@@ -53,6 +60,7 @@ public struct BatchRecord: Sendable, Codable, Equatable {
         var members: [(key: String, value: JSONValue)] = [(CodingKeys.input.rawValue, .string(input))]
         if let inputSha256 { members.append((CodingKeys.inputSha256.rawValue, .string(inputSha256))) }
         members.append((CodingKeys.output.rawValue, .string(output)))
+        if let network { members.append((CodingKeys.network.rawValue, .string(network))) }
         return JSONValue.object(members + outcome.jsonMembers).text + "\n"
     }
 }

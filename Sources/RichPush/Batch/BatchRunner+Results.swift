@@ -18,6 +18,7 @@ extension BatchRunner {
         // Pass 2: copy those lines and count them.
         var verdicts: [String: Int] = [:]
         var expandedViews: [String: Int] = [:]
+        var networks: [String: (payloads: Int, requested: Int, attached: Int, times: [Double])] = [:]
         var reasons: [String: Int] = [:]
         var times: [Double] = []
         // Two copies are written as the lines stream past: results.ndjson, and the compacted journal.
@@ -34,6 +35,16 @@ extension BatchRunner {
             if case .string(let reason) = record["reason"] { reasons[reason, default: 0] += 1 }
             if case .string(let view)? = record["content_extension"]?["outcome"] {
                 expandedViews[view, default: 0] += 1
+            }
+            if case .string(let network)? = record["network"] {
+                var row = networks[network] ?? (0, 0, 0, [])
+                row.payloads += 1
+                if record["verdict"] != .string(Verdict.noAttachment.rawValue) { row.requested += 1 }
+                if record["verdict"] == .string(Verdict.attached.rawValue) { row.attached += 1 }
+                if case .number(let total)? = record["download"]?["timings_ms"]?["total"], let value = Double(total) {
+                    row.times.append(value)
+                }
+                networks[network] = row
             }
             if case .number(let total) = record["download"]?["timings_ms"]?["total"]
                 ?? record["timings_milliseconds"]?["total"],
@@ -66,7 +77,14 @@ extension BatchRunner {
                 "p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": times.last ?? 0,
             ],
             elapsedSeconds: (ContinuousClock.now - started).inSeconds,
-            contentExtensions: expandedViews.isEmpty ? nil : expandedViews)
+            contentExtensions: expandedViews.isEmpty ? nil : expandedViews,
+            networks: networks.isEmpty
+                ? nil
+                : networks.mapValues { row in
+                    BatchSummary.NetworkRow(
+                        payloads: row.payloads, requested: row.requested, attached: row.attached,
+                        downloadMilliseconds: BatchSummary.percentiles(row.times))
+                })
         do {
             _ = try output.writeAtomically(Array((try BatchJSON.pretty(summary) + "\n").utf8), to: "summary.json")
         } catch let error as StoreError {

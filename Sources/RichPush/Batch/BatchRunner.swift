@@ -34,6 +34,9 @@ public struct BatchRunner: Sendable {
 
     /// How records reach the journal: write(2), or a test's failing writer.
     var journalWrite: Journal.Write = Journal.systemWrite
+    /// Each payload's network (`--network-mix`), by its position in ``items``: the same draw on every
+    /// resume. Nil: every payload runs ``service`` as it is.
+    public var networks: NetworkAssignment?
 
     public init(items: [BatchItem], service: ServiceExtension, output: AttachmentStore, concurrency: Int, force: Bool) {
         self.items = items
@@ -65,6 +68,7 @@ public struct BatchRunner: Sendable {
     {
         let started = ContinuousClock.now
         let items = self.items
+        let positions = Dictionary(items.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         let output = self.output
         let force = self.force
         let (journalPath, journalWrite) = (self.journalPath, self.journalWrite)
@@ -103,7 +107,8 @@ public struct BatchRunner: Sendable {
                 let item = pending[next]
                 next += 1
                 state.inFlight += 1
-                group.addTask { await process(item, journal: journal) }
+                let position = positions[item.name] ?? 0
+                group.addTask { await process(item, position: position, journal: journal) }
             }
             while next < pending.count && next < concurrency { launch() }
             progress(state)
@@ -139,9 +144,12 @@ public struct BatchRunner: Sendable {
     }
 
     /// One payload: process, write the output, then append the record. Nil when cancelled before finishing.
-    private func process(_ item: BatchItem, journal: Journal) async -> Result<Verdict?, StoreError> {
+    private func process(_ item: BatchItem, position: Int, journal: Journal) async -> Result<Verdict?, StoreError> {
         let result: ProcessResult
         var digest: String?
+        let (service, network) =
+            networks?.service(for: position)
+            ?? (self.service, self.service.policy.fetch.network.map { NetworkAssignment.key($0) })
         switch await Offload.run({ item.read(limit: Self.readLimit) }) {
         case .success(let bytes):
             digest = Self.sha256(bytes)
@@ -152,7 +160,8 @@ public struct BatchRunner: Sendable {
         let outputName = "payloads/" + item.outputName
         let body =
             result.mutatedPayload ?? Array(JSONValue.object([("richpush", result.outcome.payloadSummary)]).text.utf8)
-        let record = BatchRecord(item: item, output: outputName, outcome: result.outcome, inputSha256: digest)
+        let record = BatchRecord(
+            item: item, output: outputName, outcome: result.outcome, inputSha256: digest, network: network)
         let output = self.output
         return await Offload.run {
             do {

@@ -24,10 +24,64 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     /// The expanded view each payload gets (`shows`, `default`, `would-crash`, `configuration-error`), when
     /// the app's content extensions are known (`--app`); absent otherwise.
     public var contentExtensions: [String: Int]?
+    /// Per network profile (`--network`, `--network-mix`): the campaign's table by network. Absent on loopback.
+    public var networks: [String: NetworkRow]?
+
+    /// One network's share of the run; the rows add up to the totals.
+    public struct NetworkRow: Sendable, Codable, Equatable {
+        public var payloads: Int
+        public var requested: Int
+        public var attached: Int
+        /// Download time percentiles in milliseconds (p50, p90, p99, max), over payloads that downloaded.
+        public var downloadMilliseconds: [String: Double]
+
+        /// `attached / requested` (1 when nothing was requested).
+        public var displayRate: Double { requested == 0 ? 1 : Double(attached) / Double(requested) }
+
+        enum CodingKeys: String, CodingKey {
+            case payloads, requested, attached
+            case downloadMilliseconds = "download_ms"
+            case displayRate = "display_rate"
+        }
+
+        public init(payloads: Int, requested: Int, attached: Int, downloadMilliseconds: [String: Double]) {
+            self.payloads = payloads
+            self.requested = requested
+            self.attached = attached
+            self.downloadMilliseconds = downloadMilliseconds
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            payloads = try container.decode(Int.self, forKey: .payloads)
+            requested = try container.decode(Int.self, forKey: .requested)
+            attached = try container.decode(Int.self, forKey: .attached)
+            downloadMilliseconds = try container.decode([String: Double].self, forKey: .downloadMilliseconds)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(payloads, forKey: .payloads)
+            try container.encode(requested, forKey: .requested)
+            try container.encode(attached, forKey: .attached)
+            try container.encode(displayRate, forKey: .displayRate)
+            try container.encode(downloadMilliseconds, forKey: .downloadMilliseconds)
+        }
+    }
+
+    /// p50, p90, p99 and max of `times` (milliseconds), nearest rank.
+    static func percentiles(_ times: [Double]) -> [String: Double] {
+        let sorted = times.sorted()
+        func percentile(_ p: Double) -> Double {
+            sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))]
+        }
+        return ["p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": sorted.last ?? 0]
+    }
 
     enum CodingKeys: String, CodingKey {
         case total, recorded, processed, skipped, interrupted, verdicts, reasons, requested, attached
         case contentExtensions = "content_extensions"
+        case networks
         case displayRate = "display_rate"
         case downloadMilliseconds = "download_ms"
         case elapsedSeconds = "elapsed_seconds"
