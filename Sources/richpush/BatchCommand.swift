@@ -47,6 +47,8 @@ enum BatchCommand {
           --share-downloads    Download each URL once per run (every payload still gets its own verdict).
         """ + "\n" + PolicyOptions.help + "\n" + TLSOptions.mixHelp + "\n"
         + "      --seed N                The seed of --network-mix's draw (default 1; the same on every resume).\n"
+        + "      --shard I/N             Run every N-th payload (the I-th of N shards; stable over runs and machines);\n"
+        + "                              'richpush report merge' combines the shards' summary.json files.\n"
         + TrackOptions.help + "\n" + OutputOptions.help + "\n\n" + """
             One batch at a time per OUTDIR: a second batch on a folder in use exits 74 and names the other run.
 
@@ -71,6 +73,7 @@ enum BatchCommand {
         let policy = try PolicyOptions(parsing: &arguments).policy
         let tracking = try TrackOptions(parsing: &arguments, download: policy.fetch)
         let mix = try TLSOptions.networkMix(&arguments, network: policy.fetch.network)
+        let shard = try arguments.value("--shard").map { try BenchCommand.parseShard($0) }
         let seed: UInt64 = try arguments.number("--seed", in: 0...UInt64.max) ?? 1
         if mix != nil && share {
             throw UsageError(
@@ -80,7 +83,12 @@ enum BatchCommand {
         guard positionals.count == 1, let input = positionals.first else {
             throw UsageError("batch takes one folder, NDJSON file or payload file")
         }
-        let items = try BatchPreflight.items(at: input, recursive: recursive)
+        let everyItem = try BatchPreflight.items(at: input, recursive: recursive)
+        // Every N-th payload by position in the (sorted) input: the same split on every run and machine.
+        let items =
+            shard.map { shard in
+                everyItem.enumerated().filter { $0.offset % shard.1 == shard.0 - 1 }.map(\.element)
+            } ?? everyItem
         guard !items.isEmpty else {
             throw CommandFailure(
                 .dataError, "no payloads in '\(input)' (looked for *.json\(recursive ? " below it" : ""))")
@@ -130,6 +138,7 @@ enum BatchCommand {
         if let mix {
             configured.networks = NetworkAssignment(mix: mix, devices: items.count, seed: seed, service: service)
         }
+        configured.shard = shard.map { (index: $0.0, count: $0.1) }
         let runner = configured
 
         // The line is redrawn on a clock from the latest progress, so it moves while payloads are slow.

@@ -7,6 +7,7 @@ enum ReportCommand {
         Combine bench reports.
 
         Usage: richpush report merge A.json B.json ... [--html FILE] [--fail-under PCT] [--max-p99 MS] > merged.json
+               richpush report merge shard-1/summary.json shard-2/summary.json ... > summary.json   (batch shards)
 
         Merges the JSON reports of the shards of one 'richpush bench' run (same target and settings,
         different --shard) into the report one machine would have produced for the same measurements:
@@ -29,6 +30,14 @@ enum ReportCommand {
         guard words.first == "merge" else { throw UsageError("report takes the subcommand 'merge'") }
         let files = Array(words.dropFirst())
         guard !files.isEmpty else { throw UsageError("report merge needs at least one JSON report") }
+        if let first = files.first.flatMap({ FileManager.default.contents(atPath: $0) }),
+            (try? BatchJSON.decoder.decode(BatchSummary.self, from: first)) != nil
+        {
+            guard html == nil, maxP99 == nil else {
+                throw UsageError("--html and --max-p99 go with bench reports; these are batch summaries")
+            }
+            return try mergeBatchSummaries(files, failUnder: failUnder)
+        }
         var merged: BenchReport?
         for file in files {
             guard let data = FileManager.default.contents(atPath: file) else {
@@ -62,5 +71,34 @@ enum ReportCommand {
         let failed = result.thresholds.filter { !$0.passed }
         for threshold in failed { printError("richpush report: threshold failed: \(threshold.message).") }
         return failed.isEmpty ? .success : .failure
+    }
+
+    /// Combines the `summary.json` of batch shards (`batch --shard I/N`) into the summary one machine
+    /// would have written: counts add up, the display rate and download percentiles are recomputed.
+    static func mergeBatchSummaries(_ files: [String], failUnder: Double?) throws -> ExitCode {
+        var merged: BatchSummary?
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: file),
+                let summary = try? BatchJSON.decoder.decode(BatchSummary.self, from: data)
+            else {
+                throw CommandFailure(
+                    .dataError, "\(file) is not a batch summary.json (give every shard's OUTDIR/summary.json)")
+            }
+            if merged == nil { merged = summary } else { merged?.merge(summary) }
+        }
+        guard let result = merged else { return .dataError }
+        if let count = result.shardCount, let shards = result.shards, shards != Array(1...count) {
+            printError("richpush report: shards \(shards) of \(count): the merged summary covers only those.")
+        }
+        printLine(try BatchJSON.pretty(result))
+        printError(BatchCommand.summaryText(result, folder: "(merged)"))
+        if let failUnder, result.displayRate * 100 < failUnder - 1e-9 {
+            printError(
+                String(
+                    format: "richpush report: --fail-under %g not met: %.1f%% would show.", failUnder,
+                    result.displayRate * 100))
+            return .failure
+        }
+        return .success
     }
 }

@@ -21,6 +21,7 @@ extension BatchRunner {
         var networks: [String: (payloads: Int, requested: Int, attached: Int, times: [Double])] = [:]
         var reasons: [String: Int] = [:]
         var times: [Double] = []
+        var histogram = LatencyHistogram()
         // Two copies are written as the lines stream past: results.ndjson, and the compacted journal.
         // (Not pooled temporaries: they are renamed.)
         let results = try output.makeTemporary(inFolder: output.folder)
@@ -51,6 +52,7 @@ extension BatchRunner {
                 let value = Double(total)
             {
                 times.append(value)
+                histogram.record(microseconds: UInt64(max(0, (value * 1000).rounded())))
             }
             let text = line + [UInt8(ascii: "\n")]
             failed = failed || !Self.write(text, to: results.descriptor) || !Self.write(text, to: compacted.descriptor)
@@ -78,13 +80,16 @@ extension BatchRunner {
             ],
             elapsedSeconds: (ContinuousClock.now - started).inSeconds,
             contentExtensions: expandedViews.isEmpty ? nil : expandedViews,
+            downloadHistogram: histogram,
             networks: networks.isEmpty
                 ? nil
                 : networks.mapValues { row in
                     BatchSummary.NetworkRow(
                         payloads: row.payloads, requested: row.requested, attached: row.attached,
                         downloadMilliseconds: BatchSummary.percentiles(row.times))
-                })
+                },
+            shards: shard.map { [$0.index] },
+            shardCount: shard?.count)
         do {
             _ = try output.writeAtomically(Array((try BatchJSON.pretty(summary) + "\n").utf8), to: "summary.json")
         } catch let error as StoreError {

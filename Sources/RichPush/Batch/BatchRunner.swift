@@ -37,6 +37,8 @@ public struct BatchRunner: Sendable {
     /// Each payload's network (`--network-mix`), by its position in ``items``: the same draw on every
     /// resume. Nil: every payload runs ``service`` as it is.
     public var networks: NetworkAssignment?
+    /// This run's shard of a larger input (`--shard I/N`), named in `summary.json` for `report merge`.
+    public var shard: (index: Int, count: Int)?
 
     public init(items: [BatchItem], service: ServiceExtension, output: AttachmentStore, concurrency: Int, force: Bool) {
         self.items = items

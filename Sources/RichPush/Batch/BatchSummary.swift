@@ -24,8 +24,13 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     /// The expanded view each payload gets (`shows`, `default`, `would-crash`, `configuration-error`), when
     /// the app's content extensions are known (`--app`); absent otherwise.
     public var contentExtensions: [String: Int]?
+    /// Every download time, in a mergeable histogram (``LatencyHistogram``): what `report merge` adds up.
+    public var downloadHistogram: LatencyHistogram?
     /// Per network profile (`--network`, `--network-mix`): the campaign's table by network. Absent on loopback.
     public var networks: [String: NetworkRow]?
+    /// The shards this summary covers (`--shard I/N`, and what `report merge` combined), and N.
+    public var shards: [Int]?
+    public var shardCount: Int?
 
     /// One network's share of the run; the rows add up to the totals.
     public struct NetworkRow: Sendable, Codable, Equatable {
@@ -39,9 +44,8 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         public var displayRate: Double { requested == 0 ? 1 : Double(attached) / Double(requested) }
 
         enum CodingKeys: String, CodingKey {
-            case payloads, requested, attached
-            case downloadMilliseconds = "download_ms"
-            case displayRate = "display_rate"
+            case payloads, requested, attached, displayRate
+            case downloadMilliseconds = "downloadMs"
         }
 
         public init(payloads: Int, requested: Int, attached: Int, downloadMilliseconds: [String: Double]) {
@@ -78,12 +82,55 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         return ["p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": sorted.last ?? 0]
     }
 
+    /// Written and read with ``BatchJSON``'s snake_case conversion (as the histograms inside are):
+    /// `downloadMs` is `download_ms` in the file.
     enum CodingKeys: String, CodingKey {
         case total, recorded, processed, skipped, interrupted, verdicts, reasons, requested, attached
-        case contentExtensions = "content_extensions"
-        case networks
-        case displayRate = "display_rate"
-        case downloadMilliseconds = "download_ms"
-        case elapsedSeconds = "elapsed_seconds"
+        case displayRate, elapsedSeconds, contentExtensions, downloadHistogram, networks, shards, shardCount
+        case downloadMilliseconds = "downloadMs"
+    }
+
+    /// Adds another shard's summary: counts and histograms add up; rates and percentiles are recomputed
+    /// (download percentiles from the merged histogram, so to its bucket precision).
+    public mutating func merge(_ other: BatchSummary) {
+        total += other.total
+        recorded += other.recorded
+        processed += other.processed
+        skipped += other.skipped
+        interrupted = interrupted || other.interrupted
+        verdicts.merge(other.verdicts, uniquingKeysWith: +)
+        reasons.merge(other.reasons, uniquingKeysWith: +)
+        requested += other.requested
+        attached += other.attached
+        displayRate = requested == 0 ? 1 : Double(attached) / Double(requested)
+        elapsedSeconds = Swift.max(elapsedSeconds, other.elapsedSeconds)
+        if let theirs = other.contentExtensions {
+            contentExtensions = (contentExtensions ?? [:]).merging(theirs, uniquingKeysWith: +)
+        }
+        if let theirs = other.downloadHistogram {
+            var merged = downloadHistogram ?? LatencyHistogram()
+            merged.merge(theirs)
+            downloadHistogram = merged
+            let p = merged.percentilesMilliseconds
+            downloadMilliseconds = [
+                "p50": p["p50"] ?? 0, "p90": p["p90"] ?? 0, "p99": p["p99"] ?? 0, "max": p["max"] ?? 0,
+            ]
+        }
+        if let theirs = other.networks {
+            var rows = networks ?? [:]
+            for (name, row) in theirs {
+                guard let mine = rows[name] else {
+                    rows[name] = row
+                    continue
+                }
+                // Per-network percentiles are not mergeable: the merged row keeps the counts.
+                rows[name] = NetworkRow(
+                    payloads: mine.payloads + row.payloads, requested: mine.requested + row.requested,
+                    attached: mine.attached + row.attached, downloadMilliseconds: [:])
+            }
+            networks = rows
+        }
+        shards = ((shards ?? []) + (other.shards ?? [])).sorted()
+        shardCount = shardCount ?? other.shardCount
     }
 }
