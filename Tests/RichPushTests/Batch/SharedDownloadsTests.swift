@@ -34,13 +34,13 @@ import Testing
         try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
         for index in 0..<4 {
             let text =
-                #"{"aps":{"alert":"n\#(index)","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.png?delay=20000","type":"png"}}}"#
+                #"{"aps":{"alert":"n\#(index)","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.png?delay=60000","type":"png"}}}"#
             try Data(text.utf8).write(to: URL(fileURLWithPath: input + "/p\(index).json"))
         }
         let attachments = try AttachmentStore(folder: rig.folder + "/out/attachments")
         let service = ServiceExtension(
             engine: rig.engine, store: attachments,
-            policy: Fixtures.extensionPolicy(mapping: server, budget: .seconds(30)),
+            policy: Fixtures.extensionPolicy(mapping: server, budget: .seconds(90)),
             sharedDownloads: SharedDownloads(engine: rig.engine, store: attachments))
         let runner = BatchRunner(
             items: try BatchInput.items(at: input, recursive: false), service: service,
@@ -50,22 +50,24 @@ import Testing
         try await Task.sleep(for: .milliseconds(500))
         run.cancel()
         let summary = try await run.value
-        #expect(ContinuousClock.now - started < .seconds(10), "the 20 s download is cancelled with the batch")
+        #expect(
+            ContinuousClock.now - started < Sanitizer.scaled(.seconds(15)),
+            "the 60 s download is cancelled with the batch")
         #expect(summary.interrupted && summary.recorded == 0)
     }
 
     @Test func aCancelledWaiterStopsWaitingWhileTheOthersGetTheDownload() async throws {
         defer { cleanUp() }
         let downloads = try shared()
-        let url = "https://cdn.example.com/hero.png?delay=5000"
-        let staying = Task { Self.code(await downloads.download(request(url, within: .seconds(10)))) }
+        let url = "https://cdn.example.com/hero.png?delay=12000"
+        let staying = Task { Self.code(await downloads.download(request(url, within: .seconds(40)))) }
         try await Task.sleep(for: .milliseconds(200))
-        let leaving = Task { Self.code(await downloads.download(request(url, within: .seconds(10)))) }
+        let leaving = Task { Self.code(await downloads.download(request(url, within: .seconds(40)))) }
         try await Task.sleep(for: .milliseconds(200))
         let asked = ContinuousClock.now
         leaving.cancel()
         #expect(await leaving.value == "cancelled")
-        #expect(ContinuousClock.now - asked < .seconds(3), "it did not wait for the 5 s download")
+        #expect(ContinuousClock.now - asked < Sanitizer.scaled(.seconds(3)), "it did not wait for the 12 s download")
         #expect(await staying.value == "ok")
         #expect(server.requestCount == 1)
         await downloads.removeAll()
