@@ -19,34 +19,15 @@
 # Only 127.0.0.1.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+NAME=network-fidelity
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/serve-lib.sh"
 ROUNDS=${ROUNDS:-3}
 CONNECTIONS=${CONNECTIONS:-1000}
 for value in "$ROUNDS" "$CONNECTIONS"; do
     [[ $value =~ ^[1-9][0-9]*$ ]] || { echo "network-fidelity: ROUNDS and CONNECTIONS must be positive integers" >&2; exit 1; }
 done
-if [[ -z ${RICHPUSH:-} ]]; then
-    RICHPUSH=$ROOT/.build/release/richpush
-    [[ -x $RICHPUSH ]] || RICHPUSH=$ROOT/.build/debug/richpush
-fi
-[[ -x $RICHPUSH ]] || { echo "network-fidelity: no richpush binary; run 'swift build' or set RICHPUSH" >&2; exit 1; }
 
-SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/network-fidelity.XXXXXX")
-SERVER_PID=
-cleanup() {
-    if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-        kill -INT "$SERVER_PID" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$SERVER_PID" 2>/dev/null || true
-        wait "$SERVER_PID" 2>/dev/null || true
-    fi
-    rm -rf "$SCRATCH"
-}
-trap cleanup EXIT INT TERM
-
-ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-"$RICHPUSH" serve "$ROOT/Samples/assets" --host 127.0.0.1 >"$SCRATCH/urls" 2>"$SCRATCH/stderr" &
-SERVER_PID=$!
+start_serve
 for _ in $(seq 100); do [[ $(wc -l <"$SCRATCH/urls") -ge 2 ]] && break; sleep 0.1; done
 HTTP=$(sed -n 1p "$SCRATCH/urls")
 HTTPS=$(sed -n 2p "$SCRATCH/urls")
@@ -76,7 +57,7 @@ for scheme, url, extra, trips in [
         report = json.loads(out.stdout)
         assert report["ok"], out.stdout + out.stderr
         assert report["download"]["bytes"] == size, report
-        totals.append(report["download"]["total_milliseconds"] / 1000)
+        totals.append(report["download"]["timings_ms"]["total"] / 1000)
     ratios = [t / model for t in totals]
     print(f"  {scheme:5}  model {model:6.2f} s  measured " + ", ".join(f"{t:6.2f} s" for t in totals)
           + "  ratio " + ", ".join(f"{r:.3f}" for r in ratios))

@@ -14,32 +14,12 @@
 # Prints one line: `serve-connections {json}`.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+NAME=serve-connections
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/serve-lib.sh"
 CONNECTIONS=${CONNECTIONS:-2000}
 [[ $CONNECTIONS =~ ^[1-9][0-9]*$ ]] || { echo "serve-connections: CONNECTIONS must be a positive integer" >&2; exit 1; }
-if [[ -z ${RICHPUSH:-} ]]; then
-    RICHPUSH=$ROOT/.build/release/richpush
-    [[ -x $RICHPUSH ]] || RICHPUSH=$ROOT/.build/debug/richpush
-fi
-[[ -x $RICHPUSH ]] || { echo "serve-connections: no richpush binary; run 'swift build' or set RICHPUSH" >&2; exit 1; }
 
-SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/serve-connections.XXXXXX")
-SERVER_PID=
-cleanup() {
-    if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-        kill -INT "$SERVER_PID" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$SERVER_PID" 2>/dev/null || true
-        wait "$SERVER_PID" 2>/dev/null || true
-    fi
-    rm -rf "$SCRATCH"
-}
-trap cleanup EXIT INT TERM
-
-# The server needs about one descriptor per connection: raise the soft limit where the hard one allows.
-ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-"$RICHPUSH" serve "$ROOT/Samples/assets" --host 127.0.0.1 >"$SCRATCH/urls" 2>"$SCRATCH/stderr" &
-SERVER_PID=$!
+start_serve
 for _ in $(seq 100); do [[ -s $SCRATCH/urls ]] && break; sleep 0.1; done
 URL=$(head -n 1 "$SCRATCH/urls")
 [[ $URL =~ ^http://127\.0\.0\.1:([0-9]+)/$ ]] || { echo "serve-connections: server did not start" >&2; cat "$SCRATCH/stderr" >&2; exit 1; }

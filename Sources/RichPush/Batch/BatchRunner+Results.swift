@@ -63,10 +63,6 @@ extension BatchRunner {
             throw StoreError("cannot write results.ndjson: \(String(cString: strerror(errno)))")
         }
         try journal.replace(with: compacted, durable: output.durable)
-        times.sort()
-        func percentile(_ p: Double) -> Double {
-            times.isEmpty ? 0 : times[min(times.count - 1, max(0, Int((p * Double(times.count)).rounded(.up)) - 1))]
-        }
         let recorded = last.count
         let noAttachment = verdicts[Verdict.noAttachment.rawValue] ?? 0
         let attached = verdicts[Verdict.attached.rawValue] ?? 0
@@ -75,9 +71,7 @@ extension BatchRunner {
             total: items.count, recorded: recorded, processed: processed, skipped: skipped, interrupted: interrupted,
             verdicts: verdicts, reasons: reasons, requested: requested, attached: attached,
             displayRate: requested == 0 ? 1 : Double(attached) / Double(requested),
-            downloadMilliseconds: [
-                "p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": times.last ?? 0,
-            ],
+            downloadMilliseconds: BatchSummary.percentiles(times),
             elapsedSeconds: (ContinuousClock.now - started).inSeconds,
             contentExtensions: expandedViews.isEmpty ? nil : expandedViews,
             downloadHistogram: histogram,
