@@ -145,34 +145,8 @@ rm -rf "$BW"
 mkdir -p "$BW/runs" "$BW/tmp" "$BW/www"
 IMAGE=hero-300k.jpg
 MOVIE=clip-5m.mp4
-python3 - "$ROOT/Samples/assets/hero.jpg" "$BW/www/$IMAGE" "$IMAGE_SIZE" \
-    "$ROOT/Samples/assets/clip.mp4" "$BW/www/$MOVIE" "$MOVIE_SIZE" <<'EOF' || die "could not make the assets"
-import struct, sys
-src_jpg, dst_jpg, jpg_size, src_mp4, dst_mp4, mp4_size = sys.argv[1:]
-jpg_size, mp4_size = int(jpg_size), int(mp4_size)
-# JPEG: comment (COM, FF FE) segments just before the EOI marker; each holds at most 65533 bytes.
-data = open(src_jpg, "rb").read()
-assert data[:2] == b"\xff\xd8" and data[-2:] == b"\xff\xd9", "hero.jpg is not a JPEG ending with EOI"
-need = jpg_size - len(data)
-if need < 4:
-    sys.exit(f"BENCH_IMAGE_SIZE must be at least {len(data) + 4}")
-segments = []
-while need > 0:
-    body = min(need - 4, 65533)
-    if 0 < need - (body + 4) < 4:  # leave room for a last segment (4 bytes at least)
-        body -= 4
-    segments.append(b"\xff\xfe" + struct.pack(">H", body + 2) + b"\x00" * body)
-    need -= body + 4
-out = data[:-2] + b"".join(segments) + data[-2:]
-assert len(out) == jpg_size
-open(dst_jpg, "wb").write(out)
-# MPEG-4: one top-level "free" box after the last box.
-data = open(src_mp4, "rb").read()
-pad = mp4_size - len(data)
-if pad < 8 or pad >= 2**32:
-    sys.exit(f"BENCH_MOVIE_SIZE must be between {len(data) + 8} and 4 GB")
-open(dst_mp4, "wb").write(data + struct.pack(">I4s", pad, b"free") + b"\x00" * (pad - 8))
-EOF
+pad_asset jpeg "$ROOT/Samples/assets/hero.jpg" "$BW/www/$IMAGE" "$IMAGE_SIZE"
+pad_asset mp4 "$ROOT/Samples/assets/clip.mp4" "$BW/www/$MOVIE" "$MOVIE_SIZE"
 for pair in "$IMAGE:image/jpeg" "$MOVIE:video/mp4"; do
     mime=$(file -b --mime-type "$BW/www/${pair%%:*}")
     [[ $mime == "${pair#*:}" ]] || die "${pair%%:*}: file --mime-type says $mime, expected ${pair#*:}"

@@ -11,6 +11,7 @@
 #   ensure_packages PKG ...            apt-get install the Debian packages that are not installed (via sudo
 #                                      when not root; apt-get update only then), never starting services
 #   require_tools TOOL ...             die unless every TOOL is on PATH
+#   pad_asset jpeg|mp4 SRC DST SIZE   a real JPEG or MPEG-4 grown to SIZE bytes that decodes the same
 #   build_richpush                     swift build -c release --product richpush (unless BENCH_SKIP_BUILD=1);
 #                                      sets RICHPUSH
 #   nginx_conf <<EOF ... EOF           writes $NGINX_DIR/nginx.conf: the common part (current user, daemon,
@@ -96,6 +97,38 @@ build_richpush() {
         (cd "$ROOT" && swift build -c release --product richpush)
     fi
     [[ -x $RICHPUSH ]] || die "$RICHPUSH not found (build failed?)"
+}
+
+# --- assets ----------------------------------------------------------------------------------------
+# pad_asset jpeg|mp4 SRC DST SIZE: a real asset grown to SIZE bytes that still decodes as the original:
+#   jpeg  comment (COM, FF FE) segments just before the EOI marker (the same image);
+#   mp4   one top-level "free" box after the last box.
+pad_asset() { # KIND SRC DST SIZE
+    python3 - "$@" <<'PYEOF' || die "could not make $3"
+import struct, sys
+kind, src, dst, size = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+data = open(src, "rb").read()
+if kind == "jpeg":
+    assert data[:2] == b"\xff\xd8" and data[-2:] == b"\xff\xd9", f"{src} is not a JPEG ending with EOI"
+    need = size - len(data)
+    if need < 4:
+        sys.exit(f"a JPEG of {size} bytes: must be at least {len(data) + 4}")
+    segments = []
+    while need > 0:
+        body = min(need - 4, 65533)  # a segment holds at most 65533 bytes
+        if 0 < need - (body + 4) < 4:  # leave room for a last segment (4 bytes at least)
+            body -= 4
+        segments.append(b"\xff\xfe" + struct.pack(">H", body + 2) + b"\x00" * body)
+        need -= body + 4
+    out = data[:-2] + b"".join(segments) + data[-2:]
+else:
+    pad = size - len(data)
+    if pad < 8 or pad >= 2**32:
+        sys.exit(f"an MPEG-4 of {size} bytes: must be between {len(data) + 8} and 4 GB")
+    out = data + struct.pack(">I4s", pad, b"free") + b"\x00" * (pad - 8)
+assert len(out) == size
+open(dst, "wb").write(out)
+PYEOF
 }
 
 # --- nginx -----------------------------------------------------------------------------------------

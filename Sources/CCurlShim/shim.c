@@ -111,19 +111,55 @@ static int rp_keep(unsigned char **buffer, size_t *length, int64_t start, size_t
     return 1;
 }
 
+// 'hdlr', then version/flags (4) and pre_defined (4), then the handler type: 16 bytes in a row.
+static int rp_is_video_handler(const unsigned char *at) {
+    return memcmp(at, "hdlr", 4) == 0 && memcmp(at + 12, "vide", 4) == 0;
+}
+
+// Looks for a video handler in body bytes [offset, offset + count) below the scan limit. The last 15
+// bytes seen are kept in `window` so that a pattern split across chunks is found; within a chunk the
+// search starts from memchr (a per-byte loop here cost more CPU than the rest of a download).
 static void rp_scan(rp_sink *sink, int64_t offset, const char *data, size_t count) {
     if (offset >= sink->scan_limit || sink->video_handler) return;
     size_t limit = count;
     if (offset + (int64_t)limit > sink->scan_limit) limit = (size_t)(sink->scan_limit - offset);
-    // 'hdlr', then version/flags (4) and pre_defined (4), then the handler type: 16 bytes in a row.
-    for (size_t i = 0; i < limit; i++) {
-        memmove(sink->window, sink->window + 1, 15);
-        sink->window[15] = (unsigned char)data[i];
-        if (offset + (int64_t)i >= 15 && memcmp(sink->window, "hdlr", 4) == 0 &&
-            memcmp(sink->window + 12, "vide", 4) == 0) {
+    if (limit == 0) return;
+    const unsigned char *bytes = (const unsigned char *)data;
+    // Patterns that start in the previous chunks' last 15 bytes: search the window and this chunk's
+    // first 15 bytes, side by side.
+    size_t carried = offset < 15 ? (size_t)offset : 15;
+    if (carried > 0) {
+        unsigned char joined[30];
+        size_t head = limit < 15 ? limit : 15;
+        memcpy(joined, sink->window + 15 - carried, carried);
+        memcpy(joined + carried, bytes, head);
+        for (size_t i = 0; i < carried && i + 16 <= carried + head; i++) {
+            if (rp_is_video_handler(joined + i)) {
+                sink->video_handler = 1;
+                return;
+            }
+        }
+    }
+    // Patterns that start in this chunk (one running past its end is found with the next chunk).
+    const unsigned char *from = bytes;
+    size_t left = limit;
+    while (left >= 16) {
+        // memchr is vectorised and 'h' is rare in compressed media; memmem cost four times as much.
+        const unsigned char *found = memchr(from, 'h', left - 15);
+        if (found == NULL) break;
+        if (rp_is_video_handler(found)) {
             sink->video_handler = 1;
             return;
         }
+        left -= (size_t)(found - from) + 1;
+        from = found + 1;
+    }
+    // Keep the last 15 bytes seen (window[0..15)).
+    if (limit >= 15) {
+        memcpy(sink->window, bytes + limit - 15, 15);
+    } else {
+        memmove(sink->window, sink->window + limit, 15 - limit);
+        memcpy(sink->window + 15 - limit, bytes, limit);
     }
 }
 
@@ -172,6 +208,10 @@ static size_t rp_sink_write(char *data, size_t size, size_t count, void *userdat
     }
     sink->bytes += (int64_t)total;
     return total;
+}
+
+size_t rp_sink_feed(rp_sink *sink, const char *data, size_t count) {
+    return rp_sink_write((char *)data, 1, count, sink);
 }
 
 static int rp_sink_prereq(void *userdata, char *primary_ip, char *local_ip, int primary_port, int local_port) {

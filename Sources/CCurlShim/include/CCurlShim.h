@@ -39,7 +39,7 @@ typedef struct rp_sink {
     int64_t tag_end;           // where the ID3v2 tag ends (-1: no tag, or not known yet)
     int video_handler;         // an MPEG-4 'hdlr' box with handler type 'vide' was seen
     int64_t scan_limit;        // how far to look for it (and for the end of an ID3 tag)
-    unsigned char window[16];  // the last bytes seen, for patterns across chunk boundaries
+    unsigned char window[16];  // the last 15 bytes seen (window[0..15)), for patterns across chunks
     void *digest;              // EVP_MD_CTX, NULL when hashing is off or failed
 } rp_sink;
 
@@ -49,6 +49,9 @@ void rp_sink_init(rp_sink *sink, int fd, int64_t cap, size_t head_limit, int64_t
 void rp_sink_release(rp_sink *sink);
 /// Writes the SHA-256 of everything accepted into `out` (32 bytes); returns 0 when hashing was off or failed.
 int rp_sink_digest(rp_sink *sink, unsigned char *out);
+/// Passes `count` body bytes through the sink as libcurl's write callback would; returns the bytes
+/// accepted (`count`, or 0 when the cap was passed or a write failed). For tests of the sink alone.
+size_t rp_sink_feed(rp_sink *sink, const char *data, size_t count);
 
 /// Points the handle's WRITEFUNCTION/WRITEDATA at `sink`, and its PREREQFUNCTION, which counts the
 /// hops whose connection (TCP and TLS) was established, so a timeout can be told apart from a stall.

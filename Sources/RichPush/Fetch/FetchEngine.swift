@@ -227,7 +227,7 @@ public final class FetchEngine: Sendable {
             receiveBufferBytes: policy.receiveBufferBytes,
             headBytes: policy.keepsBodySummary ? TypeSniffer.magicWindow : 0,
             scanLimit: policy.keepsBodySummary ? TypeSniffer.sniffLimit : 0,
-            hashBody: policy.keepsBodySummary)
+            hashBody: policy.keepsBodySummary && policy.hashesBody)
     }
 
     /// Downloads into a new file at `path`, created exclusively (never through a link, mode 0600).

@@ -57,13 +57,14 @@ public struct Outcome: Sendable, Codable, Equatable {
         public var file: String?
         public var uti: String
         public var bytes: Int64
-        public var sha256: String
+        /// SHA-256 of the bytes, hex; `nil` when nothing was stored (hashing is only for the store's name).
+        public var sha256: String?
         /// The normalised file extension it was stored under (the declared type).
         public var type: String
         public var attachmentClass: AttachmentClass
 
         public init(
-            file: String?, uti: String, bytes: Int64, sha256: String, type: String, attachmentClass: AttachmentClass
+            file: String?, uti: String, bytes: Int64, sha256: String?, type: String, attachmentClass: AttachmentClass
         ) {
             self.file = file
             self.uti = uti
@@ -84,7 +85,7 @@ public struct Outcome: Sendable, Codable, Equatable {
                 (file.map { [(CodingKeys.file.rawValue, JSONValue.string($0))] } ?? []) + [
                     (CodingKeys.uti.rawValue, .string(uti)),
                     (CodingKeys.bytes.rawValue, .number(String(bytes))),
-                    (CodingKeys.sha256.rawValue, .string(sha256)),
+                ] + (sha256.map { [(CodingKeys.sha256.rawValue, JSONValue.string($0))] } ?? []) + [
                     (CodingKeys.type.rawValue, .string(type)),
                     (CodingKeys.attachmentClass.rawValue, .string(attachmentClass.rawValue)),
                 ])

@@ -144,6 +144,8 @@ public struct ServiceExtension: Sendable {
         fetchPolicy.maxBytes = cap
         // The sniffer's bytes and the SHA-256 are kept as the body arrives: nothing is read back.
         fetchPolicy.keepsBodySummary = true
+        // The hash names the stored file; with no store (a bench without --out) it is not computed.
+        fetchPolicy.hashesBody = store != nil
         // 5. Fetch into a temporary file in the output folder (or share one download of the URL, or
         // keep nothing when there is no store).
         let temporary: TemporaryFile?
@@ -218,7 +220,7 @@ public struct ServiceExtension: Sendable {
             guard let store, let temporary else {
                 outcome = finish(.attached, .ok, "the \(format.attachmentClass.rawValue) would show (\(format.uti)).")
                 outcome.attachment = Outcome.Attachment(
-                    file: nil, uti: format.uti, bytes: result.bytes, sha256: known?.sha256 ?? "",
+                    file: nil, uti: format.uti, bytes: result.bytes, sha256: nil,
                     type: fileExtension, attachmentClass: format.attachmentClass)
                 break
             }
