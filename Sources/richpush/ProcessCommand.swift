@@ -161,9 +161,4 @@ enum ProcessCommand {
     struct ReadFailure: Error {
         var message: String
     }
-
-    /// Reads the options every command that runs the extension shares (``PolicyOptions``).
-    static func extensionPolicy(_ arguments: inout Arguments) throws -> ExtensionPolicy {
-        try PolicyOptions(parsing: &arguments).policy
-    }
 }
