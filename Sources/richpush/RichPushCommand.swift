@@ -162,7 +162,7 @@ enum RichPushCommand {
         case let error as SniffError: return CommandFailure(.dataError, error.message)
         case let error as SampleExpectationsError: return CommandFailure(.dataError, "\(error); fix that file.")
         case let error as AssetServerError: return CommandFailure(.unavailable, error.message)
-        case let error as FetchError: return CommandFailure(.unavailable, ProcessCommand.engineFailure(error))
+        case let error as FetchError: return CommandFailure(.unavailable, error.engineStartMessage)
         case let error as CocoaError:
             let path = (error.userInfo[NSFilePathErrorKey] as? String).map { " '\($0.escapingControlCharacters)'" }
             let underlying = (error.userInfo[NSUnderlyingErrorKey] as? NSError).map {
