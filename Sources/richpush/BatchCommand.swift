@@ -59,175 +59,48 @@ enum BatchCommand {
 
     static func run(_ arguments: Arguments) async throws -> ExitCode {
         var arguments = arguments
-        let output = try OutputOptions(parsing: &arguments)
-        guard let outFolder = output.folder else { throw UsageError("batch needs --out OUTDIR") }
-        let concurrency: Int = try arguments.number("--concurrency", in: 1...100_000) ?? 32
-        let recursive = arguments.flag("--recursive", "-r")
-        let junitPath = try arguments.value("--junit")
-        let failUnder: Double = try arguments.number("--fail-under", in: 0...100) ?? 100
-        let force = arguments.flag("--force")
-        let progressMode = ProgressLine.mode(
-            progress: arguments.flag("--progress"), noProgress: arguments.flag("--no-progress"),
-            stderrIsTerminal: isatty(2) == 1)
-        let share = arguments.flag("--share-downloads")
-        let policy = try PolicyOptions(parsing: &arguments).policy
-        let tracking = try TrackOptions(parsing: &arguments, download: policy.fetch)
-        let mix = try TLSOptions.networkMix(&arguments, network: policy.fetch.network)
-        let shard = try arguments.value("--shard").map { try BenchCommand.parseShard($0) }
-        let seed: UInt64 = try arguments.number("--seed", in: 0...UInt64.max) ?? 1
-        if mix != nil && share {
-            throw UsageError(
-                "--share-downloads and --network-mix do not go together (one download cannot cross networks)")
-        }
-        let positionals = try arguments.positionals()
-        guard positionals.count == 1, let input = positionals.first else {
-            throw UsageError("batch takes one folder, NDJSON file or payload file")
-        }
-        let everyItem = try BatchPreflight.items(at: input, recursive: recursive)
-        // Every N-th payload by position in the (sorted) input: the same split on every run and machine.
-        let items =
-            shard.map { shard in
-                everyItem.enumerated().filter { $0.offset % shard.1 == shard.0 - 1 }.map(\.element)
-            } ?? everyItem
-        guard !items.isEmpty else {
-            throw CommandFailure(
-                .dataError, "no payloads in '\(input)' (looked for *.json\(recursive ? " below it" : ""))")
-        }
-        let store: AttachmentStore
-        let attachments: AttachmentStore
-        let lock: OutputLock
-        do {
-            store = try AttachmentStore(folder: outFolder, durable: output.durable)
-            // Before anything in the folder is touched: another batch's temporaries are not leftovers.
-            lock = try OutputLock.acquire(folder: store.folder)
-            attachments = try AttachmentStore(folder: outFolder + "/attachments", durable: output.durable)
-        } catch {
-            throw CommandFailure(.ioError, error.message)
-        }
-        defer { lock.release() }
-        let options = BatchPreflight.options(of: policy, sharedDownloads: share)
-        let changes = BatchPreflight.changedOptions(in: store.folder, now: options)
-        if !changes.isEmpty && !force {
-            throw CommandFailure(
-                .usage,
-                "\(outFolder) holds results made with other options: " + changes.joined(separator: "; ")
-                    + ". Run with the earlier options to resume, add --force to redo every payload with "
-                    + "these, or choose another --out.")
-        }
-        try BatchPreflight.record(options, in: store)
-        store.removeLeftovers()
-        attachments.removeLeftovers()
+        let options = try BatchOptions(parsing: &arguments)
+        let session = try BatchSession(options.configuration)
+        defer { session.close() }
         // After OUTDIR exists and is cleaned (a JUnit file often goes inside it), before any payload runs.
-        let junit = try OutputOptions.prepare(junitPath, option: "--junit")
+        let junit = try OutputOptions.prepare(options.junitPath, option: "--junit")
         defer { junit?.discard() }
-        let engine: FetchEngine
-        do { engine = try FetchEngine() } catch {
-            throw CommandFailure(.unavailable, ProcessCommand.engineFailure(error))
-        }
-        defer {
-            engine.shutdown()
-            attachments.removeScratch()
-        }
-        let shared = share ? SharedDownloads(engine: engine, store: attachments) : nil
-        // Records carry the sniffed MIME type; libmagic's description is worked out only where a message needs it.
-        let service = ServiceExtension(
-            engine: engine, sniffer: TypeSniffer(description: .unsupportedOnly), store: attachments, policy: policy,
-            sharedDownloads: shared, tracker: tracking.tracker)
-        var configured = BatchRunner(
-            items: items, service: service, output: store, concurrency: concurrency, force: force)
-        if let mix {
-            configured.networks = NetworkAssignment(mix: mix, devices: items.count, seed: seed, service: service)
-        }
-        configured.shard = shard.map { (index: $0.0, count: $0.1) }
-        let runner = configured
-
+        let batch = try session.start()
+        defer { batch.close() }
         // The line is redrawn on a clock from the latest progress, so it moves while payloads are slow.
-        let display = ProgressLine(mode: progressMode)
+        let display = ProgressLine(mode: options.progress)
         let latest = Mutex<BatchRunner.Progress?>(nil)
         display.start { latest.withLock { $0 }.map { BatchProgressText.line($0) } ?? "starting" }
-        // On a signal, also shut the engine down: that ends every download in flight at once, shared
-        // ones too (they end as cancelled: no record, redone on resume).
+        // On a signal, also stop the engine: that ends every download in flight at once.
         let run = await runInterruptibly(
             { () -> Result<BatchSummary, StoreError> in
                 do throws(StoreError) {
-                    return .success(try await runner.run(progress: { progress in latest.withLock { $0 = progress } }))
+                    return .success(try await batch.run(progress: { progress in latest.withLock { $0 = progress } }))
                 } catch {
                     return .failure(error)
                 }
-            }, onSignal: { engine.shutdown() })
+            }, onSignal: { batch.stop() })
         if let last = latest.withLock({ $0 }) { display.draw(final: true) { BatchProgressText.line(last) } }
         display.finish()
-        let summary: BatchSummary
-        switch run.value {
-        case .success(let value): summary = value
-        case .failure(let error): throw CommandFailure(.ioError, error.message)
-        }
-        let interrupted = run.interrupted
-        await shared?.removeAll()
+        let summary = try run.value.mapError { CommandFailure(.ioError, $0.message) }.get()
+        await batch.removeSharedDownloads()
         if let junit {
-            var report = JUnitReport()
-            do { try runner.forEachRecord { report.add($0) } } catch {
-                throw CommandFailure(.ioError, "--junit: \(error.message)")
-            }
-            try commit(Array(report.xml.utf8), to: junit, option: "--junit", durable: output.durable)
+            let xml: String
+            do { xml = try batch.junitXML() } catch { throw CommandFailure(.ioError, "--junit: \(error.message)") }
+            try commit(Array(xml.utf8), to: junit, option: "--junit", durable: options.configuration.durable)
         }
-        printError(summaryText(summary, folder: store.folder))
+        printError(summary.text(folder: session.folder))
         // Path A: the delivery events of this run's payloads, 75 to a request, after the verdicts.
-        _ = await tracking.flush()
-        if summary.interrupted || interrupted {
+        _ = await options.tracking.flush()
+        if summary.interrupted || run.interrupted {
             printError(
                 "Interrupted: \(summary.total - summary.recorded) payload(s) left. Run the same command to resume.")
             return .interrupted
         }
-        guard summary.displayRate * 100 >= failUnder - 1e-9 else {
-            printError(
-                String(
-                    format: "richpush batch: --fail-under %g not met: %.1f%% would show.", failUnder,
-                    summary.displayRate * 100))
+        if let failure = options.configuration.thresholdFailure(summary) {
+            printError("richpush batch: " + failure)
             return .failure
         }
         return .success
-    }
-
-    static func summaryText(_ summary: BatchSummary, folder: String) -> String {
-        var lines = [
-            "richpush batch: \(summary.total) payloads, \(summary.processed) processed now, \(summary.skipped) done "
-                + "earlier, in \(String(format: "%.1f", summary.elapsedSeconds)) s"
-        ]
-        var verdicts = TextTable(["VERDICT", "COUNT"], rightAligned: [1])
-        for verdict in Verdict.allCases {
-            if let count = summary.verdicts[verdict.rawValue] { verdicts.append([verdict.rawValue, String(count)]) }
-        }
-        var reasons = TextTable(["REASON", "COUNT"], rightAligned: [1])
-        for (reason, count) in summary.reasons.sorted(by: {
-            $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key)
-        }) {
-            reasons.append([reason, String(count)])
-        }
-        lines += ["", verdicts.rendered, "", reasons.rendered, ""]
-        lines.append(
-            String(
-                format: "Display rate: %.1f%% (%d of %d payloads that asked for an attachment would show it).",
-                summary.displayRate * 100, summary.attached, summary.requested))
-        let ms = summary.downloadMilliseconds
-        lines.append(
-            String(
-                format: "Download time: p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, max %.0f ms.", ms["p50"] ?? 0,
-                ms["p90"] ?? 0, ms["p99"] ?? 0, ms["max"] ?? 0))
-        if let networks = summary.networks {
-            var table = TextTable(
-                ["NETWORK", "PAYLOADS", "SHOWN", "DISPLAY", "P50 MS", "P99 MS"], rightAligned: [1, 2, 3, 4, 5])
-            for (name, row) in networks.sorted(by: { $0.key < $1.key }) {
-                table.append([
-                    name, String(row.payloads), "\(row.attached)/\(row.requested)",
-                    String(format: "%.1f%%", row.displayRate * 100),
-                    String(format: "%.0f", row.downloadMilliseconds["p50"] ?? 0),
-                    String(format: "%.0f", row.downloadMilliseconds["p99"] ?? 0),
-                ])
-            }
-            lines += ["", table.rendered]
-        }
-        lines.append("Results: \(folder)/results.ndjson, \(folder)/summary.json")
-        return lines.joined(separator: "\n")
     }
 }

@@ -44,7 +44,7 @@ enum FetchCommand {
         defer { output?.discard() }
         let engine: FetchEngine
         do { engine = try FetchEngine(loops: loops) } catch {
-            throw CommandFailure(.unavailable, ProcessCommand.engineFailure(error))
+            throw CommandFailure(.unavailable, error.engineStartMessage)
         }
         defer { engine.shutdown() }
         let budgetDuration = Duration.milliseconds(Int64(budget * 1000))

@@ -70,9 +70,6 @@ func commit(_ bytes: [UInt8], to pending: PendingOutput, option: String, durable
     }
 }
 
-/// The bench progress line's drawing, kept under its earlier name.
-typealias ProgressLineCore = ProgressLine
-
 /// JSON text with sorted keys and snake_case names, as `jq` users expect.
 enum JSON {
     static func string<T: Encodable>(_ value: T, pretty: Bool = false) throws -> String {

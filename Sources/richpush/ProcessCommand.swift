@@ -42,85 +42,58 @@ enum ProcessCommand {
         let tracking = try TrackOptions(parsing: &arguments, download: policy.fetch)
         let positionals = try arguments.positionals()
         guard positionals.count <= 1 else { throw UsageError("process takes one payload file (or stdin)") }
-        let source = positionals.first ?? "-"
         // Every output is checked before the work: a report into a missing folder writes nothing.
         let report = try OutputOptions.prepare(reportPath, option: "--report")
         defer { report?.discard() }
-        let store: AttachmentStore
-        do {
-            store = try AttachmentStore(
-                folder: output.folder ?? "richpush-out", durable: output.durable, recordsNewFiles: true)
-        } catch {
-            throw CommandFailure(.ioError, error.message)
-        }
-        let engine: FetchEngine
-        do { engine = try FetchEngine(loops: 1) } catch { throw CommandFailure(.unavailable, engineFailure(error)) }
-        defer {
-            engine.shutdown()
-            store.removeScratch()
-        }
-        let service = ServiceExtension(engine: engine, store: store, policy: policy, tracker: tracking.tracker)
+        let session = try ProcessSession(
+            policy: policy, folder: output.folder ?? "richpush-out", durable: output.durable,
+            tracker: tracking.tracker)
+        defer { session.close() }
         let result: ProcessResult
-        switch readInput(source) {
+        switch readInput(positionals.first ?? "-") {
         case .success(let bytes):
             // Ctrl-C or SIGTERM ends the download cleanly (its temporary file is removed), then exits 130.
-            let run = await runInterruptibly { await service.process(bytes) }
+            let run = await runInterruptibly { await session.process(bytes) }
             result = run.value
             if run.interrupted {
-                store.removeNewFiles()
+                session.removeNewFiles()
                 printError("richpush process: interrupted; nothing was written.")
                 return .interrupted
             }
         case .failure(let failure): result = .unreadable(failure.message)
         }
-        if let report {
-            do {
-                let text = try JSON.string(result.outcome, pretty: true) + "\n"
-                try SystemCall.writeAll(report.descriptor, Array(text.utf8), path: report.displayPath)
-            } catch {
-                store.removeNewFiles()
-                throw CommandFailure(.ioError, "--report: \(failure(for: error).message)")
-            }
+        do { try write(result, report: report, durable: output.durable) } catch {
+            // The payload names the stored file: without the payload and its report, the file is taken back.
+            session.removeNewFiles()
+            throw error
         }
-        if let mutated = result.mutatedPayload {
-            let text = mutated.last == UInt8(ascii: "\n") ? mutated : mutated + [UInt8(ascii: "\n")]
-            do { try SystemCall.writeAll(1, text, path: "stdout") } catch {
-                // The payload names the stored file: without the payload, the file is taken back.
-                store.removeNewFiles()
-                throw CommandFailure(.ioError, error.message)
-            }
-        }
-        if let report {
-            do { try report.commit(durable: output.durable) } catch {
-                store.removeNewFiles()
-                throw CommandFailure(.ioError, "--report: \(error.message)")
-            }
-        }
-        if !quiet { printError("richpush: " + verdictLine(result.outcome)) }
+        if !quiet { printError("richpush: " + result.outcome.escapedSummaryLine) }
         // Path A: the delivery event goes out after the verdict, which it never delays.
         _ = await tracking.flush()
         return ExitCode(rawValue: result.outcome.verdict.exitStatus) ?? .failure
     }
 
-    private static func failure(for error: Error) -> CommandFailure { RichPushCommand.failure(for: error) }
-
-    /// The verdict line, with every payload-derived text escaped so it stays on its own lines.
-    static func verdictLine(_ outcome: Outcome) -> String {
-        var shown = outcome
-        shown.message = outcome.message.escapingControlCharacters
-        shown.hint = outcome.hint?.escapingControlCharacters
-        shown.warnings = outcome.warnings.map {
-            Warning($0.code.escapingControlCharacters, $0.message.escapingControlCharacters)
+    /// Writes the report (when asked for), the mutated payload on stdout, then puts the report in place.
+    private static func write(_ result: ProcessResult, report: PendingOutput?, durable: Bool) throws {
+        if let report {
+            do {
+                let text = try JSON.string(result.outcome, pretty: true) + "\n"
+                try SystemCall.writeAll(report.descriptor, Array(text.utf8), path: report.displayPath)
+            } catch {
+                throw CommandFailure(.ioError, "--report: \(RichPushCommand.failure(for: error).message)")
+            }
         }
-        shown.attachment?.file = outcome.attachment?.file?.escapingControlCharacters
-        return shown.summaryLine
-    }
-
-    /// Why the fetch engine could not start, in words: out of file descriptors is said as such.
-    static func engineFailure(_ error: FetchError) -> String {
-        guard SystemCall.descriptorsExhausted() else { return "\(error.message)" }
-        return "cannot start the download engine: too many open files (the limit is "
-            + "\(SystemCall.descriptorLimit)). Raise it with 'ulimit -n 1024' and run again."
+        if let mutated = result.mutatedPayload {
+            let text = mutated.last == UInt8(ascii: "\n") ? mutated : mutated + [UInt8(ascii: "\n")]
+            do { try SystemCall.writeAll(1, text, path: "stdout") } catch {
+                throw CommandFailure(.ioError, error.message)
+            }
+        }
+        if let report {
+            do { try report.commit(durable: durable) } catch {
+                throw CommandFailure(.ioError, "--report: \(error.message)")
+            }
+        }
     }
 
     /// Reads the payload from a file or stdin ("-"), at most ``readLimit`` bytes plus one.
@@ -160,10 +133,5 @@ enum ProcessCommand {
 
     struct ReadFailure: Error {
         var message: String
-    }
-
-    /// Reads the options every command that runs the extension shares (``PolicyOptions``).
-    static func extensionPolicy(_ arguments: inout Arguments) throws -> ExtensionPolicy {
-        try PolicyOptions(parsing: &arguments).policy
     }
 }

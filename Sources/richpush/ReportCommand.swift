@@ -67,7 +67,7 @@ enum ReportCommand {
                 return .ioError
             }
         }
-        printError(BenchCommand.summaryText(result))
+        printError(BenchSummary.text(result))
         let failed = result.thresholds.filter { !$0.passed }
         for threshold in failed { printError("richpush report: threshold failed: \(threshold.message).") }
         return failed.isEmpty ? .success : .failure
@@ -91,7 +91,7 @@ enum ReportCommand {
             printError("richpush report: shards \(shards) of \(count): the merged summary covers only those.")
         }
         printLine(try BatchJSON.pretty(result))
-        printError(BatchCommand.summaryText(result, folder: "(merged)"))
+        printError(result.text(folder: "(merged)"))
         if let failUnder, result.displayRate * 100 < failUnder - 1e-9 {
             printError(
                 String(

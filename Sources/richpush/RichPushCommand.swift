@@ -106,6 +106,9 @@ enum RichPushCommand {
         } catch let error as UsageError {
             printError("richpush \(name): \(error)\nRun 'richpush \(name) --help' for usage.")
             code = .usage
+        } catch let error as SetupError where error.pointsToHelp {
+            printError("richpush \(name): \(error.message)\nRun 'richpush \(name) --help' for usage.")
+            code = error.code
         } catch {
             let failure = failure(for: error)
             printError("richpush \(name): \(failure.message)")
@@ -152,13 +155,14 @@ enum RichPushCommand {
     static func failure(for error: Error) -> CommandFailure {
         switch error {
         case let failure as CommandFailure: return failure
+        case let error as SetupError: return CommandFailure(error.code, error.message)
         case let error as SystemError: return CommandFailure(.ioError, error.message)
         case let error as StoreError: return CommandFailure(.ioError, error.message)
         case let error as BatchInputError: return CommandFailure(.dataError, error.message)
         case let error as SniffError: return CommandFailure(.dataError, error.message)
         case let error as SampleExpectationsError: return CommandFailure(.dataError, "\(error); fix that file.")
         case let error as AssetServerError: return CommandFailure(.unavailable, error.message)
-        case let error as FetchError: return CommandFailure(.unavailable, ProcessCommand.engineFailure(error))
+        case let error as FetchError: return CommandFailure(.unavailable, error.engineStartMessage)
         case let error as CocoaError:
             let path = (error.userInfo[NSFilePathErrorKey] as? String).map { " '\($0.escapingControlCharacters)'" }
             let underlying = (error.userInfo[NSUnderlyingErrorKey] as? NSError).map {

@@ -1,0 +1,121 @@
+import Synchronization
+
+/// A batch set up from its ``BatchConfiguration``: its payloads found, its output folder claimed and
+/// checked against an earlier run's options, ready to ``start()``.
+///
+/// ```swift
+/// let session = try BatchSession(configuration)   // no payloads, options changed: SetupError
+/// defer { session.close() }
+/// let run = try session.start()                   // the engine and the runner
+/// defer { run.close() }
+/// let summary = try await run.run()
+/// ```
+public struct BatchSession: Sendable {
+    public let configuration: BatchConfiguration
+    /// The payloads this run (or shard) covers.
+    public let items: [BatchItem]
+    private let store: AttachmentStore
+    private let attachments: AttachmentStore
+    private let lock: OutputLock
+
+    /// Reads the input, takes the output folder's lock and refuses a resume with other options
+    /// (unless ``BatchConfiguration/force``); removes the leftovers of an interrupted run.
+    public init(_ configuration: BatchConfiguration) throws {
+        let everyItem = try BatchPreflight.items(at: configuration.input, recursive: configuration.recursive)
+        // Every N-th payload by position in the (sorted) input: the same split on every run and machine.
+        items =
+            configuration.shard.map { shard in
+                everyItem.enumerated().filter { shard.contains(position: $0.offset) }.map(\.element)
+            } ?? everyItem
+        guard !items.isEmpty else {
+            throw SetupError(
+                .dataError,
+                "no payloads in '\(configuration.input)' (looked for *.json\(configuration.recursive ? " below it" : ""))"
+            )
+        }
+        let out = configuration.outFolder
+        store = try AttachmentStore(folder: out, durable: configuration.durable)
+        // Before anything in the folder is touched: another batch's temporaries are not leftovers.
+        lock = try OutputLock.acquire(folder: store.folder)
+        do {
+            attachments = try AttachmentStore(folder: out + "/attachments", durable: configuration.durable)
+            let options = BatchPreflight.options(
+                of: configuration.policy, sharedDownloads: configuration.sharedDownloads)
+            let changes = BatchPreflight.changedOptions(in: store.folder, now: options)
+            if !changes.isEmpty && !configuration.force {
+                throw SetupError(
+                    .usage,
+                    "\(out) holds results made with other options: " + changes.joined(separator: "; ")
+                        + ". Run with the earlier options to resume, add --force to redo every payload with "
+                        + "these, or choose another --out.")
+            }
+            try BatchPreflight.record(options, in: store)
+        } catch {
+            lock.release()
+            throw error
+        }
+        store.removeLeftovers()
+        attachments.removeLeftovers()
+        self.configuration = configuration
+    }
+
+    /// The output folder, as the store resolved it.
+    public var folder: String { store.folder }
+
+    /// Starts the download engine and builds the runner; a failure to start throws ``FetchError``.
+    public func start() throws -> BatchRun {
+        let engine = try FetchEngine()
+        let shared = configuration.sharedDownloads ? SharedDownloads(engine: engine, store: attachments) : nil
+        // Records carry the sniffed MIME type; libmagic's description is worked out only where a message needs it.
+        let service = ServiceExtension(
+            engine: engine, sniffer: TypeSniffer(description: .unsupportedOnly), store: attachments,
+            policy: configuration.policy, sharedDownloads: shared, tracker: configuration.tracker)
+        var runner = BatchRunner(
+            items: items, service: service, output: store, concurrency: configuration.concurrency,
+            force: configuration.force)
+        if let mix = configuration.networkMix {
+            runner.networks = NetworkAssignment(
+                mix: mix, devices: items.count, seed: configuration.seed, service: service)
+        }
+        runner.shard = configuration.shard.map { (index: $0.index, count: $0.count) }
+        return BatchRun(engine: engine, shared: shared, runner: runner, attachments: attachments)
+    }
+
+    /// Releases the output folder's lock.
+    public func close() { lock.release() }
+}
+
+/// A started batch: the engine, the shared downloads and the runner.
+public struct BatchRun: Sendable {
+    let engine: FetchEngine
+    let shared: SharedDownloads?
+    let runner: BatchRunner
+    let attachments: AttachmentStore
+
+    /// Runs every payload not done yet and writes the results and the summary.
+    public func run(progress: @escaping @Sendable (BatchRunner.Progress) -> Void = { _ in }) async throws(StoreError)
+        -> BatchSummary
+    {
+        try await runner.run(progress: progress)
+    }
+
+    /// Removes the shared downloads' files once every payload that used them is done.
+    public func removeSharedDownloads() async { await shared?.removeAll() }
+
+    /// Ends every download in flight at once, shared ones too (they end as cancelled: no record, redone
+    /// on resume).
+    public func stop() { engine.shutdown() }
+
+    /// The JUnit XML report of every record in the output folder.
+    public func junitXML() throws(StoreError) -> String {
+        var report = JUnitReport()
+        try runner.forEachRecord { report.add($0) }
+        return report.xml
+    }
+
+    /// Stops the engine and removes the attachments' scratch files.
+    public func close() {
+        engine.shutdown()
+        attachments.removeScratch()
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+extension BatchSummary {
+    /// The summary a batch prints on stderr: counts per verdict and reason, the display rate, the
+    /// download time, the per-network rows, and where the results are (`folder`).
+    public func text(folder: String) -> String {
+        var lines = [
+            "richpush batch: \(total) payloads, \(processed) processed now, \(skipped) done "
+                + "earlier, in \(String(format: "%.1f", elapsedSeconds)) s"
+        ]
+        var verdictTable = TextTable(["VERDICT", "COUNT"], rightAligned: [1])
+        for verdict in Verdict.allCases {
+            if let count = verdicts[verdict.rawValue] { verdictTable.append([verdict.rawValue, String(count)]) }
+        }
+        var reasonTable = TextTable(["REASON", "COUNT"], rightAligned: [1])
+        for (reason, count) in reasons.sorted(by: {
+            $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key)
+        }) {
+            reasonTable.append([reason, String(count)])
+        }
+        lines += ["", verdictTable.rendered, "", reasonTable.rendered, ""]
+        lines.append(
+            String(
+                format: "Display rate: %.1f%% (%d of %d payloads that asked for an attachment would show it).",
+                displayRate * 100, attached, requested))
+        let ms = downloadMilliseconds
+        lines.append(
+            String(
+                format: "Download time: p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, max %.0f ms.", ms["p50"] ?? 0,
+                ms["p90"] ?? 0, ms["p99"] ?? 0, ms["max"] ?? 0))
+        if let networks {
+            var table = TextTable(
+                ["NETWORK", "PAYLOADS", "SHOWN", "DISPLAY", "P50 MS", "P99 MS"], rightAligned: [1, 2, 3, 4, 5])
+            for (name, row) in networks.sorted(by: { $0.key < $1.key }) {
+                table.append([
+                    name, String(row.payloads), "\(row.attached)/\(row.requested)",
+                    String(format: "%.1f%%", row.displayRate * 100),
+                    String(format: "%.0f", row.downloadMilliseconds["p50"] ?? 0),
+                    String(format: "%.0f", row.downloadMilliseconds["p99"] ?? 0),
+                ])
+            }
+            lines += ["", table.rendered]
+        }
+        lines.append("Results: \(folder)/results.ndjson, \(folder)/summary.json")
+        return lines.joined(separator: "\n")
+    }
+}

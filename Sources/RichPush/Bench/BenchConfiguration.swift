@@ -1,0 +1,193 @@
+import Foundation
+
+/// Everything a bench run is told: its target, its devices and their arrivals, its limits and thresholds.
+///
+/// The command line fills one from its options; ``init(devices:payload:url:type:arrival:ramp:rate:serving:)``
+/// checks the choices that exclude each other before anything starts, and ``BenchSession`` runs it.
+///
+/// ```swift
+/// var configuration = try BenchConfiguration(
+///     devices: 2000, payload: nil, url: "https://127.0.0.1:8443/hero.jpg", type: nil,
+///     arrival: nil, ramp: 5, rate: nil, serving: false)
+/// configuration.concurrency = 500
+/// ```
+public struct BenchConfiguration: Sendable {
+    /// How devices arrive.
+    public enum Arrival: Sendable, Equatable {
+        /// Every device at once.
+        case burst
+        /// Arrivals spread evenly over this many seconds.
+        case ramp(seconds: Double)
+        /// Arrivals at a fixed rate per second.
+        case rate(perSecond: Double)
+
+        /// The model the schedule draws arrivals from.
+        public var model: ArrivalSchedule.Model {
+            switch self {
+            case .burst: .burst
+            case .ramp(let seconds): .ramp(.milliseconds(Int64(seconds * 1000)))
+            case .rate(let perSecond): .rate(perSecond)
+            }
+        }
+
+        /// `burst`, `ramp` or `rate`, as the report names it.
+        public var name: String {
+            switch self {
+            case .burst: "burst"
+            case .ramp: "ramp"
+            case .rate: "rate"
+            }
+        }
+    }
+
+    /// `--payload FILE`: the payload every device receives.
+    public var payloadPath: String?
+    /// `--url URL`: the asset a payload is made for.
+    public var url: String?
+    /// `--type TYPE`: `ab.att.type` of the payload made for ``url`` (default: its extension).
+    public var declaredType: String?
+    /// Devices in the whole run (every shard).
+    public var devices: Int
+    public var arrival: Arrival
+    /// Each arrival is delayed by a random 0 to this many seconds.
+    public var jitterSeconds: Double = 0
+    /// The seed of the jitter and the network mix.
+    public var seed: UInt64 = 1
+    /// Devices in flight at most.
+    public var concurrency = 1000
+    /// `--out DIR`: keep the stored attachments there (nil: keep nothing).
+    public var keepFolder: String?
+    /// No device is launched after this many seconds (nil: the schedule plus the budget plus 60 s).
+    public var timeLimitSeconds: Double?
+    public var thresholds = BenchThresholds()
+    /// `--i-own-this-host`: the target may be another machine.
+    public var ownsHost = false
+    /// Whether one trial download checks the target before the burst.
+    public var preflight = true
+    public var shard = Shard.whole
+    /// The extension every device runs.
+    public var policy = ExtensionPolicy()
+    /// A network profile per device, by share.
+    public var networkMix: NetworkMix?
+    /// Path A: a delivery event per device, when given.
+    public var tracker: DeliveryTracker?
+
+    /// A configuration whose target and arrival model are consistent; `serving` says the embedded
+    /// server will give the target (see ``serve(httpsPort:caFile:)``), so neither is required then.
+    public init(
+        devices: Int, payload: String?, url: String?, type: String?, arrival: String?, ramp: Double?, rate: Double?,
+        serving: Bool
+    ) throws(SetupError) {
+        guard payload == nil || url == nil else { throw SetupError.usage("give --payload or --url, not both") }
+        let models = [arrival != nil && arrival != "burst", ramp != nil, rate != nil].filter { $0 }.count
+        guard models <= 1, arrival == nil || arrival == "burst" else {
+            throw SetupError.usage("choose one arrival model: --arrival burst, --ramp SECONDS or --rate PER_SECOND")
+        }
+        if !serving, let url, let corrected = BenchPreflight.correctedURL(url) {
+            throw SetupError.usage("--url \(url) has no scheme: did you mean --url \(corrected) ?")
+        }
+        guard serving || payload != nil || url != nil else {
+            throw SetupError.usage("bench needs --payload FILE or --url URL (or --serve DIR)")
+        }
+        self.devices = devices
+        payloadPath = payload
+        self.url = url
+        declaredType = type
+        self.arrival = ramp.map { .ramp(seconds: $0) } ?? rate.map { .rate(perSecond: $0) } ?? .burst
+    }
+
+    /// The host the embedded server stands in for.
+    public static let servedHost = "cdn.example.com"
+
+    /// Points the run at the embedded server on `httpsPort`: `cdn.example.com` maps to it, its CA is
+    /// trusted (unless another was given), and a `--url` without a scheme (default `hero.jpg`) is a
+    /// path on it.
+    public mutating func serve(httpsPort: Int, caFile: String) {
+        policy.fetch.caFile = policy.fetch.caFile ?? caFile
+        policy.fetch.hostMappings.append(
+            HostMapping(host: Self.servedHost, port: "443", targetHost: "127.0.0.1", targetPort: "\(httpsPort)"))
+        guard payloadPath == nil else { return }
+        let path = url ?? "hero.jpg"
+        if !path.contains("://") {
+            url = "https://\(Self.servedHost)/" + (path.hasPrefix("/") ? String(path.dropFirst()) : path)
+        }
+    }
+
+    /// The payload every device receives and the target the report names, from ``payloadPath`` or ``url``.
+    public func payload() throws(SetupError) -> (bytes: [UInt8], target: BenchReport.Target) {
+        if let payloadPath {
+            guard let data = FileManager.default.contents(atPath: payloadPath) else {
+                throw SetupError.usage("cannot read --payload \(payloadPath)")
+            }
+            let bytes = Array(data)
+            guard
+                case .attachment(let attURL, let type, _, _, _) = PayloadInspector.inspect(
+                    bytes, pushType: policy.pushType)
+            else {
+                throw SetupError.usage(
+                    "--payload \(payloadPath) does not request an attachment; check it with 'richpush process'")
+            }
+            return (bytes, BenchReport.Target(url: attURL, type: type, payload: payloadPath))
+        }
+        guard let url else { throw SetupError.usage("bench needs --payload FILE or --url URL (or --serve DIR)") }
+        let type = declaredType ?? URL(string: url)?.pathExtension ?? ""
+        guard AttachmentFormat.forExtension(type) != nil else {
+            throw SetupError.usage(
+                "cannot tell the attachment type of \(url): give --type (jpg, png, gif, mp3, mp4, ...)")
+        }
+        let body: JSONValue = .object([
+            (
+                "aps",
+                .object([
+                    ("alert", .object([("title", .string("richpush bench"))])), ("mutable-content", .number("1")),
+                ])
+            ),
+            ("ab", .object([("att", .object([("url", .string(url)), ("type", .string(type))]))])),
+        ])
+        return (Array(body.text.utf8), BenchReport.Target(url: url, type: type, payload: nil))
+    }
+
+    /// Refuses a target that is not on this machine unless ``ownsHost`` says it may be loaded.
+    public func checkHost(_ target: BenchReport.Target) throws(SetupError) {
+        guard ownsHost || BenchSafety.isLoopback(url: target.url, mappings: policy.fetch.hostMappings) else {
+            throw SetupError.usage(
+                "\(target.url) is not on this machine. A bench sends a burst of requests: pass --i-own-this-host "
+                    + "to confirm you own that host and may load it.")
+        }
+    }
+
+    /// Refuses a concurrency the process cannot hold open files for, given `descriptors` allowed.
+    public func checkDescriptors(_ descriptors: Int) throws(SetupError) {
+        // A socket per device in flight, plus a temporary file each when attachments are kept (--out).
+        let storing = keepFolder != nil
+        let needed = BenchSafety.descriptorsNeeded(concurrency: min(concurrency, devices), storing: storing)
+        guard descriptors >= needed else {
+            throw SetupError.usage(
+                "--concurrency \(concurrency) needs about \(needed) open files, but this process may open only "
+                    + "\(descriptors) (ulimit -n; the hard limit is \(BenchSafety.hardOpenFileLimit)): raise it with "
+                    + "'ulimit -n \(needed)' or lower --concurrency to \(BenchSafety.concurrency(forDescriptors: descriptors, storing: storing))"
+            )
+        }
+    }
+
+    /// The report's record of this configuration.
+    public var reportConfig: BenchReport.Config {
+        var ramp: Double?
+        var rate: Double?
+        switch arrival {
+        case .burst: break
+        case .ramp(let seconds): ramp = seconds
+        case .rate(let perSecond): rate = perSecond
+        }
+        var config = BenchReport.Config(
+            devices: devices, arrival: arrival.name, rampSeconds: ramp, ratePerSecond: rate,
+            jitterSeconds: jitterSeconds, seed: seed, concurrency: concurrency,
+            connections: policy.fetch.connections.rawValue, budgetSeconds: policy.budget.inSeconds,
+            shardCount: shard.count)
+        config.network = policy.fetch.network?.name
+        config.networkMix = networkMix.map { mix in
+            mix.entries.map { "\(NetworkAssignment.key($0.profile))=\($0.percent)" }.joined(separator: ",")
+        }
+        return config
+    }
+}

@@ -1,0 +1,116 @@
+/// A bench run set up from its ``BenchConfiguration``: the payload, the checks, the engine and the
+/// extension every device runs, ready for the trial download and the burst.
+///
+/// ```swift
+/// let session = try BenchSession(configuration)   // SetupError: a mistake found before the run
+/// defer { session.close() }
+/// if let problem = await session.trial() { print(problem.message) }
+/// let result = await session.run(progress: { print($0.done) })
+/// ```
+public struct BenchSession: Sendable {
+    public let configuration: BenchConfiguration
+    /// The payload every device receives.
+    public let payload: [UInt8]
+    /// The target the report names.
+    public let target: BenchReport.Target
+    /// The positions in the whole schedule this shard runs.
+    public let indices: [Int]
+    private let schedule: ArrivalSchedule
+    private let timeLimit: Duration
+    private let engine: FetchEngine
+    private let store: AttachmentStore?
+    private let service: ServiceExtension
+    private let trialService: ServiceExtension
+
+    /// Builds the payload, checks the host and the open-file limit (raised to the hard limit), and
+    /// starts the engine; a mistake throws ``SetupError``, an engine or a store that cannot start
+    /// throws its own error.
+    public init(_ configuration: BenchConfiguration) throws {
+        var configuration = configuration
+        (payload, target) = try configuration.payload()
+        try configuration.checkHost(target)
+        try configuration.checkDescriptors(BenchSafety.raiseOpenFileLimit())
+        if configuration.concurrency > 256 { configuration.policy.fetch.receiveBufferBytes = 16 * 1024 }
+        let policy = configuration.policy
+        let jitter = Duration.milliseconds(Int64(configuration.jitterSeconds * 1000))
+        schedule = ArrivalSchedule(
+            devices: configuration.devices, model: configuration.arrival.model, jitter: jitter,
+            seed: configuration.seed)
+        indices = Array(
+            ArrivalSchedule.indices(
+                devices: configuration.devices, shard: configuration.shard.index, of: configuration.shard.count))
+        let lastArrival = schedule.offset(of: configuration.devices - 1) + jitter
+        timeLimit =
+            configuration.timeLimitSeconds.map { Duration.milliseconds(Int64($0 * 1000)) }
+            ?? lastArrival + policy.budget + .seconds(60)
+        engine = try FetchEngine()
+        // Nothing is stored unless --out asks for it: the body is sniffed and hashed as it arrives.
+        do { store = try configuration.keepFolder.map { try AttachmentStore(folder: $0) } } catch {
+            engine.shutdown()
+            throw error
+        }
+        let sniffer = TypeSniffer(description: .unsupportedOnly)
+        service = ServiceExtension(
+            engine: engine, sniffer: sniffer, store: store, policy: policy, tracker: configuration.tracker)
+        // A slow target is what the bench measures, so the trial waits 5 s at most.
+        var trialPolicy = policy
+        trialPolicy.budget = min(policy.budget, .seconds(5))
+        trialService = ServiceExtension(engine: engine, sniffer: sniffer, store: nil, policy: trialPolicy)
+        self.configuration = configuration
+    }
+
+    /// `2000 devices (shard 1/4) -> https://...`: what the run is about to do.
+    public var startLine: String {
+        let shard = configuration.shard
+        return
+            "\(indices.count) devices\(shard.count > 1 ? " (shard \(shard.index)/\(shard.count))" : "") -> \(target.url)"
+    }
+
+    /// One trial download (unless ``BenchConfiguration/preflight`` is off): the problem that would
+    /// fail every device the same way, or nil.
+    public func trial() async -> BenchPreflight.Problem? {
+        guard configuration.preflight else { return nil }
+        return await BenchPreflight.trial(service: trialService, payload: payload, url: target.url)
+    }
+
+    /// Runs the burst (or, when `startingDevices` is false, none of it: every device counts as not
+    /// started) and checks the thresholds on the finalized report.
+    public func run(
+        startingDevices: Bool = true, progress: @escaping @Sendable (BurstRunner.Progress) -> Void = { _ in }
+    ) async -> BenchResult {
+        var report = BenchReport(
+            target: target, config: configuration.reportConfig, shards: [configuration.shard.index])
+        if startingDevices {
+            var burst = BurstRunner(
+                service: service, payload: payload, schedule: schedule, indices: indices,
+                concurrency: configuration.concurrency, timeLimit: timeLimit)
+            if let mix = configuration.networkMix {
+                burst.networks = NetworkAssignment(
+                    mix: mix, devices: configuration.devices, seed: configuration.seed, service: service)
+            }
+            await burst.run(into: &report, progress: progress)
+        } else {
+            report.notStarted = indices.count
+            report.finalize()
+        }
+        report.thresholds = configuration.thresholds.evaluate(report)
+        return BenchResult(report: report)
+    }
+
+    /// Stops the engine and removes the store's scratch files.
+    public func close() {
+        engine.shutdown()
+        store?.removeScratch()
+    }
+}
+
+/// What a bench run produced: its report, and whether every threshold was met.
+public struct BenchResult: Sendable {
+    public var report: BenchReport
+
+    /// The thresholds that failed, in the order given.
+    public var failedThresholds: [ThresholdResult] { report.thresholds.filter { !$0.passed } }
+
+    /// Whether every threshold given was met.
+    public var passed: Bool { failedThresholds.isEmpty }
+}

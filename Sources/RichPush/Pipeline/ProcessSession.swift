@@ -1,0 +1,62 @@
+/// One payload's run as `richpush process` makes it: the store the attachment goes to (which
+/// remembers the files it made, to take them back), a one-loop engine, and the extension.
+///
+/// ```swift
+/// let session = try ProcessSession(policy: policy, folder: "richpush-out")
+/// defer { session.close() }
+/// let result = await session.process(bytes)
+/// ```
+public struct ProcessSession: Sendable {
+    private let store: AttachmentStore
+    private let engine: FetchEngine
+    private let service: ServiceExtension
+
+    /// A folder that cannot be written is exit 74; an engine that cannot start, exit 69.
+    public init(policy: ExtensionPolicy, folder: String, durable: Bool = false, tracker: DeliveryTracker? = nil)
+        throws(SetupError)
+    {
+        do { store = try AttachmentStore(folder: folder, durable: durable, recordsNewFiles: true) } catch {
+            throw SetupError(.ioError, error.message)
+        }
+        do { engine = try FetchEngine(loops: 1) } catch {
+            store.removeScratch()
+            throw SetupError(.unavailable, error.engineStartMessage)
+        }
+        service = ServiceExtension(engine: engine, store: store, policy: policy, tracker: tracker)
+    }
+
+    /// Runs `bytes` through the extension.
+    public func process(_ bytes: [UInt8]) async -> ProcessResult { await service.process(bytes) }
+
+    /// Removes the files this run stored: an output that names them could not be written.
+    public func removeNewFiles() { store.removeNewFiles() }
+
+    /// Stops the engine and removes the store's scratch files.
+    public func close() {
+        engine.shutdown()
+        store.removeScratch()
+    }
+}
+
+extension FetchError {
+    /// Why the fetch engine could not start, in words: out of file descriptors is said as such.
+    public var engineStartMessage: String {
+        guard SystemCall.descriptorsExhausted() else { return "\(message)" }
+        return "cannot start the download engine: too many open files (the limit is "
+            + "\(SystemCall.descriptorLimit)). Raise it with 'ulimit -n 1024' and run again."
+    }
+}
+
+extension Outcome {
+    /// The verdict line, with every payload-derived text escaped so it stays on its own lines.
+    public var escapedSummaryLine: String {
+        var shown = self
+        shown.message = message.escapingControlCharacters
+        shown.hint = hint?.escapingControlCharacters
+        shown.warnings = warnings.map {
+            Warning($0.code.escapingControlCharacters, $0.message.escapingControlCharacters)
+        }
+        shown.attachment?.file = attachment?.file?.escapingControlCharacters
+        return shown.summaryLine
+    }
+}
