@@ -58,6 +58,7 @@ public final class CurlLoopGroup: Sendable {
     ///
     /// Cancelling the calling task aborts the transfer; the outcome then has `cancelled` set.
     /// The descriptor must stay open until this returns.
+    @inline(never)
     public func transfer(_ spec: TransferSpec, writingTo descriptor: Int32) async -> TransferOutcome {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         let loop = loops.min { $0.inFlight < $1.inFlight } ?? loops[0]

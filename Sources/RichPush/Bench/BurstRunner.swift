@@ -159,37 +159,9 @@ public struct BurstRunner: Sendable {
                 group.addTask {
                     let startedAt = ContinuousClock.now
                     let result = await service.process(payload, arrivedAt: arrival)
-                    let ended = ContinuousClock.now - began
-                    let outcome = result.outcome
-                    let timings = outcome.download?.timings
-                    let started = startedAt - began
-                    let device = DeviceResult(
-                        verdict: outcome.verdict, reason: outcome.reason, message: outcome.message,
-                        status: outcome.download?.status ?? 0, bytes: outcome.download?.bytes ?? 0,
-                        dns: timings?.dns, connect: timings?.connect, tls: timings?.tls, firstByte: timings?.firstByte,
-                        download: timings?.total, scheduled: scheduled, started: started, ended: ended,
-                        heldBack: heldBack && started - scheduled > .milliseconds(1),
-                        schedulingLag: max(.zero, startedAt - free), network: network)
-                    let (snapshot, waiter) = shared.withLock { state in
-                        state.progress.done += 1
-                        // A device cut short by an interruption says nothing about the host: not counted.
-                        if device.reason == .cancelled {
-                            state.report.notStarted += 1
-                        } else {
-                            state.progress.verdicts[device.verdict, default: 0] += 1
-                            if device.verdict != .attached { state.progress.failures += 1 }
-                            state.report.add(device)
-                        }
-                        // The slot passes straight to a waiting device, so in flight never passes the cap.
-                        let waiter = state.waiter
-                        if waiter != nil {
-                            state.waiter = nil
-                            state.progress.started += 1
-                        }
-                        return (state.progress, waiter)
-                    }
-                    waiter?.resume()
-                    shared.deliver(snapshot)
+                    Self.finish(
+                        result.outcome, shared: shared, began: began, scheduled: scheduled, free: free,
+                        startedAt: startedAt, heldBack: heldBack, network: network)
                 }
             }
             // Devices still running end within their own budget (each has its deadline), so the run
@@ -208,5 +180,44 @@ public struct BurstRunner: Sendable {
             cores: ProcessInfo.processInfo.activeProcessorCount)
         report.finalize()
         shared.deliver(shared.withLock { $0.progress })
+    }
+
+    /// Counts a finished device and hands its slot to a waiting one. Synchronous and not inlined, so
+    /// the device's async frame holds none of this while the download runs.
+    @inline(never)
+    private static func finish(
+        _ outcome: Outcome, shared: Guarded, began: ContinuousClock.Instant, scheduled: Duration,
+        free: ContinuousClock.Instant, startedAt: ContinuousClock.Instant, heldBack: Bool, network: String?
+    ) {
+        let ended = ContinuousClock.now - began
+        let timings = outcome.download?.timings
+        let started = startedAt - began
+        let device = DeviceResult(
+            verdict: outcome.verdict, reason: outcome.reason, message: outcome.message,
+            status: outcome.download?.status ?? 0, bytes: outcome.download?.bytes ?? 0,
+            dns: timings?.dns, connect: timings?.connect, tls: timings?.tls, firstByte: timings?.firstByte,
+            download: timings?.total, scheduled: scheduled, started: started, ended: ended,
+            heldBack: heldBack && started - scheduled > .milliseconds(1),
+            schedulingLag: max(.zero, startedAt - free), network: network)
+        let (snapshot, waiter) = shared.withLock { state in
+            state.progress.done += 1
+            // A device cut short by an interruption says nothing about the host: not counted.
+            if device.reason == .cancelled {
+                state.report.notStarted += 1
+            } else {
+                state.progress.verdicts[device.verdict, default: 0] += 1
+                if device.verdict != .attached { state.progress.failures += 1 }
+                state.report.add(device)
+            }
+            // The slot passes straight to a waiting device, so in flight never passes the cap.
+            let waiter = state.waiter
+            if waiter != nil {
+                state.waiter = nil
+                state.progress.started += 1
+            }
+            return (state.progress, waiter)
+        }
+        waiter?.resume()
+        shared.deliver(snapshot)
     }
 }

@@ -85,6 +85,7 @@ public final class FetchEngine: Sendable {
     }
 
     /// The connect-to rules of `request`: its own, or, under a network profile, through the relay.
+    @inline(never)
     private func connectRules(for request: FetchRequest) throws(FetchError) -> [String] {
         let policy = request.policy
         guard let profile = policy.network else { return policy.hostMappings.map(\.description) }
@@ -102,6 +103,7 @@ public final class FetchEngine: Sendable {
     ///
     /// The caller owns the descriptor and whatever it wrote on failure; see ``fetch(_:toNewFileAt:)``
     /// for a version that cleans up after itself.
+    @inline(never)
     public func fetch(_ request: FetchRequest, writingTo descriptor: Int32) async throws(FetchError) -> FetchResult {
         let policy = request.policy
         try Self.checkShape(request.url, allowed: policy.transportSecurity == nil ? policy : nil)
@@ -118,6 +120,7 @@ public final class FetchEngine: Sendable {
 
     /// Follows redirects one transfer at a time, judging each hop by App Transport Security's rules for
     /// its own host, as the phone does: an exception for one host says nothing of where it redirects.
+    @inline(never)
     private func fetchHopByHop(
         _ request: FetchRequest, transportSecurity: AppTransportSecurity, writingTo descriptor: Int32
     ) async throws(FetchError) -> FetchResult {
@@ -180,6 +183,7 @@ public final class FetchEngine: Sendable {
     /// A light check of the URL (curl parses it fully): a scheme, `//` and a host. With a policy, its
     /// scheme must also be allowed, checked before the shape: data:, file: and every other scheme the
     /// device would not fetch here are refused for their scheme, whatever follows the colon.
+    @inline(never)
     private static func checkShape(_ url: String, allowed policy: FetchPolicy?) throws(FetchError) {
         let utf8 = Array(url.utf8.prefix(64))
         guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), colon > 0,
@@ -204,6 +208,7 @@ public final class FetchEngine: Sendable {
         }
     }
 
+    @inline(never)
     private static func spec(
         _ url: String, policy: FetchPolicy, deadline: ContinuousClock.Instant, allowedProtocols: String,
         minimumTLSMinor: Int, followRedirects: Bool, connectTo: [String]
@@ -264,6 +269,7 @@ public final class FetchEngine: Sendable {
         }
     }
 
+    @inline(never)
     static func result(of outcome: TransferOutcome, request: FetchRequest) -> Result<FetchResult, FetchError> {
         let details = FetchResult(
             httpStatus: outcome.httpStatus,

@@ -64,7 +64,16 @@ public struct ServiceExtension: Sendable {
     public func process(_ bytes: [UInt8], arrivedAt arrival: ContinuousClock.Instant) async -> ProcessResult {
         let started = arrival
         let deadline = started + policy.budget
-        var (outcome, root) = await run(bytes, deadline: deadline)
+        let (outcome, root) = await run(bytes, deadline: deadline)
+        return emit(outcome, root: root, bytes: bytes, started: started)
+    }
+
+    /// The last stage: the elapsed time, the delivery event, the content extension, the mutated payload.
+    @inline(never)
+    private func emit(_ outcome: Outcome, root: JSONValue?, bytes: [UInt8], started: ContinuousClock.Instant)
+        -> ProcessResult
+    {
+        var outcome = outcome
         outcome.elapsedMilliseconds = (ContinuousClock.now - started).inMilliseconds
         // Path A: the delivery event is recorded now and sent by the command after the verdicts.
         if let tracker, outcome.verdict != .rejected, !tracker.record(outcome, payload: root) {
@@ -94,7 +103,7 @@ public struct ServiceExtension: Sendable {
     }
 
     private func run(_ bytes: [UInt8], deadline: ContinuousClock.Instant) async -> (Outcome, JSONValue?) {
-        switch PayloadInspector.inspect(bytes, pushType: policy.pushType) {
+        switch inspect(bytes) {
         case .decided(let outcome, let root):
             return (outcome, root)
         case .attachment(let url, let declared, let format, let root, let warnings):
@@ -108,15 +117,59 @@ public struct ServiceExtension: Sendable {
         }
     }
 
+    /// Stages 1 to 3: read, invocation, Braze's `ab.att` (out of the async frame, see ``attach``).
+    @inline(never)
+    private func inspect(_ bytes: [UInt8]) -> Inspection {
+        PayloadInspector.inspect(bytes, pushType: policy.pushType)
+    }
+
     /// Stages 4 to 7 for a well-formed request.
+    ///
+    /// Async functions keep every value that might live across a suspension in a heap-allocated frame
+    /// for as long as the call lasts, so the async path holds only what crosses an `await`; the
+    /// checks and messages before and after run in synchronous functions (`@inline(never)` keeps them
+    /// out of the frame). With thousands of devices in flight this was most of a device's memory.
     private func attach(
         url: String, format: AttachmentFormat, fileExtension: String, deadline: ContinuousClock.Instant,
         payloadBytes: Int
     ) async -> Outcome {
-        func finish(_ verdict: Verdict, _ reason: ReasonCode, _ message: String, hint: String? = nil) -> Outcome {
-            Outcome(verdict: verdict, reason: reason, message: message, hint: hint, payloadBytes: payloadBytes)
+        let request: FetchRequest
+        let cap: Int64
+        switch prepare(url: url, format: format, deadline: deadline, payloadBytes: payloadBytes) {
+        case .decided(let outcome): return outcome
+        case .fetch(let prepared, let preparedCap): (request, cap) = (prepared, preparedCap)
         }
-        // 4. Policy: App Transport Security and the class cap.
+        // 5. Fetch into a temporary file in the output folder (or share one download of the URL, or
+        // keep nothing when there is no store).
+        switch await download(request) {
+        case .success(let (temporary, result)):
+            // Sniffing, hashing and writing block: they run off the cooperative pool.
+            return await Offload.run {
+                defer { temporary?.discard() }
+                return self.judge(
+                    temporary, result: result, format: format, fileExtension: fileExtension, cap: cap,
+                    deadline: deadline, payloadBytes: payloadBytes)
+            }
+        case .failure(let error):
+            return downloadFailure(error, cap: cap, format: format, payloadBytes: payloadBytes)
+        }
+    }
+
+    private enum Preparation {
+        case decided(Outcome)
+        case fetch(FetchRequest, cap: Int64)
+    }
+
+    /// Stage 4, policy (App Transport Security and the class cap): the outcome when the URL cannot be
+    /// fetched, or the request to fetch it with.
+    @inline(never)
+    private func prepare(
+        url: String, format: AttachmentFormat, deadline: ContinuousClock.Instant, payloadBytes: Int
+    ) -> Preparation {
+        func finish(_ verdict: Verdict, _ reason: ReasonCode, _ message: String, hint: String? = nil) -> Preparation {
+            .decided(
+                Outcome(verdict: verdict, reason: reason, message: message, hint: hint, payloadBytes: payloadBytes))
+        }
         let trimmed = url.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, let components = URLComponents(string: trimmed),
             let scheme = components.scheme?.lowercased(),
@@ -146,26 +199,17 @@ public struct ServiceExtension: Sendable {
         fetchPolicy.keepsBodySummary = true
         // The hash names the stored file; with no store (a bench without --out) it is not computed.
         fetchPolicy.hashesBody = store != nil
-        // 5. Fetch into a temporary file in the output folder (or share one download of the URL, or
-        // keep nothing when there is no store).
-        let temporary: TemporaryFile?
-        let result: FetchResult
-        switch await download(trimmed, deadline: deadline, policy: fetchPolicy) {
-        case .success(let (file, fetched)):
-            temporary = file
-            result = fetched
-        case .failure(let error):
-            var outcome = failure(error, cap: cap, format: format, payloadBytes: payloadBytes)
-            outcome.download = error.details.map(Outcome.Download.init)
-            return outcome
-        }
-        // Sniffing, hashing and writing block: they run off the cooperative pool.
-        return await Offload.run {
-            defer { temporary?.discard() }
-            return self.judge(
-                temporary, result: result, format: format, fileExtension: fileExtension, cap: cap, deadline: deadline,
-                payloadBytes: payloadBytes)
-        }
+        return .fetch(FetchRequest(url: trimmed, deadline: deadline, policy: fetchPolicy), cap: cap)
+    }
+
+    /// The outcome of a download that failed.
+    @inline(never)
+    private func downloadFailure(_ error: FetchError, cap: Int64, format: AttachmentFormat, payloadBytes: Int)
+        -> Outcome
+    {
+        var outcome = failure(error, cap: cap, format: format, payloadBytes: payloadBytes)
+        outcome.download = error.details.map(Outcome.Download.init)
+        return outcome
     }
 
     /// Stages 6 and 7: sniff, validate, store.
@@ -241,10 +285,8 @@ public struct ServiceExtension: Sendable {
     }
 
     /// Downloads into a new temporary file, or links the run's shared download of the URL.
-    private func download(_ url: String, deadline: ContinuousClock.Instant, policy fetchPolicy: FetchPolicy) async
-        -> Result<(TemporaryFile?, FetchResult), FetchError>
-    {
-        let request = FetchRequest(url: url, deadline: deadline, policy: fetchPolicy)
+    @inline(never)
+    private func download(_ request: FetchRequest) async -> Result<(TemporaryFile?, FetchResult), FetchError> {
         guard let store else {
             do throws(FetchError) {
                 return .success((nil, try await engine.fetch(request, writingTo: -1)))
@@ -287,6 +329,7 @@ public struct ServiceExtension: Sendable {
             .hint(budget: policy.budget, kind: format.name.uppercased())
     }
 
+    @inline(never)
     private func failure(_ error: FetchError, cap: Int64, format: AttachmentFormat, payloadBytes: Int) -> Outcome {
         func make(_ verdict: Verdict, _ reason: ReasonCode, _ message: String? = nil) -> Outcome {
             Outcome(

@@ -65,6 +65,7 @@ public final class SharedDownloads: Sendable {
     }
 
     /// The shared download of `request.url`, starting it if no download of it is running or kept.
+    @inline(never)
     public func download(_ request: FetchRequest) async -> Entry {
         let first = await attend(request)
         guard first.fromOther, case .failure(let error) = first.entry, !Self.dependsOnURLAlone(error.code),
