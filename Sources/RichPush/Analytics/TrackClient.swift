@@ -83,7 +83,7 @@ public final class TrackClient: Sendable {
             caFile: endpoint.caFile, connectTo: endpoint.connectTo, freshConnection: true,
             followRedirects: false, userAgent: "richpush-analytics", headBytes: 1 << 20)
         spec.method = "POST"
-        spec.requestBody = Array(body.json.text.utf8)
+        spec.requestBody = body.json.utf8
         spec.requestHeaders = [
             "Content-Type: application/json", "Accept: application/json", "Authorization: Bearer " + endpoint.apiKey,
         ]

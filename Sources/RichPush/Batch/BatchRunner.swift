@@ -161,7 +161,7 @@ public struct BatchRunner: Sendable {
         if Task.isCancelled || result.outcome.reason == .cancelled { return .success(nil) }
         let outputName = "payloads/" + item.outputName
         let body =
-            result.mutatedPayload ?? Array(JSONValue.object([("richpush", result.outcome.payloadSummary)]).text.utf8)
+            result.mutatedPayload ?? JSONValue.object([("richpush", result.outcome.payloadSummary)]).utf8
         let record = BatchRecord(
             item: item, output: outputName, outcome: result.outcome, inputSha256: digest, network: network)
         let output = self.output

@@ -144,7 +144,7 @@ public struct BenchConfiguration: Sendable {
             ),
             ("ab", .object([("att", .object([("url", .string(url)), ("type", .string(type))]))])),
         ])
-        return (Array(body.text.utf8), BenchReport.Target(url: url, type: type, payload: nil))
+        return (body.utf8, BenchReport.Target(url: url, type: type, payload: nil))
     }
 
     /// Refuses a target that is not on this machine unless ``ownsHost`` says it may be loaded.

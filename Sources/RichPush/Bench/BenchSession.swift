@@ -60,8 +60,11 @@ public struct BenchSession: Sendable {
             throw error
         }
         let sniffer = TypeSniffer(description: .unsupportedOnly)
-        service = ServiceExtension(
+        var service = ServiceExtension(
             engine: engine, sniffer: sniffer, store: store, policy: policy, tracker: configuration.tracker)
+        // The report reads outcomes only: no device writes a mutated payload.
+        service.emitsPayload = false
+        self.service = service
         // A slow target is what the bench measures, so the trial waits 5 s at most.
         var trialPolicy = policy
         trialPolicy.budget = min(policy.budget, .seconds(5))

@@ -45,50 +45,61 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// Compact JSON text.
-    public var text: String {
-        var output = ""
+    public var text: String { String(decoding: utf8, as: UTF8.self) }
+
+    /// Compact JSON text, as UTF-8 bytes.
+    public var utf8: [UInt8] {
+        var output: [UInt8] = []
         write(to: &output)
         return output
     }
 
-    private func write(to output: inout String) {
+    private func write(to output: inout [UInt8]) {
         switch self {
         case .object(let members):
-            output += "{"
+            output.append(UInt8(ascii: "{"))
             for (index, member) in members.enumerated() {
-                if index > 0 { output += "," }
-                JSONValue.string(member.key).write(to: &output)
-                output += ":"
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                Self.writeString(member.key, to: &output)
+                output.append(UInt8(ascii: ":"))
                 member.value.write(to: &output)
             }
-            output += "}"
+            output.append(UInt8(ascii: "}"))
         case .array(let items):
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 item.write(to: &output)
             }
-            output += "]"
-        case .string(let string):
-            output += "\""
-            for scalar in string.unicodeScalars {
-                switch scalar {
-                case "\"": output += "\\\""
-                case "\\": output += "\\\\"
-                case "\n": output += "\\n"
-                case "\r": output += "\\r"
-                case "\t": output += "\\t"
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: output.unicodeScalars.append(scalar)
-                }
-            }
-            output += "\""
-        case .number(let number): output += number
-        case .bool(let value): output += value ? "true" : "false"
-        case .null: output += "null"
+            output.append(UInt8(ascii: "]"))
+        case .string(let string): Self.writeString(string, to: &output)
+        case .number(let number): output.append(contentsOf: number.utf8)
+        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .null: output.append(contentsOf: "null".utf8)
         }
+    }
+
+    /// A JSON string: quotes, backslashes and control characters escaped, everything else as its UTF-8
+    /// bytes (no byte of a multi-byte sequence is below 0x80, so none is mistaken for one to escape).
+    private static func writeString(_ string: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case UInt8(ascii: "\n"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case UInt8(ascii: "\t"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                let digits = Array("0123456789abcdef".utf8)
+                output.append(contentsOf: [
+                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), digits[Int(byte >> 4)],
+                    digits[Int(byte & 0xF)],
+                ])
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
     }
 }
 

@@ -11,7 +11,12 @@ public enum PayloadText {
         var end = original.count
         while end > 0, [0x20, 0x09, 0x0a, 0x0d].contains(original[end - 1]) { end -= 1 }
         guard end > 0, original[end - 1] == UInt8(ascii: "}") else { return original }
-        let member = (isEmpty ? "" : ",") + JSONValue.string(key).text + ":" + value.text
-        return Array(original[..<(end - 1)]) + Array(member.utf8) + Array(original[(end - 1)...])
+        var result = Array(original[..<(end - 1)])
+        if !isEmpty { result.append(UInt8(ascii: ",")) }
+        result += JSONValue.string(key).utf8
+        result.append(UInt8(ascii: ":"))
+        result += value.utf8
+        result += original[(end - 1)...]
+        return result
     }
 }

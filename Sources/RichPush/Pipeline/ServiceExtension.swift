@@ -41,6 +41,9 @@ public struct ServiceExtension: Sendable {
     public let sharedDownloads: SharedDownloads?
     /// When set (`--track-endpoint`), each payload's delivery event is recorded for `/users/track`.
     public let tracker: DeliveryTracker?
+    /// Whether ``ProcessResult/mutatedPayload`` is written; a bench, which reads only the outcome,
+    /// turns it off (about a tenth of a bench device's CPU).
+    public var emitsPayload = true
 
     public init(
         engine: FetchEngine, sniffer: TypeSniffer = TypeSniffer(), store: AttachmentStore?,
@@ -97,6 +100,7 @@ public struct ServiceExtension: Sendable {
                     "the payload already has a top-level 'richpush' key; the added one comes last and wins in JSON parsers."
                 ))
         }
+        guard emitsPayload else { return ProcessResult(outcome: outcome, mutatedPayload: nil) }
         let mutated = PayloadText.inserting(
             key: "richpush", value: outcome.payloadSummary, into: bytes, isEmpty: members.isEmpty)
         return ProcessResult(outcome: outcome, mutatedPayload: mutated)
@@ -170,7 +174,7 @@ public struct ServiceExtension: Sendable {
             .decided(
                 Outcome(verdict: verdict, reason: reason, message: message, hint: hint, payloadBytes: payloadBytes))
         }
-        let trimmed = url.trimmingCharacters(in: .whitespaces)
+        let trimmed = Self.trimmingWhitespace(url)
         guard !trimmed.isEmpty, let components = URLComponents(string: trimmed),
             let scheme = components.scheme?.lowercased(),
             components.host?.isEmpty == false || scheme == "file"
@@ -200,6 +204,15 @@ public struct ServiceExtension: Sendable {
         // The hash names the stored file; with no store (a bench without --out) it is not computed.
         fetchPolicy.hashesBody = store != nil
         return .fetch(FetchRequest(url: trimmed, deadline: deadline, policy: fetchPolicy), cap: cap)
+    }
+
+    /// `url.trimmingCharacters(in: .whitespaces)`, without Foundation's copy when neither end is
+    /// whitespace (nearly always).
+    static func trimmingWhitespace(_ url: String) -> String {
+        guard let first = url.unicodeScalars.first, let last = url.unicodeScalars.last,
+            CharacterSet.whitespaces.contains(first) || CharacterSet.whitespaces.contains(last)
+        else { return url }
+        return url.trimmingCharacters(in: .whitespaces)
     }
 
     /// The outcome of a download that failed.
