@@ -16,7 +16,11 @@
 #   BENCH_IMAGE_SIZE=300000     bytes of the JPEG of the bench and fetch workloads
 #   BENCH_THREADS=2             h2load -t
 #   BENCH_WORKLOADS="http-fresh http-reuse https-store batch fetch-store"
-#   BENCH_OUT_ROOT=bench/work   where batch and curl write their outputs (e.g. /dev/shm: no disk)
+#   BENCH_OUT_ROOT=/dev/shm     where batch and curl write their outputs (bench/work when /dev/shm is not a
+#                               writable tmpfs). On ext4, creating files in a folder emptied by the previous
+#                               run costs whichever tool runs next a scan of recently deleted inodes (40% of
+#                               batch's CPU in a profile), which measures the file system's allocator, not
+#                               the tools; set BENCH_OUT_ROOT=bench/work to include it anyway
 #   BENCH_TIMEOUT=300           seconds allowed for any single run before it is killed
 #   BENCH_SKIP_BUILD=1          use the existing .build/release/richpush instead of building
 #
@@ -53,7 +57,11 @@ N_BATCH=${BENCH_PAYLOADS:-10000}
 IMAGE_SIZE=${BENCH_IMAGE_SIZE:-300000}
 THREADS=${BENCH_THREADS:-2}
 RUN_TIMEOUT=${BENCH_TIMEOUT:-300}
-OUT_ROOT=${BENCH_OUT_ROOT:-$WORK}
+if [[ -z ${BENCH_OUT_ROOT:-} && -d /dev/shm && -w /dev/shm && $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs ]]; then
+    OUT_ROOT=/dev/shm
+else
+    OUT_ROOT=${BENCH_OUT_ROOT:-$WORK}
+fi
 read -r -a WORKLOADS <<<"${BENCH_WORKLOADS:-http-fresh http-reuse https-store batch fetch-store}"
 
 require_positive "BENCH_RUNS:$RUNS" "BENCH_CONCURRENCY:$C" "BENCH_FRESH_DEVICES:$N_FRESH" \
@@ -377,9 +385,11 @@ for p in problems:
 sys.exit(1 if problems else 0)
 EOF
 
+[[ $OUT_ROOT == /dev/shm ]] && rm -rf "$BATCH_IN"
 echo
 echo "commands (round 1):"
 for f in "$RW"/runs/*-1.cmd; do printf '  %s\n' "$(<"$f")"; done
+echo "batch and curl outputs: $OUT_ROOT ($(stat -f -c %T "$OUT_ROOT" 2>/dev/null || echo "?"))"
 echo "trust store: $STORE ($STORE_CERTS certificates: $SYSTEM_BUNDLE with the test CA inside)"
 print_machine
 echo "  richpush: $(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo '?'), $("$H2LOAD" --version | head -1), $("$CURL" --version | head -1 | cut -d' ' -f1-2)"

@@ -44,6 +44,9 @@ public struct ServiceExtension: Sendable {
     /// Whether ``ProcessResult/mutatedPayload`` is written; a bench, which reads only the outcome,
     /// turns it off (about a tenth of a bench device's CPU).
     public var emitsPayload = true
+    /// What the sniffer said of each content (by SHA-256) this extension saw: a campaign sends every
+    /// device the same asset, and the same bytes always sniff the same.
+    let sniffs = SniffCache()
 
     public init(
         engine: FetchEngine, sniffer: TypeSniffer = TypeSniffer(), store: AttachmentStore?,
@@ -242,11 +245,16 @@ public struct ServiceExtension: Sendable {
         }
         var warnings: [Warning] = []
         let sniff: Sniff
-        do { sniff = try sniffer.sniff(body: result.body) } catch {
-            var outcome = finish(
-                .fallback, .storageFailed, "cannot sniff the download: \(error.message) (UNError 104).")
-            outcome.download = Outcome.Download(result)
-            return outcome
+        if let hash = result.body.sha256, let known = sniffs.sniff(ofContent: hash) {
+            sniff = known
+        } else {
+            do { sniff = try sniffer.sniff(body: result.body) } catch {
+                var outcome = finish(
+                    .fallback, .storageFailed, "cannot sniff the download: \(error.message) (UNError 104).")
+                outcome.download = Outcome.Download(result)
+                return outcome
+            }
+            if let hash = result.body.sha256 { sniffs.remember(sniff, ofContent: hash) }
         }
         if let header = result.contentType, let sniffed = sniff.format, AttachmentFormat.forMIME(header) != sniffed {
             warnings.append(

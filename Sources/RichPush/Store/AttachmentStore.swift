@@ -1,5 +1,6 @@
 import Digest
 import Foundation
+import Synchronization
 
 /// Atomic, contained writes into one output folder.
 ///
@@ -22,6 +23,9 @@ public struct AttachmentStore: Sendable {
     private let scratch = ScratchPool()
     /// The attachments this store linked into place, when asked to keep the list (see ``removeNewFiles()``).
     private let newFiles: PathList?
+    /// Final files whose content this store wrote or checked, by name, with the identity they had
+    /// then: a later commit of the same content trusts an unchanged file instead of hashing it again.
+    private let checked = KnownFiles()
 
     /// Uses `folder` (created if missing, with parents). With `recordsNewFiles`, the store keeps the
     /// list of files it adds, for ``removeNewFiles()`` (one command's run, not a large batch).
@@ -146,9 +150,13 @@ public struct AttachmentStore: Sendable {
                 temporary.isLinked = true
                 newFiles?.append(final)
                 if durable { TemporaryFile.syncFolder(of: final) }
+                checked.remember(final)
             } else {
                 guard errno == EEXIST else { throw SystemError.current("store", path: final) }
-                try Self.checkSameContent(final, hash: hash, bytes: bytes)
+                if !checked.isUnchanged(final) {
+                    try Self.checkSameContent(final, hash: hash, bytes: bytes)
+                    checked.remember(final)
+                }
             }
             return StoredFile(path: final, bytes: bytes, sha256: hash)
         } catch {
@@ -215,5 +223,54 @@ public struct AttachmentStore: Sendable {
             throw SystemError(code: EIO, operation: "hash", path: path, reason: "libcrypto could not compute SHA-256")
         }
         return (hex, offset)
+    }
+}
+
+/// Files whose content was written or checked, each with the identity it had then.
+///
+/// The identity is the device, inode, size, modification and status-change times: any write,
+/// rename over or replacement changes at least one of them, and the status-change time cannot be set
+/// back, so an unchanged identity means the content that was checked. (On kernels with coarse file
+/// timestamps, a same-size rewrite within one clock tick of the check, a few milliseconds, would go
+/// unseen; the check exists for files planted before a run, which it always hashes.)
+final class KnownFiles: Sendable {
+    private struct Identity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: timespec
+        var changed: timespec
+
+        static func == (a: Identity, b: Identity) -> Bool {
+            a.device == b.device && a.inode == b.inode && a.size == b.size
+                && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
+                && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
+        }
+    }
+
+    private let files = Mutex<[String: Identity]>([:])
+
+    private static func identity(_ path: String) -> Identity? {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Identity(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size), modified: info.st_mtim,
+            changed: info.st_ctim)
+    }
+
+    /// Records `path` as it is now (its content was just written or checked).
+    func remember(_ path: String) {
+        guard let identity = Self.identity(path) else { return }
+        files.withLock { files in
+            // A bound: a run storing more distinct attachments than this checks the rest each time.
+            if files.count >= 4096 { files.removeAll(keepingCapacity: true) }
+            files[path] = identity
+        }
+    }
+
+    /// Whether `path` is still the file that was remembered.
+    func isUnchanged(_ path: String) -> Bool {
+        guard let now = Self.identity(path) else { return false }
+        return files.withLock { $0[path] } == now
     }
 }

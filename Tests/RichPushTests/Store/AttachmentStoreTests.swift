@@ -120,6 +120,32 @@ extension AttachmentStoreTests {
         #expect(FileManager.default.contents(atPath: final) == Data("HELLO".utf8), "the planted file is left alone")
     }
 
+    /// A file the store wrote itself is trusted again only while it is unchanged: rewritten in place
+    /// (same size, same inode) or swapped for another file, it is hashed and refused.
+    @Test func checksAStoredFileAgainOnceItChanged() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func commitHello() throws -> StoredFile {
+            let temporary = try store.makeTemporary()
+            fill(temporary, with: Array("hello".utf8))
+            defer { temporary.discard() }
+            return try store.commit(temporary, fileExtension: "jpg")
+        }
+        let stored = try commitHello()
+        #expect(try commitHello().path == stored.path, "the same content again: the stored file is reused")
+        // Rewritten in place with other bytes of the same size (after a pause longer than a coarse
+        // file-system clock tick, so the change time moves on kernels without fine-grained stamps).
+        usleep(20_000)
+        let handle = try #require(FileHandle(forWritingAtPath: stored.path))
+        try handle.write(contentsOf: Data("HELLO".utf8))
+        try handle.close()
+        #expect(throws: StoreError.self) { try commitHello() }
+        // Replaced by another file with the original bytes: checked, and accepted.
+        try FileManager.default.removeItem(atPath: stored.path)
+        _ = FileManager.default.createFile(atPath: stored.path, contents: Data("hello".utf8))
+        #expect(try commitHello().sha256 == stored.sha256)
+        store.removeScratch()
+    }
+
     @Test func removesOnlyTheFilesItAddedWhenAsked() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let recording = try AttachmentStore(folder: folder + "/out", recordsNewFiles: true)
