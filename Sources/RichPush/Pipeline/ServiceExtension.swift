@@ -150,7 +150,14 @@ public struct ServiceExtension: Sendable {
         // keep nothing when there is no store).
         switch await download(request) {
         case .success(let (temporary, result)):
-            // Sniffing, hashing and writing block: they run off the cooperative pool.
+            // Without a store nothing is written: the sniff is CPU work like the rest (libmagic on the
+            // bytes kept in memory, one cookie per core), done here without two thread hand-offs.
+            guard temporary != nil || store != nil else {
+                return judge(
+                    nil, result: result, format: format, fileExtension: fileExtension, cap: cap, deadline: deadline,
+                    payloadBytes: payloadBytes)
+            }
+            // Writing blocks: it runs off the cooperative pool.
             return await Offload.run {
                 defer { temporary?.discard() }
                 return self.judge(
