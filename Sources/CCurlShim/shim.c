@@ -42,7 +42,9 @@ CURLMcode rp_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }
 
-enum { rp_after_tag_limit = 64 * 1024 };
+// The bytes kept after a leading ID3v2 tag: as many as the sniffer shows libmagic of a file's start
+// (TypeSniffer.magicWindow).
+enum { rp_after_tag_limit = 16 * 1024 };
 
 void rp_sink_init(rp_sink *sink, int fd, int64_t cap, size_t head_limit, int64_t scan_limit, int hash) {
     memset(sink, 0, sizeof *sink);

@@ -150,7 +150,7 @@ public struct TransferOutcome: Sendable {
 public struct BodySummary: Sendable, Equatable {
     /// The first ``TransferSpec/headBytes`` bytes (fewer when the body was shorter).
     public var head: [UInt8] = []
-    /// Up to 64 KiB after a leading ID3v2 tag that ends within the scan limit; `nil` when there is none.
+    /// Up to 16 KiB after a leading ID3v2 tag that ends within the scan limit; `nil` when there is none.
     public var afterTag: [UInt8]?
     /// Where that ID3v2 tag ends, when the body starts with one.
     public var tagEnd: Int?

@@ -21,7 +21,7 @@ CURLMcode rp_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 /// pass `cap`, which makes libcurl abort with CURLE_WRITE_ERROR (`cap_exceeded` then says why); it
 /// writes every byte to `fd` when one is given (retrying short writes and EINTR); and it keeps what
 /// a verdict needs so nobody reads the download back: the first `head_limit` bytes for the sniffer,
-/// an incremental SHA-256, the 64 KiB after a leading ID3v2 tag (an MP3 behind long tags), and
+/// an incremental SHA-256, the 16 KiB after a leading ID3v2 tag (an MP3 behind long tags), and
 /// whether an MPEG-4 track handler says `vide` within the first `scan_limit` bytes.
 typedef struct rp_sink {
     int fd;              // -1 discards the body (bytes are still counted, kept and hashed)
