@@ -368,17 +368,20 @@ public final class CurlLoop: @unchecked Sendable {
         var message = String(cString: transfer.errorBuffer)
         if message.isEmpty && code != CURLE_OK { message = String(cString: curl_easy_strerror(code)) }
         let sink = transfer.sink.pointee
+        // The redirect look-ups walk the response headers: only the outcomes that read them pay for them.
+        let readsRedirect = code == CURLE_UNSUPPORTED_PROTOCOL || (code == CURLE_OK && (300..<400).contains(status))
+        let redirectURL = readsRedirect ? string(CURLINFO_REDIRECT_URL) ?? "" : ""
         let classified =
             reason
             ?? classify(
                 code, spec: transfer.pending.spec, status: status, sink: sink,
                 hopConnected: Int(sink.requests_sent) > redirects,
-                redirectTarget: [
-                    String(cString: rp_easy_last_header(easy, "Location")), string(CURLINFO_REDIRECT_URL) ?? "",
-                    effectiveURL,
-                ].first { !$0.isEmpty } ?? "",
-                redirectURL: string(CURLINFO_REDIRECT_URL) ?? "",
-                osErrno: long(CURLINFO_OS_ERRNO))
+                redirectTarget: code == CURLE_UNSUPPORTED_PROTOCOL
+                    ? [String(cString: rp_easy_last_header(easy, "Location")), redirectURL, effectiveURL].first {
+                        !$0.isEmpty
+                    } ?? "" : "",
+                redirectURL: redirectURL,
+                osErrno: code == CURLE_OK ? 0 : long(CURLINFO_OS_ERRNO))
         let failure = classified.map(Self.blamingDescriptorExhaustion)
         // An error status's body is kept only for a caller that asked to read it (an API's message).
         let keepsBody = classified == nil || (classified == .httpStatus && !transfer.pending.spec.failOnHTTPError)
