@@ -122,7 +122,13 @@ static int rp_is_video_handler(const unsigned char *at) {
 // bytes seen are kept in `window` so that a pattern split across chunks is found; within a chunk the
 // search starts from memchr (a per-byte loop here cost more CPU than the rest of a download).
 static void rp_scan(rp_sink *sink, int64_t offset, const char *data, size_t count) {
-    if (offset >= sink->scan_limit || sink->video_handler) return;
+    if (offset >= sink->scan_limit || sink->video_handler || sink->not_mpeg4) return;
+    // The sniffer reads the handler only for a body that starts with an 'ftyp' box (an MPEG-4 file's
+    // first box): for any other body the search would be wasted, about 2% of a bench device's CPU.
+    if (sink->head_limit >= 8 && sink->head_length >= 8 && memcmp(sink->head + 4, "ftyp", 4) != 0) {
+        sink->not_mpeg4 = 1;
+        return;
+    }
     size_t limit = count;
     if (offset + (int64_t)limit > sink->scan_limit) limit = (size_t)(sink->scan_limit - offset);
     if (limit == 0) return;

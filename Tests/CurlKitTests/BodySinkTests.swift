@@ -24,9 +24,13 @@ import Testing
     /// `hdlr`, version and flags, pre_defined, then the handler type.
     func handler(_ type: String) -> [UInt8] { Array("hdlr".utf8) + [UInt8](repeating: 0, count: 8) + Array(type.utf8) }
 
+    /// An MPEG-4 file's first box: size 16, `ftyp`, major brand, minor version.
+    let ftyp: [UInt8] = [0, 0, 0, 16] + Array("ftypisom".utf8) + [0, 0, 0, 0]
+
     @Test func findsAVideoHandlerWhereverTheChunksSplitIt() {
         for position in [0, 1, 7, 14, 15, 16, 100, 4093] {
-            let body = [UInt8](repeating: 0x61, count: position) + handler("vide") + [UInt8](repeating: 0x62, count: 40)
+            let body =
+                ftyp + [UInt8](repeating: 0x61, count: position) + handler("vide") + [UInt8](repeating: 0x62, count: 40)
             for chunk in [1, 2, 3, 5, 15, 16, 17, 4096] {
                 #expect(feed(body, chunk: chunk).0, "handler at \(position), chunks of \(chunk)")
             }
@@ -34,14 +38,24 @@ import Testing
     }
 
     @Test func ignoresASoundHandlerAndAHandlerPastTheScanLimit() {
-        let sound = [UInt8](repeating: 0, count: 20) + handler("soun") + [UInt8](repeating: 0, count: 20)
+        let sound = ftyp + [UInt8](repeating: 0, count: 20) + handler("soun") + [UInt8](repeating: 0, count: 20)
         for chunk in [1, 4, 16, 1000] { #expect(!feed(sound, chunk: chunk).0) }
         // The 16 bytes must lie within the limit.
-        let late = [UInt8](repeating: 0, count: 90) + handler("vide")
+        let late = ftyp + [UInt8](repeating: 0, count: 74) + handler("vide")
         #expect(!feed(late, chunk: 7, scanLimit: 100).0)
         #expect(feed(late, chunk: 7, scanLimit: 106).0)
         // A handler cut in two by the end of the body is not one.
-        #expect(!feed([UInt8](repeating: 0, count: 5) + Array(handler("vide").prefix(15)), chunk: 3).0)
+        #expect(!feed(ftyp + [UInt8](repeating: 0, count: 5) + Array(handler("vide").prefix(15)), chunk: 3).0)
+    }
+
+    /// The sniffer reads the handler only for a body that starts with an `ftyp` box: for any other
+    /// body none is looked for, however the first bytes arrive.
+    @Test func looksForAHandlerOnlyInABodyThatStartsWithAnFtypBox() {
+        let video = [UInt8](repeating: 0, count: 20) + handler("vide")
+        for chunk in [1, 3, 8, 64] {
+            #expect(!feed(Array("RIFF....AVI ".utf8) + video, chunk: chunk).0, "chunks of \(chunk)")
+            #expect(feed(ftyp + video, chunk: chunk).0, "chunks of \(chunk)")
+        }
     }
 
     @Test func keepsTheHeadAndCountsEveryByte() {

@@ -38,6 +38,7 @@ typedef struct rp_sink {
     size_t after_tag_length;
     int64_t tag_end;           // where the ID3v2 tag ends (-1: no tag, or not known yet)
     int video_handler;         // an MPEG-4 'hdlr' box with handler type 'vide' was seen
+    int not_mpeg4;             // the body does not start with an 'ftyp' box: no handler is looked for
     int64_t scan_limit;        // how far to look for it (and for the end of an ID3 tag)
     unsigned char window[16];  // the last 15 bytes seen (window[0..15)), for patterns across chunks
     void *digest;              // EVP_MD_CTX, NULL when hashing is off or failed
