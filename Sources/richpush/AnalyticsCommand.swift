@@ -67,6 +67,12 @@ enum AnalyticsCommand {
         }
     }
 
+    /// Stops with a usage error when a word is left that no option took.
+    static func requireNoArgument(_ arguments: Arguments) throws {
+        let positionals = try arguments.positionals()
+        guard positionals.isEmpty else { throw UsageError("unexpected argument '\(positionals[0])'") }
+    }
+
     private static func record(_ arguments: Arguments) throws -> ExitCode {
         var arguments = arguments
         let suite = try suite(&arguments, creating: true)
@@ -203,112 +209,56 @@ enum AnalyticsFlushCommand {
     static func run(_ arguments: Arguments) async throws -> ExitCode {
         var arguments = try refusingKeyOnCommandLine(arguments)
         let suite = try AnalyticsCommand.suite(&arguments)
-        guard let endpointURL = try arguments.value("--endpoint") else {
-            throw UsageError("--endpoint URL is required (the REST endpoint; /users/track is appended)")
+        let endpointURL = try FlushConfiguration.requireEndpoint(try arguments.value("--endpoint"))
+        let user = try FlushConfiguration.user(
+            externalID: try arguments.value("--external-id"), brazeID: try arguments.value("--braze-id"))
+        var configuration = FlushConfiguration(suite: suite, endpointURL: endpointURL, user: user)
+        configuration.keyFile = try arguments.value("--api-key-file")
+        configuration.caFile = try arguments.value("--cacert")
+        configuration.connectTo = try arguments.values("--connect-to")
+        if let rate: Double = try arguments.number("--rate", in: 0.01...1_000_000) {
+            configuration.options.requestsPerSecond = rate
         }
-        let externalID = try arguments.value("--external-id")
-        let brazeID = try arguments.value("--braze-id")
-        let user: UserIdentifier
-        switch (externalID, brazeID) {
-        case (let id?, nil): user = .externalID(id)
-        case (nil, let id?): user = .brazeID(id)
-        default: throw UsageError("give exactly one of --external-id ID and --braze-id ID")
+        if let attempts: Int = try arguments.number("--attempts", in: 1...100) {
+            configuration.options.maxAttempts = attempts
         }
-        let keyFile = try arguments.value("--api-key-file")
-        let caFile = try arguments.value("--cacert")
-        let connectTo = try arguments.values("--connect-to")
-        var options = FlushOptions(user: user)
-        options.requestsPerSecond = try arguments.number("--rate", in: 0.01...1_000_000) ?? options.requestsPerSecond
-        options.maxAttempts = try arguments.number("--attempts", in: 1...100) ?? options.maxAttempts
         if let base: Int = try arguments.number("--backoff", in: 0...600_000) {
-            options.backoffBase = .milliseconds(base)
+            configuration.options.backoffBase = .milliseconds(base)
         }
-        let timeout: Double = try arguments.number("--timeout", in: 0.01...3600) ?? 30
+        if let timeout: Double = try arguments.number("--timeout", in: 0.01...3600) {
+            configuration.requestTimeout = .milliseconds(Int64(timeout * 1000))
+        }
         let json = arguments.flag("--json")
         let verbose = arguments.flag("--verbose")
-        let positionals = try arguments.positionals()
-        guard positionals.isEmpty else { throw UsageError("unexpected argument '\(positionals[0])'") }
-        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
-            throw UsageError("--cacert \(caFile): no readable file there")
-        }
-        for entry in connectTo where entry.split(separator: ":", omittingEmptySubsequences: false).count != 4 {
-            throw UsageError("--connect-to '\(entry)' is not HOST:PORT:HOST2:PORT2")
-        }
-        let key = try apiKey(file: keyFile)
-        var endpoint: TrackEndpoint
-        do {
-            endpoint = try TrackEndpoint(base: endpointURL, apiKey: key)
-        } catch {
-            if error.code == .invalidInput { throw UsageError(error.message) }
+        try AnalyticsCommand.requireNoArgument(arguments)
+        let session: FlushSession
+        do throws(SetupError) { session = try FlushSession(configuration) } catch {
+            if error.pointsToHelp { throw error }
             printError("richpush analytics flush: \(error.message)")
-            return .failure
+            return error.code
         }
-        endpoint.caFile = caFile
-        endpoint.connectTo = connectTo
-        endpoint.requestTimeout = .milliseconds(Int64(timeout * 1000))
-        let client: TrackClient
-        do { client = try TrackClient(endpoint: endpoint) } catch {
-            printError("richpush analytics flush: \(error.message)")
-            return .software
-        }
-        defer { client.stop() }
-        let optionsValue = options
+        defer { session.close() }
         let run = await runInterruptibly {
-            do throws(AnalyticsError) {
-                return Result<FlushSummary, AnalyticsError>.success(
-                    try await AnalyticsFlush.run(
-                        suite: suite, client: client, options: optionsValue,
-                        progress: { line in if verbose { printError("richpush: " + line) } }))
-            } catch {
-                return .failure(error)
-            }
+            await session.flush(progress: { line in if verbose { printError("richpush: " + line) } })
         }
         let summary: FlushSummary
         switch run.value {
         case .success(let value): summary = value
         case .failure(let error):
             printError("richpush analytics flush: \(error.message)")
-            return error.code == .busy ? .unavailable : .failure
+            return FlushSession.exitCode(for: error)
         }
-        if json {
-            printLine(try JSON.string(summary))
-        } else {
-            printLine(
-                "items read \(summary.itemsRead) (\(summary.resumed) resumed from the outbox), requests sent "
-                    + "\(summary.requestsSent), accepted \(summary.accepted), retried \(summary.retried), rejected "
-                    + "\(summary.rejected.count), left pending \(summary.leftPending)")
-            for item in summary.rejected {
-                printLine(
-                    "rejected: \(item.kind.rawValue) \(item.name ?? "-") (\(item.source)): \(item.reason)"
-                        .escapingControlCharacters)
-            }
-            if !summary.unacknowledged.isEmpty {
-                printLine(
-                    "unacknowledged: \(summary.unacknowledged.count) item(s) were in a request whose answer never "
-                        + "arrived; the endpoint may have logged them twice")
-            }
-        }
+        let text = json ? try JSON.string(summary) : summary.text
+        printLine(text)
         // Shown: the warning about these items need not be repeated by the next flush.
-        try? AnalyticsFlush.markReported(summary, suite: suite)
-        if let stopped = summary.stopped {
-            printError("richpush analytics flush: stopped: \(stopped.escapingControlCharacters)")
-            for error in summary.errors { printError("  error: \(error.escapingControlCharacters)") }
-        }
-        if run.interrupted { return .interrupted }
-        return summary.isComplete ? .success : .failure
+        session.markReported(summary)
+        if let stop = summary.stopMessage { printError("richpush analytics flush: " + stop) }
+        return FlushSession.exitCode(for: summary, interrupted: run.interrupted)
     }
 
     /// The key from `file` or BRAZE_REST_API_KEY; the message never contains the key.
     static func apiKey(file: String?) throws -> String {
-        if let file {
-            guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8)
-            else {
-                throw UsageError("--api-key-file \(file): no readable UTF-8 file there")
-            }
-            return text
-        }
-        if let text = ProcessInfo.processInfo.environment["BRAZE_REST_API_KEY"], !text.isEmpty { return text }
-        throw UsageError("no REST API key: give --api-key-file FILE or set BRAZE_REST_API_KEY")
+        try FlushConfiguration.apiKey(file: file)
     }
 
     /// Refuses a key given on the command line (`--api-key VALUE`, `--api-key=VALUE`), without echoing it.
