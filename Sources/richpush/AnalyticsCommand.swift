@@ -119,50 +119,14 @@ enum AnalyticsCommand {
         var arguments = arguments
         let json = arguments.flag("--json")
         let suite = try suite(&arguments)
-        let positionals = try arguments.positionals()
-        guard positionals.isEmpty else { throw UsageError("unexpected argument '\(positionals[0])'") }
-        let snapshot: SuiteSnapshot
-        let outbox: Outbox?
-        do {
-            snapshot = try suite.read()
-            outbox = try Outbox.load(from: suite.outboxPath)
-        } catch {
+        try requireNoArgument(arguments)
+        let show: SuiteShow
+        do { show = try SuiteShow(suite: suite) } catch {
             printError("richpush analytics show: \(error.message)")
             return .failure
         }
-        let defects = snapshot.allDefects
-        if json {
-            printLine(
-                try JSON.string(
-                    ShowReport(
-                        suite: suite.path, entries: snapshot.entries, suiteDefects: snapshot.suiteDefects,
-                        claimed: outbox?.items.count ?? 0, rejected: outbox?.rejected.count ?? 0)))
-        } else {
-            var table = TextTable(["KEY", "#", "NAME", "VALUES", "DEFECT"], rightAligned: [1])
-            for entry in snapshot.entries {
-                table.append([
-                    entry.suiteKey, String(entry.index), entry.name ?? "-",
-                    entry.fields.map { "\($0.key)=\($0.value.display)" }.joined(separator: " ")
-                        .escapingControlCharacters,
-                    entry.defects.map(\.code).joined(separator: ","),
-                ])
-            }
-            printLine(table.rendered)
-            printLine(
-                "\(snapshot.entries.count) pending item(s) in \(suite.path)"
-                    + (outbox.map { "; \($0.items.count) claimed by an unfinished flush (sent by the next one)" } ?? "")
-            )
-            for defect in defects { printLine("defect: \(defect.code): \(defect.message.escapingControlCharacters)") }
-        }
-        return defects.isEmpty ? .success : .failure
-    }
-
-    private struct ShowReport: Codable {
-        var suite: String
-        var entries: [SuiteEntry]
-        var suiteDefects: [SuiteDefect]
-        var claimed: Int
-        var rejected: Int
+        if json { printLine(try JSON.string(show)) } else { printLine(show.text) }
+        return show.defects.isEmpty ? .success : .failure
     }
 }
 
@@ -207,32 +171,11 @@ enum AnalyticsFlushCommand {
         """
 
     static func run(_ arguments: Arguments) async throws -> ExitCode {
-        var arguments = try refusingKeyOnCommandLine(arguments)
-        let suite = try AnalyticsCommand.suite(&arguments)
-        let endpointURL = try FlushConfiguration.requireEndpoint(try arguments.value("--endpoint"))
-        let user = try FlushConfiguration.user(
-            externalID: try arguments.value("--external-id"), brazeID: try arguments.value("--braze-id"))
-        var configuration = FlushConfiguration(suite: suite, endpointURL: endpointURL, user: user)
-        configuration.keyFile = try arguments.value("--api-key-file")
-        configuration.caFile = try arguments.value("--cacert")
-        configuration.connectTo = try arguments.values("--connect-to")
-        if let rate: Double = try arguments.number("--rate", in: 0.01...1_000_000) {
-            configuration.options.requestsPerSecond = rate
-        }
-        if let attempts: Int = try arguments.number("--attempts", in: 1...100) {
-            configuration.options.maxAttempts = attempts
-        }
-        if let base: Int = try arguments.number("--backoff", in: 0...600_000) {
-            configuration.options.backoffBase = .milliseconds(base)
-        }
-        if let timeout: Double = try arguments.number("--timeout", in: 0.01...3600) {
-            configuration.requestTimeout = .milliseconds(Int64(timeout * 1000))
-        }
-        let json = arguments.flag("--json")
-        let verbose = arguments.flag("--verbose")
-        try AnalyticsCommand.requireNoArgument(arguments)
+        var arguments = arguments
+        let options = try AnalyticsFlushOptions(parsing: &arguments)
+        let verbose = options.verbose
         let session: FlushSession
-        do throws(SetupError) { session = try FlushSession(configuration) } catch {
+        do throws(SetupError) { session = try FlushSession(options.configuration) } catch {
             if error.pointsToHelp { throw error }
             printError("richpush analytics flush: \(error.message)")
             return error.code
@@ -248,8 +191,7 @@ enum AnalyticsFlushCommand {
             printError("richpush analytics flush: \(error.message)")
             return FlushSession.exitCode(for: error)
         }
-        let text = json ? try JSON.string(summary) : summary.text
-        printLine(text)
+        if options.json { printLine(try JSON.string(summary)) } else { printLine(summary.text) }
         // Shown: the warning about these items need not be repeated by the next flush.
         session.markReported(summary)
         if let stop = summary.stopMessage { printError("richpush analytics flush: " + stop) }
