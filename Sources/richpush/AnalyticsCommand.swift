@@ -77,22 +77,16 @@ enum AnalyticsCommand {
         var arguments = arguments
         let suite = try suite(&arguments, creating: true)
         let event = try arguments.value("--event")
-        let properties = try arguments.values("--property").map(field)
-        let attributes = try arguments.values("--attribute").map(field)
+        let properties = try arguments.values("--property").map { text throws(SetupError) in
+            try SuiteEntry.Field(keyValue: text)
+        }
+        let attributes = try arguments.values("--attribute").map { text throws(SetupError) in
+            try SuiteEntry.Field(keyValue: text)
+        }
         let email = try arguments.value("--email")
-        let positionals = try arguments.positionals()
-        guard positionals.isEmpty else { throw UsageError("unexpected argument '\(positionals[0])'") }
-        guard event != nil || !properties.isEmpty || !attributes.isEmpty || email != nil else {
-            throw UsageError("nothing to record: give --event NAME, --attribute K=V or --email ADDRESS")
-        }
-        var records: [PendingRecord] = []
-        if let event {
-            records.append(.event(name: event, properties: properties))
-        } else if !properties.isEmpty {
-            throw UsageError("--property belongs to an event: give --event NAME too")
-        }
-        records += attributes.map { .customAttribute(key: $0.key, value: $0.value) }
-        if let email { records.append(.email(email)) }
+        try requireNoArgument(arguments)
+        let records = try PendingRecord.records(
+            event: event, properties: properties, attributes: attributes, email: email)
         do {
             let counts = try SuiteRecorder.record(records, in: suite)
             printError(
@@ -104,15 +98,6 @@ enum AnalyticsCommand {
             printError("richpush analytics record: \(error.message)")
             return .failure
         }
-    }
-
-    private static func field(_ text: String) throws -> SuiteEntry.Field {
-        guard let equals = text.firstIndex(of: "="), equals > text.startIndex else {
-            throw UsageError("'\(text)' is not KEY=VALUE")
-        }
-        return SuiteEntry.Field(
-            key: String(text[..<equals]), value: AnalyticsValue(commandLine: String(text[text.index(after: equals)...]))
-        )
     }
 
     private static func show(_ arguments: Arguments) throws -> ExitCode {
