@@ -67,26 +67,26 @@ enum AnalyticsCommand {
         }
     }
 
+    /// Stops with a usage error when a word is left that no option took.
+    static func requireNoArgument(_ arguments: Arguments) throws {
+        let positionals = try arguments.positionals()
+        guard positionals.isEmpty else { throw UsageError("unexpected argument '\(positionals[0])'") }
+    }
+
     private static func record(_ arguments: Arguments) throws -> ExitCode {
         var arguments = arguments
         let suite = try suite(&arguments, creating: true)
         let event = try arguments.value("--event")
-        let properties = try arguments.values("--property").map(field)
-        let attributes = try arguments.values("--attribute").map(field)
+        let properties = try arguments.values("--property").map { text throws(SetupError) in
+            try SuiteEntry.Field(keyValue: text)
+        }
+        let attributes = try arguments.values("--attribute").map { text throws(SetupError) in
+            try SuiteEntry.Field(keyValue: text)
+        }
         let email = try arguments.value("--email")
-        let positionals = try arguments.positionals()
-        guard positionals.isEmpty else { throw UsageError("unexpected argument '\(positionals[0])'") }
-        guard event != nil || !properties.isEmpty || !attributes.isEmpty || email != nil else {
-            throw UsageError("nothing to record: give --event NAME, --attribute K=V or --email ADDRESS")
-        }
-        var records: [PendingRecord] = []
-        if let event {
-            records.append(.event(name: event, properties: properties))
-        } else if !properties.isEmpty {
-            throw UsageError("--property belongs to an event: give --event NAME too")
-        }
-        records += attributes.map { .customAttribute(key: $0.key, value: $0.value) }
-        if let email { records.append(.email(email)) }
+        try requireNoArgument(arguments)
+        let records = try PendingRecord.records(
+            event: event, properties: properties, attributes: attributes, email: email)
         do {
             let counts = try SuiteRecorder.record(records, in: suite)
             printError(
@@ -100,63 +100,18 @@ enum AnalyticsCommand {
         }
     }
 
-    private static func field(_ text: String) throws -> SuiteEntry.Field {
-        guard let equals = text.firstIndex(of: "="), equals > text.startIndex else {
-            throw UsageError("'\(text)' is not KEY=VALUE")
-        }
-        return SuiteEntry.Field(
-            key: String(text[..<equals]), value: AnalyticsValue(commandLine: String(text[text.index(after: equals)...]))
-        )
-    }
-
     private static func show(_ arguments: Arguments) throws -> ExitCode {
         var arguments = arguments
         let json = arguments.flag("--json")
         let suite = try suite(&arguments)
-        let positionals = try arguments.positionals()
-        guard positionals.isEmpty else { throw UsageError("unexpected argument '\(positionals[0])'") }
-        let snapshot: SuiteSnapshot
-        let outbox: Outbox?
-        do {
-            snapshot = try suite.read()
-            outbox = try Outbox.load(from: suite.outboxPath)
-        } catch {
+        try requireNoArgument(arguments)
+        let show: SuiteShow
+        do { show = try SuiteShow(suite: suite) } catch {
             printError("richpush analytics show: \(error.message)")
             return .failure
         }
-        let defects = snapshot.allDefects
-        if json {
-            printLine(
-                try JSON.string(
-                    ShowReport(
-                        suite: suite.path, entries: snapshot.entries, suiteDefects: snapshot.suiteDefects,
-                        claimed: outbox?.items.count ?? 0, rejected: outbox?.rejected.count ?? 0)))
-        } else {
-            var table = TextTable(["KEY", "#", "NAME", "VALUES", "DEFECT"], rightAligned: [1])
-            for entry in snapshot.entries {
-                table.append([
-                    entry.suiteKey, String(entry.index), entry.name ?? "-",
-                    entry.fields.map { "\($0.key)=\($0.value.display)" }.joined(separator: " ")
-                        .escapingControlCharacters,
-                    entry.defects.map(\.code).joined(separator: ","),
-                ])
-            }
-            printLine(table.rendered)
-            printLine(
-                "\(snapshot.entries.count) pending item(s) in \(suite.path)"
-                    + (outbox.map { "; \($0.items.count) claimed by an unfinished flush (sent by the next one)" } ?? "")
-            )
-            for defect in defects { printLine("defect: \(defect.code): \(defect.message.escapingControlCharacters)") }
-        }
-        return defects.isEmpty ? .success : .failure
-    }
-
-    private struct ShowReport: Codable {
-        var suite: String
-        var entries: [SuiteEntry]
-        var suiteDefects: [SuiteDefect]
-        var claimed: Int
-        var rejected: Int
+        if json { printLine(try JSON.string(show)) } else { printLine(show.text) }
+        return show.defects.isEmpty ? .success : .failure
     }
 }
 
@@ -201,114 +156,36 @@ enum AnalyticsFlushCommand {
         """
 
     static func run(_ arguments: Arguments) async throws -> ExitCode {
-        var arguments = try refusingKeyOnCommandLine(arguments)
-        let suite = try AnalyticsCommand.suite(&arguments)
-        guard let endpointURL = try arguments.value("--endpoint") else {
-            throw UsageError("--endpoint URL is required (the REST endpoint; /users/track is appended)")
-        }
-        let externalID = try arguments.value("--external-id")
-        let brazeID = try arguments.value("--braze-id")
-        let user: UserIdentifier
-        switch (externalID, brazeID) {
-        case (let id?, nil): user = .externalID(id)
-        case (nil, let id?): user = .brazeID(id)
-        default: throw UsageError("give exactly one of --external-id ID and --braze-id ID")
-        }
-        let keyFile = try arguments.value("--api-key-file")
-        let caFile = try arguments.value("--cacert")
-        let connectTo = try arguments.values("--connect-to")
-        var options = FlushOptions(user: user)
-        options.requestsPerSecond = try arguments.number("--rate", in: 0.01...1_000_000) ?? options.requestsPerSecond
-        options.maxAttempts = try arguments.number("--attempts", in: 1...100) ?? options.maxAttempts
-        if let base: Int = try arguments.number("--backoff", in: 0...600_000) {
-            options.backoffBase = .milliseconds(base)
-        }
-        let timeout: Double = try arguments.number("--timeout", in: 0.01...3600) ?? 30
-        let json = arguments.flag("--json")
-        let verbose = arguments.flag("--verbose")
-        let positionals = try arguments.positionals()
-        guard positionals.isEmpty else { throw UsageError("unexpected argument '\(positionals[0])'") }
-        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
-            throw UsageError("--cacert \(caFile): no readable file there")
-        }
-        for entry in connectTo where entry.split(separator: ":", omittingEmptySubsequences: false).count != 4 {
-            throw UsageError("--connect-to '\(entry)' is not HOST:PORT:HOST2:PORT2")
-        }
-        let key = try apiKey(file: keyFile)
-        var endpoint: TrackEndpoint
-        do {
-            endpoint = try TrackEndpoint(base: endpointURL, apiKey: key)
-        } catch {
-            if error.code == .invalidInput { throw UsageError(error.message) }
+        var arguments = arguments
+        let options = try AnalyticsFlushOptions(parsing: &arguments)
+        let verbose = options.verbose
+        let session: FlushSession
+        do throws(SetupError) { session = try FlushSession(options.configuration) } catch {
+            if error.pointsToHelp { throw error }
             printError("richpush analytics flush: \(error.message)")
-            return .failure
+            return error.code
         }
-        endpoint.caFile = caFile
-        endpoint.connectTo = connectTo
-        endpoint.requestTimeout = .milliseconds(Int64(timeout * 1000))
-        let client: TrackClient
-        do { client = try TrackClient(endpoint: endpoint) } catch {
-            printError("richpush analytics flush: \(error.message)")
-            return .software
-        }
-        defer { client.stop() }
-        let optionsValue = options
+        defer { session.close() }
         let run = await runInterruptibly {
-            do throws(AnalyticsError) {
-                return Result<FlushSummary, AnalyticsError>.success(
-                    try await AnalyticsFlush.run(
-                        suite: suite, client: client, options: optionsValue,
-                        progress: { line in if verbose { printError("richpush: " + line) } }))
-            } catch {
-                return .failure(error)
-            }
+            await session.flush(progress: { line in if verbose { printError("richpush: " + line) } })
         }
         let summary: FlushSummary
         switch run.value {
         case .success(let value): summary = value
         case .failure(let error):
             printError("richpush analytics flush: \(error.message)")
-            return error.code == .busy ? .unavailable : .failure
+            return FlushSession.exitCode(for: error)
         }
-        if json {
-            printLine(try JSON.string(summary))
-        } else {
-            printLine(
-                "items read \(summary.itemsRead) (\(summary.resumed) resumed from the outbox), requests sent "
-                    + "\(summary.requestsSent), accepted \(summary.accepted), retried \(summary.retried), rejected "
-                    + "\(summary.rejected.count), left pending \(summary.leftPending)")
-            for item in summary.rejected {
-                printLine(
-                    "rejected: \(item.kind.rawValue) \(item.name ?? "-") (\(item.source)): \(item.reason)"
-                        .escapingControlCharacters)
-            }
-            if !summary.unacknowledged.isEmpty {
-                printLine(
-                    "unacknowledged: \(summary.unacknowledged.count) item(s) were in a request whose answer never "
-                        + "arrived; the endpoint may have logged them twice")
-            }
-        }
+        if options.json { printLine(try JSON.string(summary)) } else { printLine(summary.text) }
         // Shown: the warning about these items need not be repeated by the next flush.
-        try? AnalyticsFlush.markReported(summary, suite: suite)
-        if let stopped = summary.stopped {
-            printError("richpush analytics flush: stopped: \(stopped.escapingControlCharacters)")
-            for error in summary.errors { printError("  error: \(error.escapingControlCharacters)") }
-        }
-        if run.interrupted { return .interrupted }
-        return summary.isComplete ? .success : .failure
+        session.markReported(summary)
+        if let stop = summary.stopMessage { printError("richpush analytics flush: " + stop) }
+        return FlushSession.exitCode(for: summary, interrupted: run.interrupted)
     }
 
     /// The key from `file` or BRAZE_REST_API_KEY; the message never contains the key.
     static func apiKey(file: String?) throws -> String {
-        if let file {
-            guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8)
-            else {
-                throw UsageError("--api-key-file \(file): no readable UTF-8 file there")
-            }
-            return text
-        }
-        if let text = ProcessInfo.processInfo.environment["BRAZE_REST_API_KEY"], !text.isEmpty { return text }
-        throw UsageError("no REST API key: give --api-key-file FILE or set BRAZE_REST_API_KEY")
+        try FlushConfiguration.apiKey(file: file)
     }
 
     /// Refuses a key given on the command line (`--api-key VALUE`, `--api-key=VALUE`), without echoing it.

@@ -26,40 +26,11 @@ enum ReportCommand {
         let html = try arguments.value("--html")
         let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
         let maxP99: Double? = try arguments.number("--max-p99", in: 0.001...86_400_000)
-        let words = try arguments.positionals()
-        guard words.first == "merge" else { throw UsageError("report takes the subcommand 'merge'") }
-        let files = Array(words.dropFirst())
-        guard !files.isEmpty else { throw UsageError("report merge needs at least one JSON report") }
-        if let first = files.first.flatMap({ FileManager.default.contents(atPath: $0) }),
-            (try? BatchJSON.decoder.decode(BatchSummary.self, from: first)) != nil
-        {
-            guard html == nil, maxP99 == nil else {
-                throw UsageError("--html and --max-p99 go with bench reports; these are batch summaries")
-            }
-            return try mergeBatchSummaries(files, failUnder: failUnder)
-        }
-        var merged: BenchReport?
-        for file in files {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                printError("richpush report: cannot read '\(file)'")
-                return .dataError
-            }
-            do {
-                let report = try BenchReport.read(data)
-                if merged == nil {
-                    merged = report
-                } else {
-                    try merged?.merge(report)
-                }
-            } catch {
-                printError("richpush report: \(file): \(error.message)")
-                return .dataError
-            }
-        }
-        guard var result = merged else { return .dataError }
-        result.finalize()
-        // Thresholds belong to the whole run: each shard's own results are dropped.
-        result.thresholds = BenchThresholds(minDisplayPercent: failUnder, maxP99Milliseconds: maxP99).evaluate(result)
+        let merge = try ReportMerge(
+            words: try arguments.positionals(), htmlPath: html,
+            thresholds: BenchThresholds(minDisplayPercent: failUnder, maxP99Milliseconds: maxP99))
+        if merge.isBatch { return try mergeBatchSummaries(merge) }
+        let result = try merge.benchReport()
         printLine(try result.json())
         if let html {
             do { try writeOutput(Array(HTMLReport.render(result).utf8), to: html) } catch {
@@ -75,28 +46,13 @@ enum ReportCommand {
 
     /// Combines the `summary.json` of batch shards (`batch --shard I/N`) into the summary one machine
     /// would have written: counts add up, the display rate and download percentiles are recomputed.
-    static func mergeBatchSummaries(_ files: [String], failUnder: Double?) throws -> ExitCode {
-        var merged: BatchSummary?
-        for file in files {
-            guard let data = FileManager.default.contents(atPath: file),
-                let summary = try? BatchJSON.decoder.decode(BatchSummary.self, from: data)
-            else {
-                throw CommandFailure(
-                    .dataError, "\(file) is not a batch summary.json (give every shard's OUTDIR/summary.json)")
-            }
-            if merged == nil { merged = summary } else { merged?.merge(summary) }
-        }
-        guard let result = merged else { return .dataError }
-        if let count = result.shardCount, let shards = result.shards, shards != Array(1...count) {
-            printError("richpush report: shards \(shards) of \(count): the merged summary covers only those.")
-        }
+    static func mergeBatchSummaries(_ merge: ReportMerge) throws -> ExitCode {
+        let result = try merge.batchSummary()
+        if let warning = ReportMerge.missingShards(result) { printError("richpush report: " + warning) }
         printLine(try BatchJSON.pretty(result))
         printError(result.text(folder: "(merged)"))
-        if let failUnder, result.displayRate * 100 < failUnder - 1e-9 {
-            printError(
-                String(
-                    format: "richpush report: --fail-under %g not met: %.1f%% would show.", failUnder,
-                    result.displayRate * 100))
+        if let failure = merge.failedThreshold(result) {
+            printError("richpush report: " + failure)
             return .failure
         }
         return .success

@@ -51,56 +51,22 @@ enum ServeCommand {
         let noTLS = arguments.flag("--no-tls")
         let accessLog = arguments.flag("--access-log")
         let host = try arguments.value("--host") ?? "127.0.0.1"
-        var certificate = try arguments.value("--cert")
-        var key = try arguments.value("--key")
-        let usersTrack = try usersTrackOptions(&arguments)
-        let positionals = try arguments.positionals()
-        guard positionals.count <= 1 else { throw UsageError("serve takes one folder, got \(positionals.count)") }
-        let samples = SamplesFolder.locate()
-        guard let root = positionals.first ?? samples.map({ $0 + "/assets" }) else {
-            throw UsageError("no folder given and no Samples/assets here: run 'richpush serve DIR'")
-        }
-        try requireFolder(root)
-        if !noTLS, certificate == nil, key == nil, let samples {
-            certificate = samples + "/certs/server.pem"
-            key = samples + "/certs/server-key.pem"
-        }
-        var identity: TLSIdentity?
-        if !noTLS {
-            switch (certificate, key) {
-            case (let certificate?, let key?):
-                do { identity = try TLSIdentity.load(certificate: certificate, key: key) } catch {
-                    throw CommandFailure(.dataError, error.message)
-                }
-            case (_?, nil):
-                throw UsageError("--cert needs --key (the private key of that certificate), or pass --no-tls")
-            case (nil, _?):
-                throw UsageError("--key needs --cert (the certificate chain for that key), or pass --no-tls")
-            case (nil, nil):
-                throw UsageError("HTTPS needs --cert FILE and --key FILE (no Samples/certs here), or pass --no-tls")
-            }
-        }
-        raiseDescriptorLimit()
-        var logger: (@Sendable (AccessLogEntry) -> Void)?
-        if accessLog {
-            logger = { (entry: AccessLogEntry) in writeAccessLine(entry.line) }
-        }
-        let server: AssetServer
-        do {
-            server = try AssetServer(
-                root: root, tls: identity, host: host, httpPort: httpPort, httpsPort: httpsPort, accessLog: logger,
-                usersTrack: usersTrack)
-        } catch {
-            throw CommandFailure(.unavailable, "the server could not start: \(error.message)")
-        }
+        let certificate = try arguments.value("--cert")
+        let key = try arguments.value("--key")
+        let usersTrack = try ServeConfiguration.UsersTrack.parse(
+            keyFile: try arguments.value("--api-key-file"), logPath: try arguments.value("--track-log"),
+            limit: try arguments.value("--track-limit"))
+        var configuration = try ServeConfiguration(
+            arguments: try arguments.positionals(), samples: SamplesFolder.locate(), tls: !noTLS,
+            certificate: certificate, key: key)
+        configuration.host = host
+        configuration.httpPort = httpPort
+        configuration.httpsPort = httpsPort
+        configuration.usersTrack = usersTrack
+        let server = try startServer(configuration, accessLog: accessLog)
         printLine(server.httpBaseURL + "/")
         if let https = server.httpsBaseURL { printLine(https + "/") }
-        printError("richpush: serving \(root)")
-        if identity != nil, let samples, certificate == samples + "/certs/server.pem" {
-            printError("richpush: HTTPS uses the test certificate; trust it with --cacert \(samples)/certs/ca.pem")
-        }
-        if usersTrack != nil { printError("richpush: POST /users/track answers like Braze's REST API") }
-        printError("richpush: fault modes are query parameters (see 'richpush serve --help'); Ctrl-C stops.")
+        for note in configuration.startNotes { printError("richpush: " + note) }
         let semaphore = DispatchSemaphore(value: 0)
         Task.detached {
             _ = await TerminationSignal.wait()
@@ -111,47 +77,38 @@ enum ServeCommand {
         printError("richpush: stopped after \(server.requestCount) requests")
         return TerminationSignal.received ? .interrupted : .success
     }
+
+    /// Loads the HTTPS identity (a file that does not load is exit 65) and starts the embedded server
+    /// (one that cannot start is exit 69).
+    static func startServer(_ configuration: ServeConfiguration, accessLog: Bool) throws -> AssetServer {
+        var identity: TLSIdentity?
+        if let files = configuration.tlsFiles {
+            do { identity = try TLSIdentity.load(certificate: files.certificate, key: files.key) } catch {
+                throw CommandFailure(.dataError, error.message)
+            }
+        }
+        raiseDescriptorLimit()
+        var logger: (@Sendable (AccessLogEntry) -> Void)?
+        if accessLog { logger = { @Sendable (entry: AccessLogEntry) in writeAccessLine(entry.line) } }
+        let usersTrack = configuration.usersTrack.map { track in
+            var options = UsersTrackOptions(apiKey: track.apiKey, logPath: track.logPath)
+            options.limit = track.limit
+            options.windowSeconds = track.windowSeconds
+            return options
+        }
+        do {
+            return try AssetServer(
+                root: configuration.root, tls: identity, host: configuration.host, httpPort: configuration.httpPort,
+                httpsPort: configuration.httpsPort, accessLog: logger, usersTrack: usersTrack)
+        } catch {
+            throw CommandFailure(.unavailable, "the server could not start: \(error.message)")
+        }
+    }
 }
 
 /// Stops with exit 65 unless `path` is a folder: the input a server or a bench serves.
 func requireFolder(_ path: String) throws {
-    var info = stat()
-    guard stat(path, &info) == 0 else {
-        throw CommandFailure(
-            .dataError, "'\(path.escapingControlCharacters)' does not exist: give the folder of assets to serve")
-    }
-    guard (info.st_mode & S_IFMT) == S_IFDIR else {
-        throw CommandFailure(
-            .dataError, "'\(path.escapingControlCharacters)' is not a folder: give the folder of assets to serve")
-    }
-}
-
-/// Reads `--api-key-file`, `--track-log` and `--track-limit`; `nil` when /users/track is not served.
-private func usersTrackOptions(_ arguments: inout Arguments) throws -> UsersTrackOptions? {
-    let keyFile = try arguments.value("--api-key-file")
-    let log = try arguments.value("--track-log")
-    let limit = try arguments.value("--track-limit")
-    guard let keyFile else {
-        if log != nil || limit != nil { throw UsageError("--track-log and --track-limit need --api-key-file") }
-        return nil
-    }
-    guard let data = FileManager.default.contents(atPath: keyFile),
-        let key = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty
-    else {
-        throw UsageError("--api-key-file \(keyFile): no readable file with a key there")
-    }
-    var options = UsersTrackOptions(apiKey: key, logPath: log)
-    if let limit {
-        let parts = limit.split(separator: "/", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), let count = Int(parts[0]), count > 0,
-            let seconds = parts.count == 2 ? Int(parts[1]) : 1, (1...3600).contains(seconds)
-        else {
-            throw UsageError("--track-limit takes N or N/SECONDS (for example 3000/3), not '\(limit)'")
-        }
-        options.limit = count
-        options.windowSeconds = seconds
-    }
-    return options
+    try ServeConfiguration.requireFolder(path)
 }
 
 /// Raises the soft limit on open descriptors to the hard limit, so the server's connection limit

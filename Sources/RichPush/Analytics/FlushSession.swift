@@ -1,0 +1,58 @@
+/// One `richpush analytics flush`: the `/users/track` client for a ``FlushConfiguration``, the flush,
+/// and what the command line prints and returns for its summary.
+///
+/// ```swift
+/// let session = try FlushSession(configuration)
+/// defer { session.close() }
+/// if case .success(let summary) = await session.flush() { print(summary.textLines.joined(separator: "\n")) }
+/// ```
+public final class FlushSession: Sendable {
+    /// What the session was told.
+    public let configuration: FlushConfiguration
+    private let client: TrackClient
+
+    /// Checks the configuration (``FlushConfiguration/endpoint(environment:)``) and starts the client;
+    /// a client that cannot start is exit 70.
+    public init(_ configuration: FlushConfiguration) throws(SetupError) {
+        self.configuration = configuration
+        let endpoint = try configuration.endpoint()
+        do throws(AnalyticsError) { client = try TrackClient(endpoint: endpoint) } catch {
+            throw SetupError(.software, error.message)
+        }
+    }
+
+    /// Stops the client; call once, after the flush.
+    public func close() { client.stop() }
+
+    /// Claims, sends and accounts (``AnalyticsFlush/run(suite:client:options:progress:)``); fails only
+    /// when the suite or outbox cannot be read or written, or another flush holds the suite.
+    public func flush(progress: @escaping @Sendable (String) -> Void = { _ in }) async -> Result<
+        FlushSummary, AnalyticsError
+    > {
+        do throws(AnalyticsError) {
+            return .success(
+                try await AnalyticsFlush.run(
+                    suite: configuration.suite, client: client, options: configuration.options, progress: progress))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Forgets the unacknowledged items `summary` reported, once it has been shown (best effort: a
+    /// failure only means the next flush warns about them again).
+    public func markReported(_ summary: FlushSummary) {
+        try? AnalyticsFlush.markReported(summary, suite: configuration.suite)
+    }
+
+    /// The exit code of a flush that failed: 69 when another flush holds the suite, 1 otherwise.
+    public static func exitCode(for error: AnalyticsError) -> ExitCode {
+        error.code == .busy ? .unavailable : .failure
+    }
+
+    /// The exit code of a flush that ran: 130 when it was interrupted, 0 when everything was
+    /// delivered, 1 when anything is left pending or was rejected.
+    public static func exitCode(for summary: FlushSummary, interrupted: Bool) -> ExitCode {
+        if interrupted { return .interrupted }
+        return summary.isComplete ? .success : .failure
+    }
+}

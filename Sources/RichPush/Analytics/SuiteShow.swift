@@ -1,0 +1,58 @@
+/// What `richpush analytics show` reports about a suite: its pending entries and their defects, and
+/// what an unfinished flush holds in the outbox.
+///
+/// Encoded (snake_case, as the command line writes JSON) it is `analytics show --json`; ``text`` is the
+/// table the command prints otherwise.
+///
+/// ```swift
+/// let show = try SuiteShow(suite: try AppGroupSuite(container: "Samples/app-group", suite: nil))
+/// print(show.text)   // exit 1 when !show.defects.isEmpty
+/// ```
+public struct SuiteShow: Sendable, Codable {
+    /// The suite's plist.
+    public var suite: String
+    public var entries: [SuiteEntry]
+    /// Defects of the suite as a whole (an unknown key, a key of the wrong type).
+    public var suiteDefects: [SuiteDefect]
+    /// Items an unfinished flush claimed into the outbox (sent by the next one).
+    public var claimed: Int
+    /// Items the endpoint rejected, kept in the outbox.
+    public var rejected: Int
+    /// Whether an outbox exists beside the suite.
+    public var hasOutbox = false
+
+    enum CodingKeys: String, CodingKey {
+        case suite, entries, suiteDefects, claimed, rejected
+    }
+
+    /// Reads the suite and its outbox; fails when either cannot be read.
+    public init(suite: AppGroupSuite) throws(AnalyticsError) {
+        let snapshot = try suite.read()
+        let outbox = try Outbox.load(from: suite.outboxPath)
+        self.suite = suite.path
+        entries = snapshot.entries
+        suiteDefects = snapshot.suiteDefects
+        claimed = outbox?.items.count ?? 0
+        rejected = outbox?.rejected.count ?? 0
+        hasOutbox = outbox != nil
+    }
+
+    /// Every defect: the suite's, then each entry's.
+    public var defects: [SuiteDefect] { suiteDefects + entries.flatMap(\.defects) }
+
+    /// The table of entries, the count line, and one line per defect; payload text is escaped.
+    public var text: String {
+        var table = TextTable(["KEY", "#", "NAME", "VALUES", "DEFECT"], rightAligned: [1])
+        for entry in entries {
+            table.append([
+                entry.suiteKey, String(entry.index), entry.name ?? "-",
+                entry.fields.map { "\($0.key)=\($0.value.display)" }.joined(separator: " ").escapingControlCharacters,
+                entry.defects.map(\.code).joined(separator: ","),
+            ])
+        }
+        let claimedNote = hasOutbox ? "; \(claimed) claimed by an unfinished flush (sent by the next one)" : ""
+        var lines = [table.rendered, "\(entries.count) pending item(s) in \(suite)" + claimedNote]
+        lines += defects.map { "defect: \($0.code): \($0.message.escapingControlCharacters)" }
+        return lines.joined(separator: "\n")
+    }
+}

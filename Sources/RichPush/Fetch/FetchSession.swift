@@ -1,0 +1,83 @@
+import Foundation
+
+/// One `richpush fetch` run: the fetch engine started for a ``FetchConfiguration``, one download or a
+/// repeat run, and what the command line prints and returns for it.
+///
+/// ```swift
+/// let session = try FetchSession(configuration)
+/// defer { session.close() }
+/// let outcome = await session.download(writingTo: descriptor)
+/// print(FetchSession.summaryLine(outcome))
+/// ```
+public final class FetchSession: Sendable {
+    /// What the session was told.
+    public let configuration: FetchConfiguration
+    private let engine: FetchEngine
+
+    /// Starts the engine; an engine that cannot start is exit 69 with the reason.
+    public init(_ configuration: FetchConfiguration) throws(SetupError) {
+        self.configuration = configuration
+        do { engine = try FetchEngine(loops: configuration.loops) } catch {
+            throw SetupError(.unavailable, error.engineStartMessage)
+        }
+    }
+
+    /// Stops the engine; call once, after the last download.
+    public func close() { engine.shutdown() }
+
+    /// Downloads the URL ``FetchConfiguration/repeatCount`` times (once without it), bodies discarded.
+    public func repeated() async -> DownloadRunSummary {
+        await DownloadRun.run(
+            engine: engine, url: configuration.url, count: configuration.repeatCount ?? 1,
+            concurrency: configuration.parallel, budget: configuration.budget, policy: configuration.policy)
+    }
+
+    /// Downloads the URL once, writing the body to `descriptor` (-1: discard it).
+    public func download(writingTo descriptor: Int32) async -> Result<FetchResult, FetchError> {
+        do throws(FetchError) {
+            return .success(try await engine.fetch(configuration.request, writingTo: descriptor))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The one-line summary of a download for stderr: its status, size and time, or its reason and message.
+    public static func summaryLine(_ outcome: Result<FetchResult, FetchError>) -> String {
+        switch outcome {
+        case .success(let result):
+            "HTTP \(result.httpStatus), \(result.bytes) bytes in \(result.timings.total.wholeMilliseconds) ms"
+        case .failure(let error): "\(error.code): \(error.message.escapingControlCharacters)"
+        }
+    }
+
+    /// The one-line summary of a repeat run for stderr: downloads, successes, rate, throughput and p99.
+    public static func summaryLine(_ summary: DownloadRunSummary) -> String {
+        String(
+            format: "%d downloads, %d ok, %.0f/s, %.1f MB/s, p99 %.1f ms", summary.downloads, summary.succeeded,
+            summary.downloadsPerSecond, summary.megabytesPerSecond, summary.latencyMilliseconds["p99"] ?? 0)
+    }
+
+    /// The exit code of a download: 0 when it succeeded; 74 when the body could not be stored in the
+    /// output the user gave (`storing`), an output problem rather than the server's; 1 otherwise.
+    public static func exitCode(for outcome: Result<FetchResult, FetchError>, storing: Bool) -> ExitCode {
+        switch outcome {
+        case .success: .success
+        case .failure(let error): storing && error.code == .storageFailed ? .ioError : .failure
+        }
+    }
+
+    /// The exit code of a repeat run: 0 when every download succeeded, 1 otherwise.
+    public static func exitCode(for summary: DownloadRunSummary) -> ExitCode {
+        summary.succeeded == summary.downloads ? .success : .failure
+    }
+
+    /// The JSON report of a download, as `fetch` prints it.
+    public static func report(_ outcome: Result<FetchResult, FetchError>, url: String) -> FetchReport {
+        var report = FetchReport(url: url)
+        switch outcome {
+        case .success(let result): report.record(result)
+        case .failure(let error): report.record(error)
+        }
+        return report
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// `richpush report merge`: the shards' reports of one run, combined into the report one machine would
+/// have written.
+///
+/// Bench reports (`richpush bench --json`) merge counts and histograms and recompute percentiles;
+/// batch summaries (`OUTDIR/summary.json` of `batch --shard`) add their counts up. Which kind the files
+/// are is decided by the first one. ``init(words:htmlPath:thresholds:)`` checks the command line before
+/// any file is merged.
+///
+/// ```swift
+/// let merge = try ReportMerge(words: ["merge", "a.json", "b.json"], htmlPath: nil, thresholds: BenchThresholds())
+/// let report = try merge.benchReport()
+/// ```
+public struct ReportMerge: Sendable {
+    /// The reports to merge, in order.
+    public var files: [String]
+    /// `--html FILE` (bench reports only).
+    public var htmlPath: String?
+    /// `--fail-under` and `--max-p99`, applied to the merged run.
+    public var thresholds: BenchThresholds
+    /// Whether the files are batch summaries rather than bench reports.
+    public var isBatch: Bool
+
+    /// Checks the positional `words` (`merge` and the files) and the options that go with each kind of report.
+    public init(words: [String], htmlPath: String?, thresholds: BenchThresholds) throws(SetupError) {
+        guard words.first == "merge" else { throw .usage("report takes the subcommand 'merge'") }
+        files = Array(words.dropFirst())
+        guard !files.isEmpty else { throw .usage("report merge needs at least one JSON report") }
+        self.htmlPath = htmlPath
+        self.thresholds = thresholds
+        isBatch = files.first.flatMap { Self.batchSummary(at: $0) } != nil
+        if isBatch, htmlPath != nil || thresholds.maxP99Milliseconds != nil {
+            throw .usage("--html and --max-p99 go with bench reports; these are batch summaries")
+        }
+    }
+
+    /// The merged bench report, finalized, with the thresholds evaluated for the whole run (each
+    /// shard's own results are dropped). An unreadable file or one that does not merge is exit 65.
+    public func benchReport() throws(SetupError) -> BenchReport {
+        var merged: BenchReport?
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw SetupError(.dataError, "cannot read '\(file)'")
+            }
+            do throws(BenchReportError) {
+                let report = try BenchReport.read(data)
+                if merged == nil { merged = report } else { try merged?.merge(report) }
+            } catch {
+                throw SetupError(.dataError, "\(file): \(error.message)")
+            }
+        }
+        guard var result = merged else { throw SetupError(.dataError, "no report to merge") }
+        result.finalize()
+        result.thresholds = thresholds.evaluate(result)
+        return result
+    }
+
+    /// The merged batch summary; a file that is not a batch summary is exit 65.
+    public func batchSummary() throws(SetupError) -> BatchSummary {
+        var merged: BatchSummary?
+        for file in files {
+            guard let summary = Self.batchSummary(at: file) else {
+                throw SetupError(
+                    .dataError, "\(file) is not a batch summary.json (give every shard's OUTDIR/summary.json)")
+            }
+            if merged == nil { merged = summary } else { merged?.merge(summary) }
+        }
+        guard let result = merged else { throw SetupError(.dataError, "no summary to merge") }
+        return result
+    }
+
+    /// A warning when the merged summary covers only some of the run's shards, or nil.
+    public static func missingShards(_ summary: BatchSummary) -> String? {
+        guard let count = summary.shardCount, let shards = summary.shards, shards != Array(1...count) else {
+            return nil
+        }
+        return "shards \(shards) of \(count): the merged summary covers only those."
+    }
+
+    /// Why the merged batch summary fails `--fail-under` (``BenchThresholds/minDisplayPercent``), or nil.
+    public func failedThreshold(_ summary: BatchSummary) -> String? {
+        guard let failUnder = thresholds.minDisplayPercent, summary.displayRate * 100 < failUnder - 1e-9 else {
+            return nil
+        }
+        return String(
+            format: "--fail-under %g not met: %.1f%% would show.", failUnder, summary.displayRate * 100)
+    }
+
+    /// The batch summary in `path`, or nil when it cannot be read or is not one.
+    static func batchSummary(at path: String) -> BatchSummary? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try? BatchJSON.decoder.decode(BatchSummary.self, from: data)
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import RichPush
+import TestSupport
+import Testing
+
+/// `analytics flush`'s configuration and session: the checks made before anything is sent, in their
+/// order, where the key comes from, and the summary's text and exit codes.
+@Suite struct FlushConfigurationTests {
+    /// The ``SetupError`` `body` throws, or nil.
+    func setupError(_ body: () throws -> Void) -> SetupError? {
+        do {
+            try body()
+            return nil
+        } catch let error as SetupError {
+            return error
+        } catch {
+            Issue.record("not a SetupError: \(error)")
+            return nil
+        }
+    }
+
+    /// A configuration on a fresh App Group container, and its folder (removed by the caller).
+    func configuration(endpoint: String = "https://rest.example.com") throws -> (FlushConfiguration, String) {
+        let folder = try Fixtures.temporaryFolder()
+        let suite = try AppGroupSuite(container: folder, suite: "group.test", creating: true)
+        return (FlushConfiguration(suite: suite, endpointURL: endpoint, user: .brazeID("b-1")), folder)
+    }
+
+    @Test func theEndpointAndExactlyOneUserAreRequired() throws {
+        #expect(try FlushConfiguration.requireEndpoint("https://x") == "https://x")
+        #expect(
+            setupError { _ = try FlushConfiguration.requireEndpoint(nil) }
+                == .usage("--endpoint URL is required (the REST endpoint; /users/track is appended)"))
+        #expect(try FlushConfiguration.user(externalID: "u", brazeID: nil) == .externalID("u"))
+        #expect(try FlushConfiguration.user(externalID: nil, brazeID: "b") == .brazeID("b"))
+        for (external, braze) in [(nil, nil), ("u", "b")] as [(String?, String?)] {
+            #expect(
+                setupError { _ = try FlushConfiguration.user(externalID: external, brazeID: braze) }
+                    == .usage("give exactly one of --external-id ID and --braze-id ID"))
+        }
+    }
+
+    @Test func theKeyComesFromTheFileOrTheEnvironmentAndIsNeverShown() throws {
+        let (base, folder) = try configuration()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "file-key\n".write(toFile: folder + "/key", atomically: false, encoding: .utf8)
+        var configuration = base
+        #expect(
+            setupError { _ = try configuration.endpoint(environment: [:]) }
+                == .usage("no REST API key: give --api-key-file FILE or set BRAZE_REST_API_KEY"))
+        #expect(try FlushConfiguration.apiKey(file: nil, environment: ["BRAZE_REST_API_KEY": "env-key"]) == "env-key")
+        #expect(
+            try configuration.endpoint(environment: ["BRAZE_REST_API_KEY": "env-key"]).url.hasSuffix("/users/track"))
+        // The file wins over the environment.
+        configuration.keyFile = folder + "/key"
+        let environment = ["BRAZE_REST_API_KEY": "env-key"]
+        #expect(try FlushConfiguration.apiKey(file: configuration.keyFile, environment: environment) == "file-key\n")
+        #expect(try configuration.endpoint(environment: [:]).url == "https://rest.example.com/users/track")
+        configuration.keyFile = folder + "/none"
+        #expect(
+            setupError { _ = try configuration.endpoint(environment: [:]) }
+                == .usage("--api-key-file \(folder)/none: no readable UTF-8 file there"))
+        // A key the endpoint refuses is a failure (exit 1), and the message does not contain it.
+        let error = setupError { _ = try base.endpoint(environment: ["BRAZE_REST_API_KEY": "secret\nmore"]) }
+        #expect(error?.code == .failure && error?.pointsToHelp == false)
+        #expect(error?.message.contains("secret") == false)
+    }
+
+    @Test func checksTrustMappingsKeyAndURLInThatOrder() throws {
+        let (base, folder) = try configuration(endpoint: "http://rest.example.com")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = base
+        configuration.caFile = folder + "/missing.pem"
+        configuration.connectTo = ["nonsense"]
+        let noKey: [String: String] = [:]
+        #expect(
+            setupError { _ = try configuration.endpoint(environment: noKey) }
+                == .usage("--cacert \(folder)/missing.pem: no readable file there"))
+        configuration.caFile = Fixtures.caFile
+        #expect(
+            setupError { _ = try configuration.endpoint(environment: noKey) }
+                == .usage("--connect-to 'nonsense' is not HOST:PORT:HOST2:PORT2"))
+        configuration.connectTo = ["rest.example.com:443:127.0.0.1:8443"]
+        #expect(
+            setupError { _ = try configuration.endpoint(environment: noKey) }?.message.hasPrefix("no REST API key")
+                == true)
+        let key = ["BRAZE_REST_API_KEY": "k"]
+        #expect(
+            setupError { _ = try configuration.endpoint(environment: key) }
+                == .usage(
+                    "'http://rest.example.com': the REST endpoint must be https (plain http only to 127.0.0.1, for richpush serve)"
+                ))
+        configuration.endpointURL = "https://rest.example.com/"
+        configuration.requestTimeout = .milliseconds(2500)
+        let endpoint = try configuration.endpoint(environment: key)
+        #expect(endpoint.url == "https://rest.example.com/users/track")
+        #expect(endpoint.caFile == Fixtures.caFile && endpoint.connectTo == ["rest.example.com:443:127.0.0.1:8443"])
+        #expect(endpoint.requestTimeout == .milliseconds(2500))
+    }
+
+    @Test func theSummarysTextStopMessageAndExitCodes() throws {
+        var summary = FlushSummary()
+        summary.itemsRead = 4
+        summary.resumed = 1
+        summary.requestsSent = 2
+        summary.accepted = 3
+        summary.leftPending = 0
+        #expect(
+            summary.text
+                == "items read 4 (1 resumed from the outbox), requests sent 2, accepted 3, retried 0, rejected 0, left pending 0"
+        )
+        #expect(summary.stopMessage == nil)
+        #expect(FlushSession.exitCode(for: summary, interrupted: false) == .success)
+        #expect(FlushSession.exitCode(for: summary, interrupted: true) == .interrupted)
+        let rejected = try JSONDecoder().decode(
+            RejectedItem.self,
+            from: Data(#"{"kind":"event","name":"a\nb","fields":[],"source":"endpoint","reason":"bad"}"#.utf8))
+        summary.rejected = [rejected]
+        summary.stopped = "the endpoint answered 401\nforged"
+        summary.errors = ["one", "two"]
+        let lines = summary.text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 2 && lines[1] == #"rejected: event a\nb (endpoint): bad"#)
+        #expect(summary.stopMessage == #"stopped: the endpoint answered 401\nforged"# + "\n  error: one\n  error: two")
+        #expect(FlushSession.exitCode(for: summary, interrupted: false) == .failure)
+        #expect(FlushSession.exitCode(for: AnalyticsError(.busy, "held")) == .unavailable)
+        #expect(FlushSession.exitCode(for: AnalyticsError(.storage, "disk")) == .failure)
+    }
+
+    @Test func aSessionChecksTheConfigurationBeforeItStarts() throws {
+        var (configuration, folder) = try configuration()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        configuration.connectTo = ["a:b"]
+        #expect(
+            setupError { _ = try FlushSession(configuration) }
+                == .usage("--connect-to 'a:b' is not HOST:PORT:HOST2:PORT2"))
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import RichPush
+import TestSupport
+import Testing
+
+/// `report merge`: the command line's checks, which kind of report the files are, bench shards merged
+/// with the thresholds of the whole run, and batch summaries with their shard warning and threshold.
+@Suite struct ReportMergeTests {
+    let config = BenchReport.Config(
+        devices: 4, arrival: "burst", rampSeconds: nil, ratePerSecond: nil, jitterSeconds: 0, seed: 1,
+        concurrency: 4, connections: "fresh", budgetSeconds: 30, shardCount: 2)
+    let target = BenchReport.Target(url: "https://cdn.example.com/hero.jpg", type: "jpg", payload: nil)
+
+    /// The ``SetupError`` `body` throws, or nil.
+    func setupError(_ body: () throws -> Void) -> SetupError? {
+        do {
+            try body()
+            return nil
+        } catch let error as SetupError {
+            return error
+        } catch {
+            Issue.record("not a SetupError: \(error)")
+            return nil
+        }
+    }
+
+    /// Writes shard `shard` of a 4-device bench run (every other device, one of them failed) to `folder`.
+    func benchShard(_ shard: Int, in folder: String) throws -> String {
+        var report = BenchReport(target: target, config: config, shards: [shard])
+        for index in ArrivalSchedule.indices(devices: 4, shard: shard, of: 2) {
+            let failed = index == 3
+            report.add(
+                DeviceResult(
+                    verdict: failed ? .expired : .attached, reason: failed ? .deadlineExceeded : .ok, bytes: 4207,
+                    dns: .microseconds(20), connect: .microseconds(200), tls: .microseconds(900),
+                    firstByte: .milliseconds(5), download: .milliseconds(6), scheduled: .zero,
+                    started: .zero, ended: .milliseconds(7), heldBack: false))
+        }
+        report.durationSeconds = 1
+        report.finalize()
+        let path = folder + "/shard-\(shard).json"
+        try report.json().write(toFile: path, atomically: false, encoding: .utf8)
+        return path
+    }
+
+    /// Writes a batch summary of `requested` payloads, `attached` of them shown, for shard `shard` of `count`.
+    func batchShard(_ shard: Int, of count: Int, requested: Int, attached: Int, in folder: String) throws -> String {
+        let json = """
+            {"total": \(requested), "recorded": \(requested), "processed": \(requested), "skipped": 0,
+             "interrupted": false, "verdicts": {"attached": \(attached)}, "reasons": {}, "requested": \(requested),
+             "attached": \(attached), "display_rate": \(Double(attached) / Double(requested)), "download_ms": {},
+             "elapsed_seconds": 1, "shards": [\(shard)], "shard_count": \(count)}
+            """
+        let path = folder + "/summary-\(shard).json"
+        try json.write(toFile: path, atomically: false, encoding: .utf8)
+        return path
+    }
+
+    @Test func checksTheCommandLineFirst() throws {
+        let none = BenchThresholds()
+        #expect(
+            setupError { _ = try ReportMerge(words: ["fold", "a.json"], htmlPath: nil, thresholds: none) }
+                == .usage("report takes the subcommand 'merge'"))
+        #expect(setupError { _ = try ReportMerge(words: [], htmlPath: nil, thresholds: none) }?.code == .usage)
+        #expect(
+            setupError { _ = try ReportMerge(words: ["merge"], htmlPath: nil, thresholds: none) }
+                == .usage("report merge needs at least one JSON report"))
+        // A file that cannot be read is taken for a bench report; merging it says which file.
+        let merge = try ReportMerge(words: ["merge", "/nonexistent/a.json"], htmlPath: "x.html", thresholds: none)
+        #expect(!merge.isBatch && merge.files == ["/nonexistent/a.json"])
+        #expect(
+            setupError { _ = try merge.benchReport() } == SetupError(.dataError, "cannot read '/nonexistent/a.json'"))
+    }
+
+    @Test func mergesBenchShardsWithTheWholeRunsThresholds() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let files = [try benchShard(1, in: folder), try benchShard(2, in: folder)]
+        let merge = try ReportMerge(
+            words: ["merge"] + files, htmlPath: nil, thresholds: BenchThresholds(minDisplayPercent: 80))
+        let report = try merge.benchReport()
+        #expect(report.devices == 4 && report.attached == 3 && report.shards == [1, 2])
+        // 75% shown: the merged run fails --fail-under 80 although shard 1 alone (100%) would pass.
+        #expect(report.thresholds.count == 1 && report.thresholds.allSatisfy { !$0.passed })
+        // The same shard twice does not merge, and the message names the file.
+        let twice = try ReportMerge(words: ["merge", files[0], files[0]], htmlPath: nil, thresholds: BenchThresholds())
+        let error = setupError { _ = try twice.benchReport() }
+        #expect(error?.code == .dataError && error?.message.hasPrefix(files[0] + ": ") == true)
+    }
+
+    @Test func mergesBatchSummariesAndSaysWhatIsMissing() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = try batchShard(1, of: 3, requested: 10, attached: 10, in: folder)
+        let second = try batchShard(2, of: 3, requested: 10, attached: 5, in: folder)
+        let merge = try ReportMerge(
+            words: ["merge", first, second], htmlPath: nil, thresholds: BenchThresholds(minDisplayPercent: 80))
+        #expect(merge.isBatch)
+        let summary = try merge.batchSummary()
+        #expect(summary.requested == 20 && summary.attached == 15)
+        #expect(ReportMerge.missingShards(summary) == "shards [1, 2] of 3: the merged summary covers only those.")
+        #expect(merge.failedThreshold(summary) == "--fail-under 80 not met: 75.0% would show.")
+        let lenient = try ReportMerge(
+            words: ["merge", first, second], htmlPath: nil, thresholds: BenchThresholds(minDisplayPercent: 75))
+        #expect(lenient.failedThreshold(summary) == nil)
+        // --html and --max-p99 belong to bench reports.
+        for (html, p99) in [("x.html", nil), (nil, 5.0)] as [(String?, Double?)] {
+            let error = setupError {
+                _ = try ReportMerge(
+                    words: ["merge", first], htmlPath: html, thresholds: BenchThresholds(maxP99Milliseconds: p99))
+            }
+            #expect(error == .usage("--html and --max-p99 go with bench reports; these are batch summaries"))
+        }
+        // A later file that is not a summary is named.
+        let mixed = try ReportMerge(words: ["merge", first, folder + "/none.json"], htmlPath: nil, thresholds: .init())
+        #expect(
+            setupError { _ = try mixed.batchSummary() }
+                == SetupError(
+                    .dataError,
+                    "\(folder)/none.json is not a batch summary.json (give every shard's OUTDIR/summary.json)"))
+    }
+}

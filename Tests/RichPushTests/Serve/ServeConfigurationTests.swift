@@ -1,0 +1,116 @@
+import Foundation
+import RichPush
+import TestSupport
+import Testing
+
+/// `richpush serve`'s configuration: the folder, the certificate pairing and its defaults, the
+/// /users/track options, and the notes printed once the server listens.
+@Suite struct ServeConfigurationTests {
+    let samples = Fixtures.root + "/Samples"
+
+    /// The ``SetupError`` `body` throws, or nil.
+    func setupError(_ body: () throws -> Void) -> SetupError? {
+        do {
+            try body()
+            return nil
+        } catch let error as SetupError {
+            return error
+        } catch {
+            Issue.record("not a SetupError: \(error)")
+            return nil
+        }
+    }
+
+    func configuration(
+        _ arguments: [String] = [], samples: String?, tls: Bool = true, certificate: String? = nil,
+        key: String? = nil
+    ) throws -> ServeConfiguration {
+        try ServeConfiguration(arguments: arguments, samples: samples, tls: tls, certificate: certificate, key: key)
+    }
+
+    @Test func theFolderDefaultsToTheSamplesAndMustExist() throws {
+        #expect(try configuration(samples: samples).root == samples + "/assets")
+        #expect(try configuration([Fixtures.assets], samples: nil, tls: false).root == Fixtures.assets)
+        #expect(
+            setupError { _ = try configuration(samples: nil) }
+                == .usage("no folder given and no Samples/assets here: run 'richpush serve DIR'"))
+        #expect(
+            setupError { _ = try configuration(["a", "b"], samples: samples) }
+                == .usage("serve takes one folder, got 2"))
+        let missing = setupError { _ = try configuration(["/nonexistent/assets"], samples: samples) }
+        #expect(
+            missing
+                == SetupError(.dataError, "'/nonexistent/assets' does not exist: give the folder of assets to serve"))
+        let file = setupError { _ = try configuration([Fixtures.caFile], samples: samples) }
+        #expect(
+            file?.code == .dataError
+                && file?.message.hasSuffix("is not a folder: give the folder of assets to serve") == true)
+        // The folder is checked before the certificate pairing.
+        #expect(
+            setupError { _ = try configuration(["/nonexistent"], samples: nil, certificate: "c.pem") }?.code
+                == .dataError)
+    }
+
+    @Test func aCertificateNeedsItsKeyAndTheSamplesGiveTheTestPair() throws {
+        let defaults = try configuration(samples: samples)
+        #expect(defaults.tlsFiles?.certificate == samples + "/certs/server.pem")
+        #expect(defaults.tlsFiles?.key == samples + "/certs/server-key.pem")
+        #expect(try configuration(samples: samples, tls: false).tlsFiles == nil)
+        let given = try configuration(samples: samples, certificate: "c.pem", key: "k.pem")
+        #expect(given.tlsFiles?.certificate == "c.pem" && given.tlsFiles?.key == "k.pem")
+        #expect(
+            setupError { _ = try configuration(samples: samples, certificate: "c.pem") }
+                == .usage("--cert needs --key (the private key of that certificate), or pass --no-tls"))
+        #expect(
+            setupError { _ = try configuration(samples: samples, key: "k.pem") }
+                == .usage("--key needs --cert (the certificate chain for that key), or pass --no-tls"))
+        #expect(
+            setupError { _ = try configuration([Fixtures.assets], samples: nil) }
+                == .usage("HTTPS needs --cert FILE and --key FILE (no Samples/certs here), or pass --no-tls"))
+        // Without TLS, a lone --cert is not a mistake: it is not used.
+        #expect(try configuration(samples: samples, tls: false, certificate: "c.pem").tlsFiles == nil)
+    }
+
+    @Test func theNotesSayHowToTrustTheTestCertificate() throws {
+        var test = try configuration(samples: samples)
+        #expect(test.startNotes.first == "serving \(samples)/assets")
+        #expect(
+            test.startNotes.contains("HTTPS uses the test certificate; trust it with --cacert \(samples)/certs/ca.pem"))
+        #expect(!test.startNotes.contains { $0.contains("/users/track") })
+        test.usersTrack = .init(apiKey: "k")
+        #expect(test.startNotes.contains("POST /users/track answers like Braze's REST API"))
+        let own = try configuration(samples: samples, certificate: "c.pem", key: "k.pem")
+        #expect(!own.startNotes.contains { $0.contains("test certificate") })
+        #expect(own.startNotes.last?.hasPrefix("fault modes are query parameters") == true)
+    }
+
+    @Test func usersTrackNeedsAKeyFileAndReadsTheLimit() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let keyFile = folder + "/key"
+        try "  secret-key\n".write(toFile: keyFile, atomically: false, encoding: .utf8)
+        let empty = folder + "/empty"
+        try "\n".write(toFile: empty, atomically: false, encoding: .utf8)
+        typealias Track = ServeConfiguration.UsersTrack
+        #expect(try Track.parse(keyFile: nil, logPath: nil, limit: nil) == nil)
+        #expect(
+            setupError { _ = try Track.parse(keyFile: nil, logPath: "log", limit: nil) }
+                == .usage("--track-log and --track-limit need --api-key-file"))
+        let track = try Track.parse(keyFile: keyFile, logPath: "log", limit: "3000/3")
+        #expect(track?.apiKey == "secret-key" && track?.logPath == "log")
+        #expect(track?.limit == 3000 && track?.windowSeconds == 3)
+        let plain = try Track.parse(keyFile: keyFile, logPath: nil, limit: "5")
+        #expect(plain?.limit == 5 && plain?.windowSeconds == 1)
+        #expect(try Track.parse(keyFile: keyFile, logPath: nil, limit: nil)?.limit == 20)
+        for limit in ["0", "x", "5/0", "5/3601", "1/2/3", "/3"] {
+            #expect(
+                setupError { _ = try Track.parse(keyFile: keyFile, logPath: nil, limit: limit) }
+                    == .usage("--track-limit takes N or N/SECONDS (for example 3000/3), not '\(limit)'"))
+        }
+        for file in [empty, folder + "/none"] {
+            #expect(
+                setupError { _ = try Track.parse(keyFile: file, logPath: nil, limit: nil) }
+                    == .usage("--api-key-file \(file): no readable file with a key there"))
+        }
+    }
+}
