@@ -83,6 +83,26 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder + "/Library/Preferences/group.test.plist"))
     }
 
+    /// A missing App Group is unusable input (65) with a message naming it, for every subcommand,
+    /// never an internal error.
+    @Test(arguments: [
+        ["show"], ["record", "--event", "opened"],
+        // Port 9 is never contacted: the App Group is checked first.
+        ["flush", "--endpoint", "http://127.0.0.1:9/", "--external-id", "u1", "--api-key-file", "KEY"],
+    ])
+    func aMissingAppGroupIsUnusableInput(arguments: [String]) async throws {
+        let folder = try Self.container()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let key = folder + "/key.txt"
+        try "k-123\n".write(toFile: key, atomically: true, encoding: .utf8)
+        let run = try await RichPushBinary.run(
+            ["analytics", arguments[0], "--app-group", "/nonexistent/group"]
+                + arguments.dropFirst().map { $0 == "KEY" ? key : $0 })
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(!run.stderr.contains("internal error"), "\(run.stderr)")
+        #expect(run.stderr.contains("'/nonexistent/group' is not a folder"), "\(run.stderr)")
+    }
+
     /// The seq property of every logged event.
     static func loggedSeqs(_ path: String) throws -> [Int] {
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""

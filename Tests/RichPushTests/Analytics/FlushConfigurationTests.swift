@@ -6,19 +6,6 @@ import Testing
 /// `analytics flush`'s configuration and session: the checks made before anything is sent, in their
 /// order, where the key comes from, and the summary's text and exit codes.
 @Suite struct FlushConfigurationTests {
-    /// The ``SetupError`` `body` throws, or nil.
-    func setupError(_ body: () throws -> Void) -> SetupError? {
-        do {
-            try body()
-            return nil
-        } catch let error as SetupError {
-            return error
-        } catch {
-            Issue.record("not a SetupError: \(error)")
-            return nil
-        }
-    }
-
     /// A configuration on a fresh App Group container, and its folder (removed by the caller).
     func configuration(endpoint: String = "https://rest.example.com") throws -> (FlushConfiguration, String) {
         let folder = try Fixtures.temporaryFolder()

@@ -1,21 +1,9 @@
 import RichPush
+import TestSupport
 import Testing
 
 /// `analytics record`'s command line: `KEY=VALUE` fields and the records they make, in order.
 @Suite struct PendingRecordCommandLineTests {
-    /// The ``SetupError`` `body` throws, or nil.
-    func setupError(_ body: () throws -> Void) -> SetupError? {
-        do {
-            try body()
-            return nil
-        } catch let error as SetupError {
-            return error
-        } catch {
-            Issue.record("not a SetupError: \(error)")
-            return nil
-        }
-    }
-
     @Test func aFieldIsKeyEqualsValueWithItsJSONType() throws {
         let count = try SuiteEntry.Field(keyValue: "count=42")
         #expect(count == SuiteEntry.Field(key: "count", value: AnalyticsValue(commandLine: "42")))

@@ -15,19 +15,6 @@ import Testing
         }
     }
 
-    /// The ``SetupError`` `body` throws, or nil (any other error fails the test).
-    func setupError(_ body: () throws -> Void) -> SetupError? {
-        do {
-            try body()
-            return nil
-        } catch let error as SetupError {
-            return error
-        } catch {
-            Issue.record("not a SetupError: \(error)")
-            return nil
-        }
-    }
-
     @Test func aShardTakesEveryNthPayloadOfTheSortedInput() throws {
         let folder = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -15,19 +15,6 @@ import Testing
             serving: serving)
     }
 
-    /// The ``SetupError`` `body` throws, or nil (any other error fails the test).
-    func setupError(_ body: () throws -> Void) -> SetupError? {
-        do {
-            try body()
-            return nil
-        } catch let error as SetupError {
-            return error
-        } catch {
-            Issue.record("not a SetupError: \(error)")
-            return nil
-        }
-    }
-
     @Test func oneArrivalModelAtMost() throws {
         #expect(try configuration().arrival == .burst)
         #expect(try configuration(arrival: "burst").arrival == .burst)

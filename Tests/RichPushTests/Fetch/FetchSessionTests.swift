@@ -7,19 +7,6 @@ import Testing
 /// `richpush fetch`'s configuration and session: the URL checks made before the engine starts, one
 /// download and a repeat run against the embedded server, and the lines and exit codes they give.
 @Suite struct FetchSessionTests {
-    /// The ``SetupError`` `body` throws, or nil.
-    func setupError(_ body: () throws -> Void) -> SetupError? {
-        do {
-            try body()
-            return nil
-        } catch let error as SetupError {
-            return error
-        } catch {
-            Issue.record("not a SetupError: \(error)")
-            return nil
-        }
-    }
-
     @Test func exactlyOneURL() throws {
         for words in [[], ["https://a/x.jpg", "https://b/y.jpg"]] {
             let error = setupError { _ = try FetchConfiguration(arguments: words, policy: FetchPolicy()) }

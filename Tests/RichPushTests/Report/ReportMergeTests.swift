@@ -11,19 +11,6 @@ import Testing
         concurrency: 4, connections: "fresh", budgetSeconds: 30, shardCount: 2)
     let target = BenchReport.Target(url: "https://cdn.example.com/hero.jpg", type: "jpg", payload: nil)
 
-    /// The ``SetupError`` `body` throws, or nil.
-    func setupError(_ body: () throws -> Void) -> SetupError? {
-        do {
-            try body()
-            return nil
-        } catch let error as SetupError {
-            return error
-        } catch {
-            Issue.record("not a SetupError: \(error)")
-            return nil
-        }
-    }
-
     /// Writes shard `shard` of a 4-device bench run (every other device, one of them failed) to `folder`.
     func benchShard(_ shard: Int, in folder: String) throws -> String {
         var report = BenchReport(target: target, config: config, shards: [shard])

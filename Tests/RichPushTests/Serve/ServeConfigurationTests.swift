@@ -8,19 +8,6 @@ import Testing
 @Suite struct ServeConfigurationTests {
     let samples = Fixtures.root + "/Samples"
 
-    /// The ``SetupError`` `body` throws, or nil.
-    func setupError(_ body: () throws -> Void) -> SetupError? {
-        do {
-            try body()
-            return nil
-        } catch let error as SetupError {
-            return error
-        } catch {
-            Issue.record("not a SetupError: \(error)")
-            return nil
-        }
-    }
-
     func configuration(
         _ arguments: [String] = [], samples: String?, tls: Bool = true, certificate: String? = nil,
         key: String? = nil
