@@ -48,7 +48,8 @@
 #        fresh   a fresh connection per device, C at a time, N devices:
 #                  richpush bench --url https://cdn.example.com/hero-300k.jpg --devices N --concurrency C
 #                      --cacert Samples/certs/ca.pem --connect-to cdn.example.com:443:127.0.0.1:FRESH
-#                      --json FILE --no-progress                     (arrival: burst, the default)
+#                      --json FILE --no-progress --no-preflight      (arrival: burst, the default; no
+#                      trial download, so nginx's log holds exactly one request per device)
 #                  h2load -n N -c C -t T --h1 https://127.0.0.1:FRESH/hero-300k.jpg
 #        burst   B devices arriving at once: the same with --devices B --concurrency B / -n B -c B
 #        reuse   keep-alive: richpush bench ... --devices R --concurrency C --reuse (reuse port)
@@ -164,12 +165,7 @@ write_conf() { # status-port reuse-port fresh-port
     sendfile on;
     tcp_nopush on;
     # Full TLS 1.3 handshakes with one cipher suite for every client: no session cache, no tickets.
-    ssl_certificate $ROOT/Samples/certs/server.pem;
-    ssl_certificate_key $ROOT/Samples/certs/server-key.pem;
-    ssl_protocols TLSv1.3;
-    ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256;
-    ssl_session_cache off;
-    ssl_session_tickets off;
+$(nginx_full_handshakes)
     log_format bench '\$server_port \$ssl_protocol \$ssl_cipher \$ssl_session_reused \$status \$body_bytes_sent';
     # Status: the connection counter (plain HTTP; nginx counts the connections of every port).
     server {
@@ -213,7 +209,7 @@ richpush_argv() { # port devices concurrency asset json [extra...]
     ARGV=()
     if [[ -n $RP_TMPDIR ]]; then ARGV=(env "TMPDIR=$RP_TMPDIR"); fi
     ARGV+=("$RICHPUSH" bench --url "https://cdn.example.com/$asset" --devices "$devices" --concurrency "$concurrency"
-        --cacert "$CA" --connect-to "cdn.example.com:443:127.0.0.1:$port" --json "$json" --no-progress "$@")
+        --cacert "$CA" --connect-to "cdn.example.com:443:127.0.0.1:$port" --json "$json" --no-progress --no-preflight "$@")
     if [[ -n $BUDGET ]]; then ARGV+=(--budget "$BUDGET"); fi
 }
 run_argv() { # workload tool base

@@ -17,6 +17,8 @@
 #   nginx_conf <<EOF ... EOF           writes $NGINX_DIR/nginx.conf: the common part (current user, daemon,
 #                                      pid, logs and temporary files inside $NGINX_DIR), then stdin (the rest
 #                                      of the http block) and the closing brace
+#   nginx_full_handshakes              prints the TLS lines of an HTTPS server: the test certificate, TLS 1.3,
+#                                      one cipher suite, no session resumption (a full handshake every time)
 #   start_nginx COUNT WRITE_CONF       picks COUNT free ports on 127.0.0.1 (PORTS), runs WRITE_CONF PORT...
 #                                      and starts nginx on $NGINX_DIR/nginx.conf, up to 5 attempts; sets
 #                                      NGINX_PID. stop_nginx stops it (the traps do too).
@@ -186,6 +188,19 @@ http {
 EOF
     cat >>"$NGINX_DIR/nginx.conf"
     echo "}" >>"$NGINX_DIR/nginx.conf"
+}
+
+# The TLS settings of the HTTPS servers (http or server block): the test certificate, TLS 1.3 with one
+# cipher suite, no session cache or tickets, so every connection of every client is a full handshake.
+nginx_full_handshakes() {
+    cat <<EOF
+    ssl_certificate $ROOT/Samples/certs/server.pem;
+    ssl_certificate_key $ROOT/Samples/certs/server-key.pem;
+    ssl_protocols TLSv1.3;
+    ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256;
+    ssl_session_cache off;
+    ssl_session_tickets off;
+EOF
 }
 
 start_nginx() { # COUNT WRITE_CONF

@@ -134,12 +134,7 @@ write_conf() { # status http-fresh http-reuse https-fresh
     server {
         listen 127.0.0.1:$4 ssl backlog=4096;
         keepalive_timeout 0;
-        ssl_certificate $ROOT/Samples/certs/server.pem;
-        ssl_certificate_key $ROOT/Samples/certs/server-key.pem;
-        ssl_protocols TLSv1.3;
-        ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256;
-        ssl_session_cache off;
-        ssl_session_tickets off;
+$(nginx_full_handshakes)
         location / { }
     }
 EOF
