@@ -157,7 +157,8 @@ private final class QueryBox {
     var arguments: [(String, String)] = []
 }
 
-private func queryArguments(of connection: OpaquePointer) -> [(String, String)] {
+/// The request's query arguments, in order (the fault parameters of every route).
+func queryArguments(of connection: OpaquePointer) -> [(String, String)] {
     let box = QueryBox()
     withExtendedLifetime(box) {
         rp_mhd_query_arguments(

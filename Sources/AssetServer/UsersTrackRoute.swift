@@ -39,7 +39,7 @@ func handleUsersTrack(
     if track.answer == nil {
         let plan: FaultPlan
         do {
-            plan = try FaultPlan(query: usersTrackQuery(of: connection)).applying(toRequest: record.sequence)
+            plan = try FaultPlan(query: queryArguments(of: connection)).applying(toRequest: record.sequence)
         } catch {
             return answerUsersTrack(connection, record, .fatal(400, error.description))
         }
@@ -88,22 +88,4 @@ private func answerUsersTrack(_ connection: OpaquePointer, _ record: RequestReco
     record.status = answer.status
     record.bufferedBytes = UInt64(body.count)
     return MHD_queue_response(connection, UInt32(answer.status), response)
-}
-
-private final class UsersTrackQueryBox {
-    var arguments: [(String, String)] = []
-}
-
-private func usersTrackQuery(of connection: OpaquePointer) -> [(String, String)] {
-    let box = UsersTrackQueryBox()
-    withExtendedLifetime(box) {
-        rp_mhd_query_arguments(
-            connection,
-            { context, key, value in
-                guard let context, let key, let value else { return }
-                let box = Unmanaged<UsersTrackQueryBox>.fromOpaque(context).takeUnretainedValue()
-                box.arguments.append((String(cString: key), String(cString: value)))
-            }, Unmanaged.passUnretained(box).toOpaque())
-    }
-    return box.arguments
 }

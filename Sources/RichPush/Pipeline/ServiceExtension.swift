@@ -150,16 +150,17 @@ public struct ServiceExtension: Sendable {
         // keep nothing when there is no store).
         switch await download(request) {
         case .success(let (temporary, result)):
-            // Without a store nothing is written: the sniff is CPU work like the rest (libmagic on the
-            // bytes kept in memory, one cookie per core), done here without two thread hand-offs.
-            guard temporary != nil || store != nil else {
+            // Without a store (no temporary) nothing is written: the sniff is CPU work like the rest
+            // (libmagic on the bytes kept in memory, one cookie per core), done here without two
+            // thread hand-offs.
+            guard let temporary else {
                 return judge(
                     nil, result: result, format: format, fileExtension: fileExtension, cap: cap, deadline: deadline,
                     payloadBytes: payloadBytes)
             }
             // Writing blocks: it runs off the cooperative pool.
             return await Offload.run {
-                defer { temporary?.discard() }
+                defer { temporary.discard() }
                 return self.judge(
                     temporary, result: result, format: format, fileExtension: fileExtension, cap: cap,
                     deadline: deadline, payloadBytes: payloadBytes)
