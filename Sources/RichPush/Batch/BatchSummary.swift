@@ -91,25 +91,34 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     }
 
     /// Adds another shard's summary: counts and histograms add up; rates and percentiles are recomputed
-    /// (download percentiles from the merged histogram, so to its bucket precision).
-    public mutating func merge(_ other: BatchSummary) {
-        total += other.total
-        recorded += other.recorded
-        processed += other.processed
-        skipped += other.skipped
+    /// (download percentiles from the merged histogram, so to its bucket precision). Every count is
+    /// added with a check; on any error this summary is left as it was.
+    public mutating func merge(_ other: BatchSummary) throws(ReportDamage) {
+        var merged = self
+        try merged.add(other)
+        self = merged
+    }
+
+    private mutating func add(_ other: BatchSummary) throws(ReportDamage) {
+        try ReportDamage.add(&total, other.total, "total")
+        try ReportDamage.add(&recorded, other.recorded, "recorded")
+        try ReportDamage.add(&processed, other.processed, "processed")
+        try ReportDamage.add(&skipped, other.skipped, "skipped")
         interrupted = interrupted || other.interrupted
-        verdicts.merge(other.verdicts, uniquingKeysWith: +)
-        reasons.merge(other.reasons, uniquingKeysWith: +)
-        requested += other.requested
-        attached += other.attached
+        try ReportDamage.add(&verdicts, other.verdicts, "verdicts")
+        try ReportDamage.add(&reasons, other.reasons, "reasons")
+        try ReportDamage.add(&requested, other.requested, "requested")
+        try ReportDamage.add(&attached, other.attached, "attached")
         displayRate = requested == 0 ? 1 : Double(attached) / Double(requested)
         elapsedSeconds = Swift.max(elapsedSeconds, other.elapsedSeconds)
         if let theirs = other.contentExtensions {
-            contentExtensions = (contentExtensions ?? [:]).merging(theirs, uniquingKeysWith: +)
+            var mine = contentExtensions ?? [:]
+            try ReportDamage.add(&mine, theirs, "content_extensions")
+            contentExtensions = mine
         }
         if let theirs = other.downloadHistogram {
             var merged = downloadHistogram ?? LatencyHistogram()
-            merged.merge(theirs)
+            try merged.merge(theirs)
             downloadHistogram = merged
             let p = merged.percentilesMilliseconds
             downloadMilliseconds = [
@@ -119,18 +128,45 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         if let theirs = other.networks {
             var rows = networks ?? [:]
             for (name, row) in theirs {
-                guard let mine = rows[name] else {
+                guard var mine = rows[name] else {
                     rows[name] = row
                     continue
                 }
                 // Per-network percentiles are not mergeable: the merged row keeps the counts.
-                rows[name] = NetworkRow(
-                    payloads: mine.payloads + row.payloads, requested: mine.requested + row.requested,
-                    attached: mine.attached + row.attached, downloadMilliseconds: [:])
+                try ReportDamage.add(&mine.payloads, row.payloads, "networks.\(name).payloads")
+                try ReportDamage.add(&mine.requested, row.requested, "networks.\(name).requested")
+                try ReportDamage.add(&mine.attached, row.attached, "networks.\(name).attached")
+                mine.downloadMilliseconds = [:]
+                rows[name] = mine
             }
             networks = rows
         }
         shards = ((shards ?? []) + (other.shards ?? [])).sorted()
         shardCount = shardCount ?? other.shardCount
+    }
+
+    /// Throws when a number in a summary read back from a file cannot be right: a negative count, an
+    /// elapsed time that is not a finite positive number, a shard outside `1...shard_count`.
+    public func check() throws(ReportDamage) {
+        for (value, field) in [
+            (total, "total"), (recorded, "recorded"), (processed, "processed"), (skipped, "skipped"),
+            (requested, "requested"), (attached, "attached"),
+        ] {
+            _ = try ReportDamage.nonNegative(value, field)
+        }
+        _ = try ReportDamage.nonNegative(elapsedSeconds, "elapsed_seconds")
+        try ReportDamage.nonNegative(verdicts, "verdicts")
+        try ReportDamage.nonNegative(reasons, "reasons")
+        try ReportDamage.nonNegative(contentExtensions ?? [:], "content_extensions")
+        for (name, row) in networks ?? [:] {
+            _ = try ReportDamage.nonNegative(row.payloads, "networks.\(name).payloads")
+            _ = try ReportDamage.nonNegative(row.requested, "networks.\(name).requested")
+            _ = try ReportDamage.nonNegative(row.attached, "networks.\(name).attached")
+        }
+        if let shardCount {
+            guard shardCount >= 1, (shards ?? []).allSatisfy({ (1...shardCount).contains($0) }) else {
+                throw ReportDamage("shards \(shards ?? []) do not fit shard_count \(shardCount)")
+            }
+        }
     }
 }

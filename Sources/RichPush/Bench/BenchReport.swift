@@ -101,11 +101,17 @@ public struct BenchReport: Sendable, Codable, Equatable {
             latency.record(device.ended - device.scheduled)
         }
 
-        mutating func merge(_ other: Network) {
-            devices += other.devices
-            attached += other.attached
-            verdicts.merge(other.verdicts, uniquingKeysWith: +)
-            latency.merge(other.latency)
+        mutating func merge(_ other: Network, _ field: String) throws(ReportDamage) {
+            try ReportDamage.add(&devices, other.devices, field + ".devices")
+            try ReportDamage.add(&attached, other.attached, field + ".attached")
+            try ReportDamage.add(&verdicts, other.verdicts, field + ".verdicts")
+            try latency.merge(other.latency)
+        }
+
+        func check(_ field: String) throws(ReportDamage) {
+            _ = try ReportDamage.nonNegative(devices, field + ".devices")
+            _ = try ReportDamage.nonNegative(attached, field + ".attached")
+            try ReportDamage.nonNegative(verdicts, field + ".verdicts")
         }
 
         mutating func finalize() {
@@ -214,7 +220,12 @@ public struct BenchReport: Sendable, Codable, Equatable {
         timeline[second].peakInFlight = max(timeline[second].peakInFlight, count)
     }
 
-    /// Adds another report of the same run (another shard).
+    /// The longest timeline a report may carry: a week of seconds. A longer one (or one whose seconds
+    /// are not in order) is a damaged file, and merging it would allocate without bound.
+    public static let maxTimelineSeconds = 7 * 86_400
+
+    /// Adds another report of the same run (another shard). Every count is added with a check; on
+    /// any error this report is left as it was.
     public mutating func merge(_ other: BenchReport) throws(BenchReportError) {
         guard other.schema == schema else { throw BenchReportError("schema '\(other.schema)' is not '\(schema)'") }
         guard other.config == config, other.target == target else {
@@ -223,38 +234,94 @@ public struct BenchReport: Sendable, Codable, Equatable {
         guard Set(shards).isDisjoint(with: other.shards) else {
             throw BenchReportError("shard \(Set(shards).intersection(other.shards).sorted()) appears twice")
         }
+        var merged = self
+        do throws(ReportDamage) {
+            try merged.add(other)
+        } catch {
+            throw BenchReportError("merging it: \(error.message)")
+        }
+        merged.thresholds = []
+        merged.finalize()
+        self = merged
+    }
+
+    private mutating func add(_ other: BenchReport) throws(ReportDamage) {
         shards = (shards + other.shards).sorted()
-        devices += other.devices
-        notStarted += other.notStarted
-        verdicts.merge(other.verdicts, uniquingKeysWith: +)
-        reasons.merge(other.reasons, uniquingKeysWith: +)
+        try ReportDamage.add(&devices, other.devices, "devices")
+        try ReportDamage.add(&notStarted, other.notStarted, "not_started")
+        try ReportDamage.add(&verdicts, other.verdicts, "verdicts")
+        try ReportDamage.add(&reasons, other.reasons, "reasons")
         samples.merge(other.samples, uniquingKeysWith: { Swift.min($0, $1) })
-        statusCodes.merge(other.statusCodes, uniquingKeysWith: +)
-        notReached.merge(other.notReached, uniquingKeysWith: +)
-        attached += other.attached
-        bytes += other.bytes
+        try ReportDamage.add(&statusCodes, other.statusCodes, "status_codes")
+        try ReportDamage.add(&notReached, other.notReached, "not_reached")
+        try ReportDamage.add(&attached, other.attached, "attached")
+        try ReportDamage.add(&bytes, other.bytes, "bytes")
         durationSeconds = max(durationSeconds, other.durationSeconds)
-        clientDelayed.devices += other.clientDelayed.devices
+        try ReportDamage.add(&clientDelayed.devices, other.clientDelayed.devices, "client_delayed.devices")
         clientDelayed.maxMilliseconds = max(clientDelayed.maxMilliseconds, other.clientDelayed.maxMilliseconds)
-        client.merge(other.client)
-        for (phase, histogram) in other.histograms { histograms[phase, default: LatencyHistogram()].merge(histogram) }
+        try client.merge(other.client)
+        for (phase, histogram) in other.histograms {
+            try histograms[phase, default: LatencyHistogram()].merge(histogram)
+        }
         grow(to: (other.timeline.last?.second ?? -1))
         for second in other.timeline {
-            timeline[second.second].arrivals += second.arrivals
-            timeline[second.second].completions += second.completions
-            timeline[second.second].failures += second.failures
-            timeline[second.second].inFlight += second.inFlight
-            timeline[second.second].peakInFlight += second.peakInFlight
-            timeline[second.second].bytes += second.bytes
-            timeline[second.second].latency.merge(second.latency)
+            let field = "timeline[\(second.second)]"
+            try ReportDamage.add(&timeline[second.second].arrivals, second.arrivals, field + ".arrivals")
+            try ReportDamage.add(&timeline[second.second].completions, second.completions, field + ".completions")
+            try ReportDamage.add(&timeline[second.second].failures, second.failures, field + ".failures")
+            try ReportDamage.add(&timeline[second.second].inFlight, second.inFlight, field + ".in_flight")
+            try ReportDamage.add(&timeline[second.second].peakInFlight, second.peakInFlight, field + ".peak_in_flight")
+            try ReportDamage.add(&timeline[second.second].bytes, second.bytes, field + ".bytes")
+            try timeline[second.second].latency.merge(second.latency)
         }
         if let others = other.networks {
             var rows = networks ?? [:]
-            for (name, row) in others { rows[name, default: Network()].merge(row) }
+            for (name, row) in others { try rows[name, default: Network()].merge(row, "networks.\(name)") }
             networks = rows
         }
-        thresholds = []
-        finalize()
+    }
+
+    /// Throws when a number in a report read back from a file cannot be a measurement: a negative
+    /// count, a duration that is not a finite positive number, a timeline out of order or longer than
+    /// ``maxTimelineSeconds``, a shard outside `1...shard_count`.
+    func check() throws(ReportDamage) {
+        _ = try ReportDamage.nonNegative(config.devices, "config.devices")
+        _ = try ReportDamage.nonNegative(config.concurrency, "config.concurrency")
+        guard config.shardCount >= 1, shards.allSatisfy({ (1...config.shardCount).contains($0) }) else {
+            throw ReportDamage("shards \(shards) do not fit config.shard_count \(config.shardCount)")
+        }
+        for (value, field) in [
+            (devices, "devices"), (notStarted, "not_started"), (attached, "attached"),
+            (clientDelayed.devices, "client_delayed.devices"),
+        ] {
+            _ = try ReportDamage.nonNegative(value, field)
+        }
+        _ = try ReportDamage.nonNegative(bytes, "bytes")
+        _ = try ReportDamage.nonNegative(durationSeconds, "duration_seconds")
+        _ = try ReportDamage.nonNegative(clientDelayed.maxMilliseconds, "client_delayed.max_milliseconds")
+        for (counts, field) in [
+            (verdicts, "verdicts"), (reasons, "reasons"), (statusCodes, "status_codes"), (notReached, "not_reached"),
+        ] {
+            try ReportDamage.nonNegative(counts, field)
+        }
+        try client.check()
+        guard timeline.count <= Self.maxTimelineSeconds else {
+            throw ReportDamage("the timeline has \(timeline.count) seconds, more than \(Self.maxTimelineSeconds)")
+        }
+        for (index, second) in timeline.enumerated() {
+            let field = "timeline[\(index)]"
+            guard second.second == index else {
+                throw ReportDamage("\(field) is second \(second.second): the timeline's seconds must be 0, 1, 2, ...")
+            }
+            for (value, name) in [
+                (second.arrivals, "arrivals"), (second.completions, "completions"), (second.failures, "failures"),
+                (second.inFlight, "in_flight"), (second.peakInFlight, "peak_in_flight"),
+            ] {
+                _ = try ReportDamage.nonNegative(value, "\(field).\(name)")
+            }
+            _ = try ReportDamage.nonNegative(second.bytes, field + ".bytes")
+        }
+        for (name, row) in networks ?? [:] { try row.check("networks.\(name)") }
     }
 
     /// Computes the derived fields from the counts and histograms.
@@ -322,9 +389,14 @@ public struct BenchReport: Sendable, Codable, Equatable {
                 "written by another richpush version (\(schema)); this one reads \(schemaName): re-run that bench "
                     + "shard with this version")
         }
-        do { return try BatchJSON.decoder.decode(BenchReport.self, from: data) } catch {
+        let report: BenchReport
+        do { report = try BatchJSON.decoder.decode(BenchReport.self, from: data) } catch {
             throw BenchReportError("a damaged \(schemaName) report (\(Self.describe(error))); write it again")
         }
+        do throws(ReportDamage) { try report.check() } catch {
+            throw BenchReportError("a damaged \(schemaName) report (\(error.message)); write it again")
+        }
+        return report
     }
 
     /// A decoding error in a sentence: the JSON path and what was wrong there.

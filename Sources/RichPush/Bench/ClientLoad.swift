@@ -43,12 +43,22 @@ public struct ClientLoad: Sendable, Codable, Equatable {
     }
 
     /// Adds another shard's measurements.
-    public mutating func merge(_ other: ClientLoad) {
+    public mutating func merge(_ other: ClientLoad) throws(ReportDamage) {
+        try schedulingLag.merge(other.schedulingLag)
         userCpuSeconds += other.userCpuSeconds
         systemCpuSeconds += other.systemCpuSeconds
         coreSeconds += other.coreSeconds
         busiestCpuShare = max(busiestCpuShare, other.busiestCpuShare)
-        schedulingLag.merge(other.schedulingLag)
+    }
+
+    /// Throws when a number read back from a report cannot be a measurement (negative, not finite).
+    func check() throws(ReportDamage) {
+        for (value, field) in [
+            (userCpuSeconds, "user_cpu_seconds"), (systemCpuSeconds, "system_cpu_seconds"),
+            (coreSeconds, "core_seconds"), (busiestCpuShare, "busiest_cpu_share"),
+        ] {
+            _ = try ReportDamage.nonNegative(value, "client." + field)
+        }
     }
 
     /// Derives the shares and the verdict.

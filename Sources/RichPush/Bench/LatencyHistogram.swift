@@ -56,21 +56,27 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
         record(microseconds: UInt64(Swift.max(0, duration.wholeMicroseconds)))
     }
 
-    /// Adds another histogram's counts (same layout by construction).
-    public mutating func merge(_ other: LatencyHistogram) {
+    /// Adds another histogram's counts (same layout by construction); a count or sum that would leave
+    /// `UInt64`'s range (only a damaged report read back can carry one) throws and changes nothing.
+    public mutating func merge(_ other: LatencyHistogram) throws(ReportDamage) {
         guard other.count > 0 else { return }
-        for (index, n) in other.counts { counts[index, default: 0] += n }
-        min = count == 0 ? other.min : Swift.min(min, other.min)
-        count += other.count
-        sum += other.sum
-        max = Swift.max(max, other.max)
+        var merged = self
+        for (index, n) in other.counts {
+            try ReportDamage.add(&merged.counts[index, default: 0], n, "a histogram bucket")
+        }
+        try ReportDamage.add(&merged.count, other.count, "count")
+        try ReportDamage.add(&merged.sum, other.sum, "sum")
+        merged.min = count == 0 ? other.min : Swift.min(min, other.min)
+        merged.max = Swift.max(max, other.max)
+        self = merged
     }
 
     /// The value at quantile `q` (0...1), in microseconds: the midpoint of the bucket holding it,
     /// never above the recorded maximum. 0 when empty.
     public func value(atQuantile q: Double) -> UInt64 {
         guard count > 0 else { return 0 }
-        let rank = Swift.max(1, UInt64((q * Double(count)).rounded(.up)))
+        let wanted = (q * Double(count)).rounded(.up)
+        let rank = wanted >= Double(UInt64.max) ? count : Swift.max(1, UInt64(Swift.max(0, wanted)))
         var seen: UInt64 = 0
         for index in counts.keys.sorted() {
             seen += counts[index] ?? 0
@@ -126,6 +132,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        var total: UInt64 = 0
         for bucket in try container.decode([Bucket].self, forKey: .buckets) {
             let micros = bucket.leMs * 1000
             let bound = micros.rounded()
@@ -135,12 +142,26 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
                     forKey: .buckets, in: container,
                     debugDescription: "le_ms \(bucket.leMs) is not the upper bound of a richpush histogram bucket")
             }
-            counts[index, default: 0] += bucket.count
+            let (added, bucketOverflow) = counts[index, default: 0].addingReportingOverflow(bucket.count)
+            let (sum, totalOverflow) = total.addingReportingOverflow(bucket.count)
+            guard !bucketOverflow && !totalOverflow else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .buckets, in: container, debugDescription: "the bucket counts add up past \(UInt64.max)")
+            }
+            counts[index] = added
+            total = sum
         }
         count = try container.decode(UInt64.self, forKey: .count)
         max = try container.decode(UInt64.self, forKey: .max)
         min = try container.decode(UInt64.self, forKey: .min)
         sum = try container.decode(UInt64.self, forKey: .sum)
+        // The buckets must add up to the count, and the extremes hold the values in between: anything
+        // else is a damaged or hand-made report whose percentiles would be nonsense.
+        guard total == count, count == 0 ? (min == 0 && max == 0 && sum == 0) : min <= max else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .count, in: container,
+                debugDescription: "the histogram's buckets, count, min and max do not agree")
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {

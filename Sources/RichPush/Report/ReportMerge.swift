@@ -56,7 +56,8 @@ public struct ReportMerge: Sendable {
         return result
     }
 
-    /// The merged batch summary; a file that is not a batch summary is exit 65.
+    /// The merged batch summary; a file that is not a batch summary, or whose numbers cannot be right
+    /// (a negative count, counts that add up past `Int.max`), is exit 65.
     public func batchSummary() throws(SetupError) -> BatchSummary {
         var merged: BatchSummary?
         for file in files {
@@ -64,7 +65,12 @@ public struct ReportMerge: Sendable {
                 throw SetupError(
                     .dataError, "\(file) is not a batch summary.json (give every shard's OUTDIR/summary.json)")
             }
-            if merged == nil { merged = summary } else { merged?.merge(summary) }
+            do throws(ReportDamage) {
+                try summary.check()
+                if merged == nil { merged = summary } else { try merged?.merge(summary) }
+            } catch {
+                throw SetupError(.dataError, "\(file): a damaged batch summary (\(error.message)); write it again")
+            }
         }
         guard let result = merged else { throw SetupError(.dataError, "no summary to merge") }
         return result

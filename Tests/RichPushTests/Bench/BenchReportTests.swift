@@ -190,7 +190,7 @@ import Testing
         #expect(BenchThresholds().evaluate(report).isEmpty)
     }
 
-    @Test func saysWhenTheClientIsTheBottleneck() {
+    @Test func saysWhenTheClientIsTheBottleneck() throws {
         var calm = ClientLoad()
         calm.measure(user: 0.5, system: 0.2, wall: .seconds(2), cores: 2)
         for _ in 0..<100 { calm.schedulingLag.record(.milliseconds(2)) }
@@ -215,7 +215,7 @@ import Testing
             starved.bound && starved.boundReasons == ["3 devices failed because richpush ran out of file descriptors"])
 
         var merged = calm
-        merged.merge(busy)
+        try merged.merge(busy)
         merged.finalize(tooManyOpenFiles: 0)
         #expect(merged.bound, "the busiest shard decides")
     }

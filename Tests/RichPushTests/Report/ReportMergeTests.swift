@@ -106,4 +106,59 @@ import Testing
                     .dataError,
                     "\(folder)/none.json is not a batch summary.json (give every shard's OUTDIR/summary.json)"))
     }
+
+    /// Shard `shard`'s bench report as JSON, with `edit` applied to its text (the way a damaged or
+    /// hand-made file differs from one bench wrote).
+    func editedBenchShard(_ shard: Int, in folder: String, _ edit: (String) -> String) throws -> (String, Bool) {
+        let path = try benchShard(shard, in: folder)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let edited = edit(text)
+        try edited.write(toFile: path, atomically: false, encoding: .utf8)
+        return (path, edited != text)
+    }
+
+    /// Counts near `Int.max` that add up past it, negative counts, and timelines that would make the
+    /// merge allocate without bound are damaged inputs (exit 65, the field named), never a trap.
+    @Test(arguments: [
+        ("\"devices\" : 2", "\"devices\" : 9223372036854775800", "devices adds up past"),
+        ("\"attached\" : 2", "\"attached\" : -2", "attached is -2"),
+        ("\"bytes\" : 8414", "\"bytes\" : 9223372036854775807", "bytes adds up past"),
+        ("\"second\" : 0", "\"second\" : 400000000000", "timeline[0] is second 400000000000"),
+        ("\"count\" : 2", "\"count\" : 18446744073709551615", "adds up past 18446744073709551615"),
+        ("\"min\" : ", "\"min\" : 9", "do not agree"),
+    ])
+    func refusesDamagedBenchReports(find: String, replace: String, says: String) throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (first, firstEdited) = try editedBenchShard(1, in: folder) {
+            $0.replacingOccurrences(of: find, with: replace)
+        }
+        let (second, secondEdited) = try editedBenchShard(2, in: folder) {
+            $0.replacingOccurrences(of: find, with: replace)
+        }
+        try #require(firstEdited || secondEdited, "the edit changed a report")
+        let merge = try ReportMerge(words: ["merge", first, second], htmlPath: nil, thresholds: BenchThresholds())
+        let error = setupError { _ = try merge.benchReport() }
+        #expect(error?.code == .dataError, "\(String(describing: error))")
+        #expect(error?.message.contains(says) == true, "\(String(describing: error))")
+    }
+
+    @Test func refusesDamagedBatchSummaries() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let huge = try batchShard(1, of: 2, requested: Int.max - 5, attached: 10, in: folder)
+        let more = try batchShard(2, of: 2, requested: 10, attached: 10, in: folder)
+        let overflow = try ReportMerge(words: ["merge", huge, more], htmlPath: nil, thresholds: BenchThresholds())
+        let error = setupError { _ = try overflow.batchSummary() }
+        #expect(
+            error?.code == .dataError && error?.message.contains("adds up past") == true, "\(String(describing: error))"
+        )
+        let negative = try batchShard(2, of: 2, requested: 10, attached: -1, in: folder)
+        let refused = try ReportMerge(words: ["merge", negative], htmlPath: nil, thresholds: BenchThresholds())
+        let second = setupError { _ = try refused.batchSummary() }
+        #expect(second?.code == .dataError && second?.message.contains("attached is -1") == true)
+        let outside = try batchShard(3, of: 2, requested: 10, attached: 10, in: folder)
+        let wrongShard = try ReportMerge(words: ["merge", outside], htmlPath: nil, thresholds: BenchThresholds())
+        #expect(setupError { _ = try wrongShard.batchSummary() }?.message.contains("do not fit shard_count 2") == true)
+    }
 }

@@ -1,0 +1,47 @@
+/// A report or summary read back from a file whose numbers cannot be right: a negative count, a
+/// sum that leaves the integer's range, a histogram whose buckets do not add up to its count.
+///
+/// Reports come from other machines and other runs (`report merge`), so every number in them is
+/// outside input: it is checked when read and added with a check when merged, and a damaged file is
+/// refused with its field named, never a trap.
+public struct ReportDamage: Error, Sendable, CustomStringConvertible {
+    /// What is wrong, naming the field (`verdicts.attached`, `timeline[3].bytes`).
+    public var message: String
+
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+
+    /// `value` when it is not negative.
+    static func nonNegative<T: FixedWidthInteger>(_ value: T, _ field: String) throws(ReportDamage) -> T {
+        guard value >= 0 else { throw ReportDamage("\(field) is \(value): a count cannot be negative") }
+        return value
+    }
+
+    /// Every count of `counts` when none is negative.
+    static func nonNegative(_ counts: [String: Int], _ field: String) throws(ReportDamage) {
+        for (key, value) in counts where value < 0 {
+            throw ReportDamage("\(field).\(key) is \(value): a count cannot be negative")
+        }
+    }
+
+    /// `value` when it is a finite number that is not negative (a duration, a CPU time).
+    static func nonNegative(_ value: Double, _ field: String) throws(ReportDamage) -> Double {
+        guard value.isFinite && value >= 0 else {
+            throw ReportDamage("\(field) is \(value): it must be a finite number, not negative")
+        }
+        return value
+    }
+
+    /// Adds `other` to `total`, or throws when the sum leaves the type's range.
+    static func add<T: FixedWidthInteger>(_ total: inout T, _ other: T, _ field: String) throws(ReportDamage) {
+        let (sum, overflow) = total.addingReportingOverflow(other)
+        guard !overflow else { throw ReportDamage("\(field) adds up past \(T.max): the counts cannot be right") }
+        total = sum
+    }
+
+    /// Adds every count of `other` to the same key of `total`, each with a check.
+    static func add(_ total: inout [String: Int], _ other: [String: Int], _ field: String) throws(ReportDamage) {
+        for (key, value) in other { try add(&total[key, default: 0], value, "\(field).\(key)") }
+    }
+}
