@@ -13,9 +13,15 @@ public struct MagicAnswer: Sendable, Equatable {
 public enum MagicKitError: Error, Sendable, CustomStringConvertible {
     /// libmagic could not open or load its database.
     case databaseUnavailable
+    /// The database could not be opened because this process has no file descriptor left (EMFILE).
+    case outOfDescriptors
 
     public var description: String {
-        "libmagic could not load its database (is libmagic-mgc installed?)"
+        switch self {
+        case .databaseUnavailable: "libmagic could not load its database (is libmagic-mgc installed?)"
+        case .outOfDescriptors:
+            "libmagic could not open its database: this process has no file descriptor left (ulimit -n)"
+        }
     }
 }
 
@@ -60,8 +66,9 @@ public final class MagicPool: Sendable {
         }
         // Creating happens outside the lock but the semaphore bounds how many exist at once.
         guard let cookie = reused ?? MagicCookie() else {
+            let code = errno
             state.withLock { $0.created -= 1 }
-            throw .databaseUnavailable
+            throw code == EMFILE || code == ENFILE ? .outOfDescriptors : .databaseUnavailable
         }
         let answer = cookie.identify(bytes, describing: describing)
         state.withLock { $0.idle.append(cookie) }

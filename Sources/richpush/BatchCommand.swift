@@ -97,6 +97,13 @@ enum BatchCommand {
                 "Interrupted: \(summary.total - summary.recorded) payload(s) left. Run the same command to resume.")
             return .interrupted
         }
+        if let starved = summary.reasons[ReasonCode.tooManyOpenFiles.rawValue], starved > 0 {
+            printError(
+                "richpush batch: \(starved) payload(s) failed because richpush ran out of file descriptors "
+                    + "(too-many-open-files): the client's limit, not the host's. They are not kept as final: raise "
+                    + "'ulimit -n' (or lower --concurrency) and run the same command again to redo them.")
+            return .unavailable
+        }
         if let failure = options.configuration.thresholdFailure(summary) {
             printError("richpush batch: " + failure)
             return .failure

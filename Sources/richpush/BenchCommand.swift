@@ -109,6 +109,13 @@ enum BenchCommand {
         for threshold in run.value.failedThresholds {
             printError("richpush bench: threshold failed: \(threshold.message).")
         }
+        if let starved = report.reasons[ReasonCode.tooManyOpenFiles.rawValue], starved > 0 {
+            printError(
+                "richpush bench: \(starved) device(s) failed because richpush ran out of file descriptors "
+                    + "(too-many-open-files): the client's limit, not the host's, so the report understates the "
+                    + "host. Raise 'ulimit -n' or lower --concurrency, and run it again.")
+            return .unavailable
+        }
         return run.value.passed ? .success : .failure
     }
 

@@ -24,13 +24,15 @@ func printLine(_ text: String) {
     fflush(nil)
 }
 
-/// Opens /dev/null on any of stdin, stdout and stderr that is closed.
+/// Opens /dev/null, read-only, on any of stdin, stdout and stderr that is closed.
 ///
 /// Otherwise the next file the process opens takes that number, and a diagnostic written to "stderr"
-/// would land in an attachment or a report.
+/// would land in an attachment or a report. Read-only, so that a write to a closed stdout still fails
+/// (EBADF): a payload or report asked for on stdout is not silently dropped, it is exit 74 like any
+/// other output that cannot be written (`richpush process p.json >&-`). Reads see an empty stdin.
 func occupyStandardDescriptors() {
     for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) < 0 && errno == EBADF {
-        let opened = open("/dev/null", O_RDWR)
+        let opened = open("/dev/null", O_RDONLY)
         if opened >= 0 && opened != descriptor {
             dup2(opened, descriptor)
             close(opened)

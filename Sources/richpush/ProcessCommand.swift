@@ -60,7 +60,7 @@ enum ProcessCommand {
                 printError("richpush process: interrupted; nothing was written.")
                 return .interrupted
             }
-        case .failure(let failure): result = .unreadable(failure.message)
+        case .failure(let failure): result = .unreadable(failure.message, outOfDescriptors: failure.outOfDescriptors)
         }
         do { try write(result, report: report, durable: output.durable) } catch {
             // The payload names the stored file: without the payload and its report, the file is taken back.
@@ -70,6 +70,8 @@ enum ProcessCommand {
         if !quiet { printError("richpush: " + result.outcome.escapedSummaryLine) }
         // Path A: the delivery event goes out after the verdict, which it never delays.
         _ = await tracking.flush()
+        // Out of descriptors: the verdict is the client's, not the payload's or the host's.
+        if result.outcome.reason == .tooManyOpenFiles { return .unavailable }
         return ExitCode(rawValue: result.outcome.verdict.exitStatus) ?? .failure
     }
 
@@ -108,7 +110,10 @@ enum ProcessCommand {
             return .success(try SystemCall.readAll(descriptor, upTo: readLimit + 1, path: source))
         } catch {
             let hint = error.reason != nil ? " Give a payload file, or '-' to read stdin." : ""
-            return .failure(ReadFailure(message: error.message.escapingControlCharacters + hint))
+            return .failure(
+                ReadFailure(
+                    message: error.message.escapingControlCharacters + hint,
+                    outOfDescriptors: error.code == EMFILE || error.code == ENFILE))
         }
     }
 
@@ -133,5 +138,7 @@ enum ProcessCommand {
 
     struct ReadFailure: Error {
         var message: String
+        /// The process had no descriptor left to open the input: the client's failure, not the input's.
+        var outOfDescriptors = false
     }
 }

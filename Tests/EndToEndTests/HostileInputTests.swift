@@ -27,6 +27,7 @@ import Testing
         case symlinkedReportTemporary, reportIsAFolder, plantedAttachment, fifoInput, fifoInBatch, crlfInURL
         case stderrClosed, stderrFull, brokenPipe, payloadAtLimitPlusNewline, payloadOverLimit, pathTraversalType
         case deepNesting, invalidUTF8, stalePartBeforeFetch, stdoutFullAfterStore, tinyDescriptorLimit
+        case sniffFIFO, sniffDevice, stdoutClosed, mergeOverflowingCounts, mergeNegativeCounts
         var testDescription: String { rawValue }
     }
 
@@ -164,6 +165,35 @@ import Testing
                     #expect(Fixtures.files(in: parent + "/out").isEmpty, "\(Fixtures.files(in: parent + "/out"))")
                     #expect(run.stderr.contains("No space left on device"))
                 })
+        case .sniffFIFO:
+            // A FIFO with no writer: opening it to read would wait forever.
+            return Scenario(
+                setup: "mkfifo f.jpg", command: #""$RP" sniff f.jpg"#, status: 65, reason: nil,
+                check: { run, _ in #expect(run.stderr.contains("not a regular file"), "\(run.stderr)") })
+        case .sniffDevice:
+            // A device has no size and may never end: not "empty", not read.
+            return Scenario(
+                command: #""$RP" sniff /dev/zero"#, status: 65, reason: nil,
+                check: { run, _ in
+                    #expect(run.stderr.contains("not a regular file"), "\(run.stderr)")
+                    #expect(!run.stdout.contains("empty"))
+                })
+        case .stdoutClosed:
+            // The payload asked for on stdout cannot be written: exit 74, not a silent success.
+            return Scenario(
+                files: ["p.json": noAttachment], command: process + " p.json >&-", status: 74, reason: nil,
+                check: { run, _ in #expect(run.stderr.contains("Bad file descriptor"), "\(run.stderr)") })
+        case .mergeOverflowingCounts:
+            let count = String(Int.max - 5)
+            return Scenario(
+                files: ["a.json": summary(shard: 1, requested: count), "b.json": summary(shard: 2, requested: count)],
+                command: #""$RP" report merge a.json b.json"#, status: 65, reason: nil,
+                check: { run, _ in #expect(run.stderr.contains("adds up past"), "\(run.stderr)") })
+        case .mergeNegativeCounts:
+            return Scenario(
+                files: ["a.json": summary(shard: 1, requested: "-3")], command: #""$RP" report merge a.json"#,
+                status: 65, reason: nil,
+                check: { run, _ in #expect(run.stderr.contains("cannot be negative"), "\(run.stderr)") })
         case .tinyDescriptorLimit:
             return Scenario(
                 files: ["p.json": noAttachment], command: "ulimit -n 10; " + process + " p.json", status: 69,
@@ -173,6 +203,17 @@ import Testing
                     #expect(!run.stderr.contains("libcurl"))
                 })
         }
+    }
+
+    /// A batch `summary.json` of shard `shard` of 2 with `requested` payloads, all attached.
+    static func summary(shard: Int, requested: String) -> [UInt8] {
+        Array(
+            """
+            {"total": 1, "recorded": 1, "processed": 1, "skipped": 0, "interrupted": false,
+             "verdicts": {"attached": \(requested)}, "reasons": {}, "requested": \(requested),
+             "attached": \(requested), "display_rate": 1, "download_ms": {}, "elapsed_seconds": 1,
+             "shards": [\(shard)], "shard_count": 2}
+            """.utf8)
     }
 
     /// The reason a run reported: in the payload on stdout, else the first `[reason]` on stderr.

@@ -79,7 +79,12 @@ public struct BatchItem: Sendable, Equatable {
         return .success(bytes)
     }
 
-    private static func reason() -> String { String(cString: strerror(errno)) }
+    /// The system's words for `errno`; running out of descriptors is noted (``DescriptorExhaustion``).
+    private static func reason() -> String {
+        let code = errno
+        DescriptorExhaustion.note(errno: code)
+        return String(cString: strerror(code))
+    }
 }
 
 /// The input of a batch could not be used as a whole (not found, no payloads).

@@ -152,11 +152,14 @@ public struct BatchRunner: Sendable {
         let (service, network) =
             networks?.service(for: position)
             ?? (self.service, self.service.policy.fetch.network.map { NetworkAssignment.key($0) })
+        let exhaustion = DescriptorExhaustion.generation
         switch await Offload.run({ item.read(limit: Self.readLimit) }) {
         case .success(let bytes):
             digest = Self.sha256(bytes)
             result = await service.process(bytes)
-        case .failure(let error): result = .unreadable(error.message + ". Check the file.")
+        case .failure(let error):
+            result = .unreadable(
+                error.message + ". Check the file.", outOfDescriptors: DescriptorExhaustion.generation != exhaustion)
         }
         if Task.isCancelled || result.outcome.reason == .cancelled { return .success(nil) }
         let outputName = "payloads/" + item.outputName

@@ -33,6 +33,14 @@ public struct BatchSession: Sendable {
                 "no payloads in '\(configuration.input)' (looked for *.json\(configuration.recursive ? " below it" : ""))"
             )
         }
+        // Before the folder is touched: a run that cannot hold its downloads' descriptors would fail
+        // them as the host's fault (the limit is raised to the hard limit first).
+        let need = DescriptorBudget.Need(
+            concurrency: min(configuration.concurrency, items.count),
+            relayed: configuration.policy.fetch.network != nil || configuration.networkMix != nil, storing: true)
+        if let shortfall = DescriptorBudget.current(raising: true).shortfall(need, option: "--concurrency") {
+            throw SetupError(.unavailable, shortfall)
+        }
         let out = configuration.outFolder
         store = try AttachmentStore(folder: out, durable: configuration.durable)
         // Before anything in the folder is touched: another batch's temporaries are not leftovers.

@@ -111,10 +111,22 @@ final class Journal: Sendable {
         var digests: [String: String] = [:]
         try forEachLine { _, line in
             if let input = Self.input(of: line) {
-                digests[input] = Self.isCurrentShape(line) ? Self.inputSha256(of: line) : nil
+                digests[input] = Self.isCurrentShape(line) && !Self.isRetried(line) ? Self.inputSha256(of: line) : nil
             }
         }
         return digests
+    }
+
+    /// Whether a record's verdict says nothing about the payload and is redone on resume: the client
+    /// ran out of file descriptors (`too-many-open-files`). As in ``isCurrentShape(_:)``, a quote in a
+    /// string value is escaped, so the bytes `"reason":"too-many-open-files"` are only ever the key and its value.
+    static func isRetried(_ line: [UInt8]) -> Bool {
+        contains(line, Array(#""reason":"\#(ReasonCode.tooManyOpenFiles.rawValue)""#.utf8))
+    }
+
+    private static func contains(_ line: [UInt8], _ key: [UInt8]) -> Bool {
+        guard line.count >= key.count else { return false }
+        return (0...(line.count - key.count)).contains { line[$0..<($0 + key.count)].elementsEqual(key) }
     }
 
     /// Whether a record line is in the current JSON vocabulary: it has the top-level `elapsed_ms`.
@@ -123,9 +135,7 @@ final class Journal: Sendable {
     /// lack it; their payloads are processed again, so `results.ndjson` ends up in one shape. A quote
     /// inside a string value is escaped, so `"elapsed_ms":` is found only as a key.
     static func isCurrentShape(_ line: [UInt8]) -> Bool {
-        let key = Array("\"elapsed_ms\":".utf8)
-        guard line.count >= key.count else { return false }
-        return (0...(line.count - key.count)).contains { line[$0..<($0 + key.count)].elementsEqual(key) }
+        contains(line, Array("\"elapsed_ms\":".utf8))
     }
 
     /// Readies the journal at `path` for a run, before it is opened: a new empty journal when `fresh`

@@ -156,17 +156,18 @@ public struct BenchConfiguration: Sendable {
         }
     }
 
-    /// Refuses a concurrency the process cannot hold open files for, given `descriptors` allowed.
-    public func checkDescriptors(_ descriptors: Int) throws(SetupError) {
-        // A socket per device in flight, plus a temporary file each when attachments are kept (--out).
-        let storing = keepFolder != nil
-        let needed = BenchSafety.descriptorsNeeded(concurrency: min(concurrency, devices), storing: storing)
-        guard descriptors >= needed else {
-            throw SetupError.usage(
-                "--concurrency \(concurrency) needs about \(needed) open files, but this process may open only "
-                    + "\(descriptors) (ulimit -n; the hard limit is \(BenchSafety.hardOpenFileLimit)): raise it with "
-                    + "'ulimit -n \(needed)' or lower --concurrency to \(BenchSafety.concurrency(forDescriptors: descriptors, storing: storing))"
-            )
+    /// What the burst holds open: a socket per device in flight, two more each through the network
+    /// profiles' relay, and a temporary file each when attachments are kept (`--out`).
+    public var descriptorNeed: DescriptorBudget.Need {
+        DescriptorBudget.Need(
+            concurrency: min(concurrency, devices), relayed: policy.fetch.network != nil || networkMix != nil,
+            storing: keepFolder != nil)
+    }
+
+    /// Refuses a concurrency the process cannot hold open files for (exit 69, with the numbers and the fix).
+    public func checkDescriptors(_ budget: DescriptorBudget) throws(SetupError) {
+        if let shortfall = budget.shortfall(descriptorNeed, option: "--concurrency") {
+            throw SetupError(.unavailable, shortfall)
         }
     }
 

@@ -35,7 +35,7 @@ public struct BenchSession: Sendable {
         var configuration = configuration
         (payload, target) = try configuration.payload()
         try configuration.checkHost(target)
-        try configuration.checkDescriptors(BenchSafety.raiseOpenFileLimit())
+        try configuration.checkDescriptors(DescriptorBudget.current(raising: true))
         // libcurl's receive buffer is held by every transfer in flight: 64 KiB reads less often, smaller
         // keeps thousands of devices in flight within memory (about 8 MB per thousand per 8 KiB).
         if let bytes = BenchSession.receiveBufferBytes(concurrency: configuration.concurrency) {

@@ -285,6 +285,7 @@ public final class FetchEngine: Sendable {
             body: outcome.body,
             contentLength: outcome.contentLength)
         guard let failure = outcome.failure else { return .success(details) }
+        if case .outOfDescriptors = failure { DescriptorExhaustion.note() }
         let url = request.url
         let policy = request.policy
         let cap = policy.maxBytes.map(String.init) ?? "?"

@@ -17,6 +17,7 @@ public enum SystemCall {
             if result != -1 { return result }
             let code = errno
             if code == EINTR { continue }
+            DescriptorExhaustion.note(errno: code)
             throw SystemError(code: code, operation: operation, path: path)
         }
     }

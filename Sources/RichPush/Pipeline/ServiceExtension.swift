@@ -12,9 +12,13 @@ public struct ProcessResult: Sendable {
     }
 
     /// The result for input that could not be read at all.
-    public static func unreadable(_ message: String) -> ProcessResult {
+    /// The payload could not be read; when this process had no file descriptor left to open it, that is
+    /// the client's failure (`too-many-open-files`), which a batch redoes on resume, not a bad input.
+    public static func unreadable(_ message: String, outOfDescriptors: Bool = false) -> ProcessResult {
         ProcessResult(
-            outcome: Outcome(verdict: .rejected, reason: .unreadableInput, message: message, payloadBytes: 0),
+            outcome: Outcome(
+                verdict: outOfDescriptors ? .fallback : .rejected,
+                reason: outOfDescriptors ? .tooManyOpenFiles : .unreadableInput, message: message, payloadBytes: 0),
             mutatedPayload: nil)
     }
 }
@@ -137,6 +141,43 @@ public struct ServiceExtension: Sendable {
     /// checks and messages before and after run in synchronous functions (`@inline(never)` keeps them
     /// out of the frame). With thousands of devices in flight this was most of a device's memory.
     private func attach(
+        url: String, format: AttachmentFormat, fileExtension: String, deadline: ContinuousClock.Instant,
+        payloadBytes: Int
+    ) async -> Outcome {
+        let exhaustion = DescriptorExhaustion.generation
+        let outcome = await fetchAndJudge(
+            url: url, format: format, fileExtension: fileExtension, deadline: deadline, payloadBytes: payloadBytes)
+        return Self.blamingDescriptorExhaustion(outcome, since: exhaustion)
+    }
+
+    /// The failures a host can cause that are really this process's own when it ran out of file
+    /// descriptors meanwhile: the connection, TLS, the resolver's files, the store and the sniffer
+    /// cannot open what they need, and fail with their own words.
+    static let failuresDescriptorExhaustionCauses: Set<ReasonCode> = [
+        .dnsFailed, .connectFailed, .connectTimeout, .tlsFailed, .connectionReset, .protocolError, .transferFailed,
+        .truncated, .storageFailed,
+    ]
+
+    /// `outcome`, or `too-many-open-files` when it failed as ``failuresDescriptorExhaustionCauses``
+    /// say and the process ran out of descriptors since `generation` (``DescriptorExhaustion``): such
+    /// a verdict says nothing about the host, and a batch does not keep it as final.
+    @inline(never)
+    static func blamingDescriptorExhaustion(
+        _ outcome: Outcome, since generation: Int, now: Int = DescriptorExhaustion.generation
+    ) -> Outcome {
+        guard failuresDescriptorExhaustionCauses.contains(outcome.reason), now != generation else { return outcome }
+        var blamed = outcome
+        blamed.verdict = .fallback
+        blamed.reason = .tooManyOpenFiles
+        blamed.message =
+            "richpush ran out of file descriptors during this download (the limit is \(DescriptorBudget.current().limit)): "
+            + "the client's limit, not the host's, so the host was not really tested. Raise it with 'ulimit -n' or run "
+            + "fewer downloads at once. (What failed: \(outcome.message))"
+        blamed.hint = nil
+        return blamed
+    }
+
+    private func fetchAndJudge(
         url: String, format: AttachmentFormat, fileExtension: String, deadline: ContinuousClock.Instant,
         payloadBytes: Int
     ) async -> Outcome {

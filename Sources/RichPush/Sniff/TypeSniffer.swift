@@ -84,11 +84,13 @@ public struct TypeSniffer: Sendable {
         self.description = description
     }
 
-    /// Sniffs the file at `path`.
+    /// Sniffs the file at `path` (a symbolic link is followed); anything but a regular file (a FIFO,
+    /// whose open would wait for a writer, or a device such as `/dev/zero`, which never ends and has no
+    /// size) is refused without reading it, as `process` refuses it.
     public func sniff(fileAt path: String) throws(SniffError) -> Sniff {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else {
-            throw SniffError("cannot open '\(path)' to sniff it: \(String(cString: strerror(errno)))")
+        let descriptor: Int32
+        do { descriptor = try SystemCall.openRegularFile(path) } catch {
+            throw SniffError(error.message)
         }
         defer { close(descriptor) }
         return try sniff(descriptor: descriptor)
@@ -162,7 +164,7 @@ public struct TypeSniffer: Sendable {
         let answer: MagicAnswer
         do {
             answer = try identify(bytes[...], describing: description == .always)
-        } catch { throw SniffError(error.description) }
+        } catch { throw SniffError(error) }
         var result = Sniff(
             mime: answer.mime, description: answer.description,
             formatName: AttachmentFormat.forMIME(answer.mime)?.name, hasVideoTrack: nil, notes: [])
@@ -178,7 +180,7 @@ public struct TypeSniffer: Sendable {
         }
         if result.formatName == nil && description == .unsupportedOnly {
             do { result.description = try identify(bytes[...], describing: true).description } catch {
-                throw SniffError(error.description)
+                throw SniffError(error)
             }
         }
         if lookingForVideo, result.formatName == "mp4" || result.formatName == "m4a",
@@ -254,5 +256,12 @@ enum MPEG4Box {
 public struct SniffError: Error, Sendable, CustomStringConvertible {
     public var message: String
     init(_ message: String) { self.message = message }
+
+    /// libmagic's failure; running out of descriptors is noted (``DescriptorExhaustion``), so the
+    /// verdict blames the client, not the asset.
+    init(_ error: MagicKitError) {
+        if case .outOfDescriptors = error { DescriptorExhaustion.note() }
+        message = error.description
+    }
     public var description: String { message }
 }

@@ -59,6 +59,24 @@ final class DiskFillingWrite: Sendable {
         #expect(inputs == ["a", "c"])
     }
 
+    /// A verdict that says the client ran out of descriptors is never final: a resume redoes it.
+    @Test func aTooManyOpenFilesRecordIsRedoneOnResume() throws {
+        defer { cleanUp() }
+        let journal = try Journal(path: folder + "/journal.ndjson")
+        let lines = [
+            #"{"input":"a.json","input_sha256":"aa","elapsed_ms":1,"richpush":{"reason":"ok"}}"#,
+            #"{"input":"b.json","input_sha256":"bb","elapsed_ms":1,"richpush":{"reason":"too-many-open-files"}}"#,
+            // A message quoting the code is not the reason: its quotes are escaped.
+            #"{"input":"c.json","input_sha256":"cc","elapsed_ms":1,"richpush":{"message":"\"reason\":\"too-many-open-files\"","reason":"ok"}}"#,
+        ]
+        for line in lines { try journal.append(Array((line + "\n").utf8)) }
+        #expect(try journal.lastDigests() == ["a.json": "aa", "c.json": "cc"])
+        // Redone and now final: the latest record decides.
+        try journal.append(
+            Array((#"{"input":"b.json","input_sha256":"bb","elapsed_ms":1,"richpush":{"reason":"ok"}}"# + "\n").utf8))
+        #expect(try journal.lastDigests() == ["a.json": "aa", "b.json": "bb", "c.json": "cc"])
+    }
+
     @Test func readingRecordsNeverChangesTheFile() throws {
         defer { cleanUp() }
         let path = folder + "/results.ndjson"

@@ -132,13 +132,27 @@ import Testing
         var config = try configuration()
         config.devices = 5000
         config.concurrency = 1000
-        try config.checkDescriptors(2000)
-        let error = setupError { try config.checkDescriptors(500) }
-        #expect(error?.message.contains("--concurrency 1000 needs about 1064 open files") == true)
-        #expect(error?.message.hasSuffix("lower --concurrency to 436") == true)
-        // Kept attachments need a temporary file per device too.
+        let roomy = DescriptorBudget(limit: 2000, hardLimit: 4096, open: 4)
+        try config.checkDescriptors(roomy)
+        let error = setupError { try config.checkDescriptors(DescriptorBudget(limit: 500, hardLimit: 4096, open: 4)) }
+        #expect(error?.code == .unavailable)
+        #expect(
+            error?.message.contains("--concurrency 1000 needs about 1068 open files") == true,
+            "\(String(describing: error))")
+        #expect(error?.message.contains("4 already open") == true)
+        #expect(error?.message.hasSuffix("Raise it with 'ulimit -n 1068', or lower --concurrency to 432.") == true)
+        // Kept attachments need a temporary file per device too, and the relay two more.
         config.keepFolder = "out"
-        #expect(setupError { try config.checkDescriptors(2000) } != nil)
+        #expect(setupError { try config.checkDescriptors(roomy) }?.message.contains("needs about 2068") == true)
+        config.policy.fetch.network = NetworkProfile.named("lte")
+        let relayed = setupError {
+            try config.checkDescriptors(DescriptorBudget(limit: 4000, hardLimit: 4000, open: 4))
+        }
+        #expect(relayed?.message.contains("needs about 4068 open files (4 per download") == true)
+        // Past the hard limit the advice is the hard limit; and it never proposes a concurrency below 1.
+        #expect(relayed?.message.contains("Raise the hard limit") == true)
+        let none = setupError { try config.checkDescriptors(DescriptorBudget(limit: 64, hardLimit: 64, open: 10)) }
+        #expect(none?.message.contains("lower --concurrency") == false, "\(String(describing: none))")
     }
 
     @Test func aShardIsIOfN() throws {

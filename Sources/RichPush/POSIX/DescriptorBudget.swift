@@ -1,0 +1,168 @@
+import Foundation
+import Synchronization
+
+/// How many open files a run needs, against how many this process may open: the one place that
+/// reads `RLIMIT_NOFILE` and counts what is already open, so a run that cannot hold its downloads'
+/// descriptors is refused before it starts, with the numbers and the fix, instead of failing
+/// downloads that would be blamed on the host.
+///
+/// Each download in flight holds libcurl's socket, plus two more when a network profile routes it
+/// through the shaping relay (the accepted connection and the one to the host), plus the
+/// attachment's temporary file when it is stored. Around them the process keeps a fixed reserve
+/// (``reserve``) for the standard streams, the loops' epoll and eventfd descriptors, libmagic's
+/// database, the journal, reports and what libraries open on their own (the resolver, the trust
+/// store), and whatever was already open when richpush started (a parent's leaked descriptors count).
+///
+/// ```swift
+/// let need = DescriptorBudget.Need(concurrency: 64, relayed: true, storing: true)
+/// try DescriptorBudget.current(raisingTo: .hard).check(need, option: "--concurrency")
+/// ```
+public struct DescriptorBudget: Sendable, Equatable {
+    /// Descriptors kept back for everything but the downloads.
+    public static let reserve = 64
+
+    /// The soft limit on open files (`ulimit -n`).
+    public var limit: Int
+    /// The hard limit, which an unprivileged process cannot pass.
+    public var hardLimit: Int
+    /// Descriptors open when the budget was read.
+    public var open: Int
+
+    public init(limit: Int, hardLimit: Int, open: Int) {
+        self.limit = limit
+        self.hardLimit = hardLimit
+        self.open = open
+    }
+
+    /// What one run needs: how many downloads at once, and what each one holds.
+    public struct Need: Sendable, Equatable {
+        public var concurrency: Int
+        /// Downloads go through the shaping relay (`--network`, `--network-mix`).
+        public var relayed: Bool
+        /// Each download's attachment is written to a temporary file.
+        public var storing: Bool
+
+        public init(concurrency: Int, relayed: Bool, storing: Bool) {
+            self.concurrency = concurrency
+            self.relayed = relayed
+            self.storing = storing
+        }
+
+        /// Descriptors one download in flight holds.
+        public var perDownload: Int { 1 + (relayed ? NetworkRelayDescriptors.perTransfer : 0) + (storing ? 1 : 0) }
+
+        /// What each download holds, in words, for messages.
+        var parts: String {
+            var parts = ["a socket"]
+            if relayed { parts.append("\(NetworkRelayDescriptors.perTransfer) for the network profile's relay") }
+            if storing { parts.append("a temporary file") }
+            return parts.joined(separator: ", ")
+        }
+    }
+
+    /// The limits in force and the descriptors open now; with `raising`, the soft limit is first
+    /// raised to the hard limit (a burst needs one socket per device in flight).
+    public static func current(raising: Bool = false) -> DescriptorBudget {
+        var limits = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else {
+            return DescriptorBudget(limit: Int.max, hardLimit: Int.max, open: openCount())
+        }
+        if raising && limits.rlim_cur < limits.rlim_max {
+            var raised = limits
+            raised.rlim_cur = limits.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limits = raised }
+        }
+        return DescriptorBudget(
+            limit: Int(clamping: limits.rlim_cur), hardLimit: Int(clamping: limits.rlim_max), open: openCount())
+    }
+
+    /// Descriptors open in this process: the entries of `/proc/self/fd` (less the one listing it),
+    /// or, where that cannot be read, a probe of every number below the limit (bounded).
+    static func openCount() -> Int {
+        if let directory = opendir("/proc/self/fd") {
+            defer { closedir(directory) }
+            var count = 0
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { $0.first }
+                if name != UInt8(ascii: ".") { count += 1 }
+            }
+            return max(0, count - 1)
+        }
+        var count = 0
+        for descriptor in 0..<Int32(4096) where fcntl(descriptor, F_GETFD) >= 0 { count += 1 }
+        return count
+    }
+
+    /// Descriptors a run needs in all: what is open now, the reserve, and each download's share.
+    public func needed(_ need: Need) -> Int {
+        let (downloads, overflow) = need.concurrency.multipliedReportingOverflow(by: need.perDownload)
+        return overflow ? Int.max : open + Self.reserve + downloads
+    }
+
+    /// The most downloads at once that fit, or 0 when not even one does.
+    public func fitting(_ need: Need) -> Int {
+        max(0, (limit - open - Self.reserve) / need.perDownload)
+    }
+
+    /// Nil when `need` fits; otherwise the sentence that says why not and what to do, naming
+    /// `option` (the concurrency option of the command). The advice never proposes a concurrency
+    /// below 1, which no command takes.
+    public func shortfall(_ need: Need, option: String) -> String? {
+        let total = needed(need)
+        guard total > limit else { return nil }
+        var text =
+            "\(option) \(need.concurrency) needs about \(total) open files (\(need.perDownload) per download: "
+            + "\(need.parts); \(open) already open; \(Self.reserve) kept for richpush itself), but this process may "
+            + "open only \(limit) (ulimit -n; the hard limit is \(hardLimit == Int.max ? "unlimited" : String(hardLimit))). "
+        if total <= hardLimit {
+            text += "Raise it with 'ulimit -n \(total)'"
+        } else {
+            text += "Raise the hard limit (as root, or in /etc/security/limits.conf) to \(total)"
+        }
+        let fits = fitting(need)
+        if fits >= 1 && fits < need.concurrency { text += ", or lower \(option) to \(fits)" }
+        if open > 64 { text += "; or close the descriptors the parent process left open (\(open))" }
+        return text + "."
+    }
+}
+
+/// The descriptors the shaping relay holds per relayed transfer: the connection it accepts from
+/// libcurl and the one it opens to the host.
+public enum NetworkRelayDescriptors {
+    public static let perTransfer = 2
+}
+
+/// Whether this process ran out of file descriptors, and when: every place that sees EMFILE or
+/// ENFILE (a socket, an accept in the relay, a temporary file, libmagic's database) notes it here.
+///
+/// A download that fails in a way the host could also cause (DNS, connect, TLS, a reset, a store or
+/// sniff failure) while the count moved is the client's failure, `too-many-open-files`: the host was
+/// never really asked. Counting, not probing afterwards, because the descriptors are often free
+/// again by the time the failure is read.
+public enum DescriptorExhaustion {
+    private static let count = Atomic<Int>(0)
+    private static let sources = Mutex<[@Sendable () -> Int]>([])
+
+    /// Notes one EMFILE or ENFILE.
+    public static func note() {
+        count.add(1, ordering: .relaxed)
+    }
+
+    /// Notes `code` when it is EMFILE or ENFILE; returns whether it was.
+    @discardableResult
+    public static func note(errno code: Int32) -> Bool {
+        guard code == EMFILE || code == ENFILE else { return false }
+        note()
+        return true
+    }
+
+    /// Adds a counter kept elsewhere (the relay's own count of failed accepts and connects).
+    public static func register(_ source: @escaping @Sendable () -> Int) {
+        sources.withLock { $0.append(source) }
+    }
+
+    /// How many exhaustions were seen so far: compare two readings to tell whether one happened between them.
+    public static var generation: Int {
+        count.load(ordering: .relaxed) + sources.withLock { $0.reduce(0) { $0 &+ $1() } }
+    }
+}
