@@ -1,11 +1,20 @@
 // The shaping relay: one thread, one epoll set, non-blocking sockets, one timerfd over a timer heap.
 //
 // Every accepted connection is paired with a connection to its listener's upstream. Bytes read
-// from one side go into that direction's ring buffer (the only copy: the kernel's into ours, ours
-// into the kernel's) and are cut into segments, each stamped with the instant it may be written:
-// after the link has serialised it at its rate (a token bucket of one segment, drained at the
-// link's rate), plus the one-way delay, plus jitter, plus a retransmission stall for a lost one.
-// Segments leave in order. A full buffer stops reading, so the sender sees TCP's back-pressure.
+// from one side go into that direction's queue of fixed-size chunks (the only copy: the kernel's
+// into ours, ours into the kernel's) and are cut into segments, each stamped with the instant it may
+// be written: after the link has serialised it at its rate (a token bucket of one segment, drained
+// at the link's rate), plus the one-way delay, plus jitter, plus a retransmission stall for a lost
+// one. Segments leave in order. A full direction stops reading, so the sender sees TCP's
+// back-pressure.
+//
+// Memory: a direction holds at most its link's delay-bandwidth product, and all directions together
+// at most the configured budget. Chunks are allocated as bytes arrive and freed as they leave, so
+// what the relay holds follows what is in flight on the emulated links, not the connection count. A
+// direction that may not grow (the budget is spent, or it holds its share of it) leaves the epoll
+// set's read interest and waits in a FIFO; freed chunks wake the waiters in order. Each direction may
+// hold one chunk whatever the budget: its progress then depends only on its own peers, never on
+// another connection, so a spent budget slows connections but cannot deadlock them.
 
 #define _GNU_SOURCE
 #include "CNetRelay.h"
@@ -56,16 +65,28 @@ struct segment {
     int64_t due;
 };
 
+// One piece of a direction's queue; the data of a direction is contiguous across its chunks.
+struct chunk {
+    struct chunk *next;
+    uint8_t data[CNR_CHUNK_BYTES];
+};
+
+// At most this many chunks are filled by one read and emptied by one write.
+enum { READ_CHUNKS = 8, WRITE_CHUNKS = 16 };
+
 struct direction {
     const struct cnr_link *link;
     struct endpoint *from;
     struct endpoint *to;
-    uint8_t *buffer;
-    uint32_t capacity; // bytes, fixed per direction; the buffer itself exists only while it holds bytes
-    uint32_t head;     // first unwritten byte
-    uint32_t count;    // bytes held
-    struct segment *segments;
-    uint32_t segment_capacity;
+    uint32_t capacity;   // the most bytes held, fixed per direction (the link's delay-bandwidth product)
+    struct chunk *first; // chunks exist only while they hold bytes
+    struct chunk *last;
+    uint32_t chunks;
+    uint32_t head;  // offset of the first unwritten byte in first
+    uint32_t count; // bytes held
+    struct segment *segments; // a ring that grows as needed, freed when the direction is empty
+    uint32_t segment_allocated;
+    uint32_t segment_limit; // the most segments held, fixed per direction
     uint32_t segment_head;
     uint32_t segment_count;
     uint32_t head_written; // bytes of the head segment already written
@@ -76,6 +97,9 @@ struct direction {
     int64_t eof_due;
     int shut;
     int write_blocked;
+    int waiting; // in the relay's FIFO of directions waiting for the budget
+    struct direction *wait_previous;
+    struct direction *wait_next;
     size_t heap_index; // SIZE_MAX when not in the heap
     int64_t timer_due;
     uint64_t random;
@@ -103,6 +127,11 @@ struct cnr_relay {
     pthread_mutex_t lock; // guards listeners (added from other threads)
     struct listener *listeners;
     int accepting_paused;
+    int64_t accept_retry; // when a paused accept is tried again; 0 = not paused
+    uint64_t held;        // buffer bytes held now (chunks and segment rings); the loop's own copy
+    uint64_t holding;     // directions holding at least one chunk
+    struct direction *waiters_first;
+    struct direction *waiters_last;
     struct conn *conns;
     struct conn *dead;
     struct direction **heap;
@@ -118,6 +147,9 @@ struct cnr_relay {
     _Atomic uint64_t lost_segments;
     _Atomic uint64_t buffer_bytes;
     _Atomic uint64_t peak_buffer_bytes;
+    _Atomic uint64_t budget_waits;
+    _Atomic uint64_t descriptor_failures;
+    _Atomic uint64_t descriptors;
 };
 
 static int64_t now_ns(void) {
@@ -202,6 +234,7 @@ static int heap_set(struct cnr_relay *relay, struct direction *d, int64_t due) {
 
 static void arm_timer(struct cnr_relay *relay) {
     int64_t due = relay->heap_count ? relay->heap[0]->timer_due : 0;
+    if (relay->accept_retry && (due == 0 || relay->accept_retry < due)) due = relay->accept_retry;
     if (due == relay->armed) return;
     struct itimerspec spec;
     memset(&spec, 0, sizeof spec);
@@ -231,13 +264,171 @@ static uint32_t direction_capacity(const struct cnr_link *link) {
 
 static void update_interest(struct cnr_relay *relay, struct endpoint *endpoint);
 
-static void free_buffer(struct cnr_relay *relay, struct direction *d) {
-    if (!d->buffer) return;
-    free(d->buffer);
+// MARK: - Buffer memory and the budget
+
+static void account(struct cnr_relay *relay, int64_t delta) {
+    relay->held += (uint64_t)delta;
+    atomic_store_explicit(&relay->buffer_bytes, relay->held, memory_order_relaxed);
+    if (delta > 0 && relay->held > atomic_load_explicit(&relay->peak_buffer_bytes, memory_order_relaxed)) {
+        atomic_store_explicit(&relay->peak_buffer_bytes, relay->held, memory_order_relaxed);
+    }
+}
+
+static void set_waiting(struct cnr_relay *relay, struct direction *d, int waiting) {
+    if (d->waiting == waiting) return;
+    d->waiting = waiting;
+    if (waiting) {
+        d->wait_next = NULL;
+        d->wait_previous = relay->waiters_last;
+        if (relay->waiters_last) relay->waiters_last->wait_next = d;
+        else relay->waiters_first = d;
+        relay->waiters_last = d;
+        atomic_fetch_add_explicit(&relay->budget_waits, 1, memory_order_relaxed);
+    } else {
+        if (d->wait_previous) d->wait_previous->wait_next = d->wait_next;
+        else relay->waiters_first = d->wait_next;
+        if (d->wait_next) d->wait_next->wait_previous = d->wait_previous;
+        else relay->waiters_last = d->wait_previous;
+        d->wait_previous = d->wait_next = NULL;
+    }
+}
+
+// Whether d may take one more chunk, having already claimed `claimed` chunks for the read at hand.
+static int may_grow(const struct cnr_relay *relay, const struct direction *d, uint32_t claimed) {
+    uint64_t chunks = (uint64_t)d->chunks + claimed;
+    if (chunks == 0) return 1; // the floor: one chunk each, whatever the budget
+    uint64_t budget = relay->config.buffer_budget;
+    if (budget == 0) return 1;
+    if (relay->held + (uint64_t)(claimed + 1) * sizeof(struct chunk) > budget) return 0;
+    uint64_t holding = relay->holding + (d->chunks == 0 ? 1 : 0);
+    return (chunks + 1) * sizeof(struct chunk) <= budget / holding;
+}
+
+// Free bytes at the end of the last chunk.
+static uint32_t tail_room(const struct direction *d) {
+    return (uint32_t)((uint64_t)d->chunks * CNR_CHUNK_BYTES - d->head - d->count);
+}
+
+static void append_chunk(struct cnr_relay *relay, struct direction *d, struct chunk *chunk) {
+    chunk->next = NULL;
+    if (d->last) d->last->next = chunk;
+    else d->first = chunk;
+    d->last = chunk;
+    if (d->chunks++ == 0) relay->holding++;
+    account(relay, (int64_t)sizeof *chunk);
+}
+
+static void free_first_chunk(struct cnr_relay *relay, struct direction *d) {
+    struct chunk *chunk = d->first;
+    d->first = chunk->next;
+    if (!d->first) d->last = NULL;
+    free(chunk);
+    if (--d->chunks == 0) relay->holding--;
+    account(relay, -(int64_t)sizeof *chunk);
+}
+
+// Drops the first n held bytes (written), freeing every chunk they emptied.
+static void consume(struct cnr_relay *relay, struct direction *d, uint32_t n) {
+    d->head += n;
+    d->count -= n;
+    while (d->first && d->head >= CNR_CHUNK_BYTES) {
+        free_first_chunk(relay, d);
+        d->head -= CNR_CHUNK_BYTES;
+    }
+    if (d->count == 0) {
+        while (d->first) free_first_chunk(relay, d);
+        d->head = 0;
+    }
+}
+
+// Makes room for at least `wanted` segments (at most the direction's limit). Returns 0 or ENOMEM.
+static int grow_segments(struct cnr_relay *relay, struct direction *d, uint32_t wanted) {
+    if (wanted > d->segment_limit) wanted = d->segment_limit;
+    if (d->segment_allocated >= wanted) return 0;
+    uint32_t size = d->segment_allocated ? d->segment_allocated : 32;
+    while (size < wanted) size *= 2;
+    if (size > d->segment_limit) size = d->segment_limit;
+    struct segment *grown = malloc((size_t)size * sizeof *grown);
+    if (!grown) return ENOMEM;
+    for (uint32_t i = 0; i < d->segment_count; i++) {
+        grown[i] = d->segments[(d->segment_head + i) % d->segment_allocated];
+    }
     free(d->segments);
-    d->buffer = NULL;
-    d->segments = NULL;
-    atomic_fetch_sub_explicit(&relay->buffer_bytes, d->capacity, memory_order_relaxed);
+    account(relay, ((int64_t)size - (int64_t)d->segment_allocated) * (int64_t)sizeof *grown);
+    d->segments = grown;
+    d->segment_allocated = size;
+    d->segment_head = 0;
+    return 0;
+}
+
+static void free_buffers(struct cnr_relay *relay, struct direction *d) {
+    while (d->first) free_first_chunk(relay, d);
+    d->head = 0;
+    d->count = 0;
+    if (d->segments) {
+        free(d->segments);
+        account(relay, -(int64_t)d->segment_allocated * (int64_t)sizeof *d->segments);
+        d->segments = NULL;
+    }
+    d->segment_allocated = 0;
+    d->segment_head = 0;
+    d->segment_count = 0;
+}
+
+// Wakes directions waiting for the budget, first come first served, while the budget has room.
+static void wake_waiters(struct cnr_relay *relay) {
+    uint64_t budget = relay->config.buffer_budget;
+    if (!relay->waiters_first || relay->held + sizeof(struct chunk) > budget) return;
+    // Wake about as many as the free chunks can serve, so a freed chunk does not stir every waiter.
+    uint64_t room = (budget - relay->held) / sizeof(struct chunk);
+    struct direction *last = relay->waiters_last;
+    for (;;) {
+        struct direction *d = relay->waiters_first;
+        if (!d || room == 0) break;
+        set_waiting(relay, d, 0);
+        update_interest(relay, d->from); // back to the end of the line when still held by its share
+        if (d->waiting) atomic_fetch_sub_explicit(&relay->budget_waits, 1, memory_order_relaxed); // the same wait
+        else room--;
+        if (d == last) break;
+    }
+}
+
+enum read_state { READ_NO, READ_YES, READ_BUDGET };
+
+static enum read_state read_state(const struct cnr_relay *relay, const struct direction *d) {
+    if (d->eof_read || d->count >= d->capacity || d->segment_count >= d->segment_limit) return READ_NO;
+    if (tail_room(d) > 0 || may_grow(relay, d, 0)) return READ_YES;
+    return READ_BUDGET;
+}
+
+// MARK: - Accepting and closing
+
+static void kill_conn(struct cnr_relay *relay, struct conn *conn, int reset_client);
+
+static void resume_accepting(struct cnr_relay *relay) {
+    if (!relay->accepting_paused) return;
+    // Written under the lock: cnr_relay_add_route reads it from another thread.
+    pthread_mutex_lock(&relay->lock);
+    relay->accepting_paused = 0;
+    relay->accept_retry = 0;
+    for (struct listener *l = relay->listeners; l; l = l->next) {
+        struct epoll_event event = {.events = EPOLLIN, .data.ptr = &l->handle};
+        epoll_ctl(relay->epoll_fd, EPOLL_CTL_MOD, l->fd, &event);
+    }
+    pthread_mutex_unlock(&relay->lock);
+}
+
+// Out of descriptors (or memory): stop listening rather than spin, until a connection closes or
+// 100 ms have passed (the descriptors may belong to the rest of the process, which closes them too).
+static void pause_accepting(struct cnr_relay *relay) {
+    pthread_mutex_lock(&relay->lock);
+    relay->accepting_paused = 1;
+    relay->accept_retry = now_ns() + 100 * 1000000LL;
+    for (struct listener *l = relay->listeners; l; l = l->next) {
+        struct epoll_event event = {.events = 0, .data.ptr = &l->handle};
+        epoll_ctl(relay->epoll_fd, EPOLL_CTL_MOD, l->fd, &event);
+    }
+    pthread_mutex_unlock(&relay->lock);
 }
 
 static void kill_conn(struct cnr_relay *relay, struct conn *conn, int reset_client) {
@@ -245,6 +436,8 @@ static void kill_conn(struct cnr_relay *relay, struct conn *conn, int reset_clie
     conn->dead = 1;
     heap_remove(relay, &conn->up);
     heap_remove(relay, &conn->down);
+    set_waiting(relay, &conn->up, 0);
+    set_waiting(relay, &conn->down, 0);
     if (reset_client) {
         // The client sees what it would see if the far end reset the connection.
         struct linger linger = {.l_onoff = 1, .l_linger = 0};
@@ -252,10 +445,11 @@ static void kill_conn(struct cnr_relay *relay, struct conn *conn, int reset_clie
     }
     close(conn->client.fd);
     close(conn->upstream.fd);
+    atomic_fetch_sub_explicit(&relay->descriptors, CNR_DESCRIPTORS_PER_CONNECTION, memory_order_relaxed);
     conn->client.registered = 0;
     conn->upstream.registered = 0;
-    free_buffer(relay, &conn->up);
-    free_buffer(relay, &conn->down);
+    free_buffers(relay, &conn->up);
+    free_buffers(relay, &conn->down);
     if (conn->previous) conn->previous->next = conn->next;
     else relay->conns = conn->next;
     if (conn->next) conn->next->previous = conn->previous;
@@ -264,41 +458,7 @@ static void kill_conn(struct cnr_relay *relay, struct conn *conn, int reset_clie
     conn->previous = NULL;
     relay->dead = conn;
     atomic_fetch_sub_explicit(&relay->active, 1, memory_order_relaxed);
-    if (relay->accepting_paused) {
-        // Written under the lock: cnr_relay_add_route reads it from another thread.
-        pthread_mutex_lock(&relay->lock);
-        relay->accepting_paused = 0;
-        for (struct listener *l = relay->listeners; l; l = l->next) {
-            struct epoll_event event = {.events = EPOLLIN, .data.ptr = &l->handle};
-            epoll_ctl(relay->epoll_fd, EPOLL_CTL_MOD, l->fd, &event);
-        }
-        pthread_mutex_unlock(&relay->lock);
-    }
-}
-
-static int ensure_buffer(struct cnr_relay *relay, struct direction *d) {
-    if (d->buffer) return 0;
-    d->buffer = malloc(d->capacity);
-    d->segments = malloc(d->segment_capacity * sizeof *d->segments);
-    if (!d->buffer || !d->segments) {
-        free(d->buffer);
-        free(d->segments);
-        d->buffer = NULL;
-        d->segments = NULL;
-        return ENOMEM;
-    }
-    d->head = 0;
-    uint64_t total = atomic_fetch_add_explicit(&relay->buffer_bytes, d->capacity, memory_order_relaxed) + d->capacity;
-    uint64_t peak = atomic_load_explicit(&relay->peak_buffer_bytes, memory_order_relaxed);
-    while (total > peak &&
-           !atomic_compare_exchange_weak_explicit(&relay->peak_buffer_bytes, &peak, total, memory_order_relaxed,
-                                                  memory_order_relaxed)) {
-    }
-    return 0;
-}
-
-static int wants_read(const struct direction *d) {
-    return !d->eof_read && d->count < d->capacity && d->segment_count < d->segment_capacity;
+    resume_accepting(relay);
 }
 
 // Stamps n newly read bytes: cut into segments, each with the instant it may leave.
@@ -324,7 +484,7 @@ static void schedule(struct cnr_relay *relay, struct direction *d, uint32_t n, i
         }
         if (due < d->last_due) due = d->last_due;
         d->last_due = due;
-        uint32_t tail = (d->segment_head + d->segment_count) % d->segment_capacity;
+        uint32_t tail = (d->segment_head + d->segment_count) % d->segment_allocated;
         d->segments[tail].length = length;
         d->segments[tail].due = due;
         d->segment_count++;
@@ -334,28 +494,50 @@ static void schedule(struct cnr_relay *relay, struct direction *d, uint32_t n, i
 static void flush(struct cnr_relay *relay, struct direction *d);
 
 static void read_side(struct cnr_relay *relay, struct direction *d) {
-    if (!wants_read(d)) return;
-    if (ensure_buffer(relay, d) != 0) {
+    if (read_state(relay, d) != READ_YES) return;
+    uint32_t size = segment_size(relay);
+    uint32_t tail = tail_room(d);
+    uint32_t room = d->capacity - d->count;
+    if (room > tail + READ_CHUNKS * CNR_CHUNK_BYTES) room = tail + READ_CHUNKS * CNR_CHUNK_BYTES;
+    // Segments are never split across a read, so the segment ring needs room for this read's pieces.
+    if (grow_segments(relay, d, d->segment_count + (room + size - 1) / size) != 0) {
         kill_conn(relay, d->from->conn, 1);
         return;
     }
-    uint32_t tail = (d->head + d->count) % d->capacity;
-    uint32_t room = d->capacity - d->count;
-    // Segments are never split across a read, so the segment ring needs room for this read's pieces.
-    uint64_t segment_room = (uint64_t)(d->segment_capacity - d->segment_count) * segment_size(relay);
+    uint64_t segment_room = (uint64_t)(d->segment_allocated - d->segment_count) * size;
     if (room > segment_room) room = (uint32_t)segment_room;
-    struct iovec parts[2];
-    int count = 1;
-    uint32_t first = d->capacity - tail;
-    if (first >= room) {
-        parts[0] = (struct iovec){d->buffer + tail, room};
-    } else {
-        parts[0] = (struct iovec){d->buffer + tail, first};
-        parts[1] = (struct iovec){d->buffer, room - first};
-        count = 2;
+    struct iovec parts[1 + READ_CHUNKS];
+    struct chunk *fresh[READ_CHUNKS];
+    int count = 0;
+    uint32_t made = 0, asked = 0;
+    if (tail > 0) {
+        uint32_t length = tail < room ? tail : room;
+        parts[count++] = (struct iovec){d->last->data + CNR_CHUNK_BYTES - tail, length};
+        asked = length;
+    }
+    while (asked < room && made < READ_CHUNKS && may_grow(relay, d, made)) {
+        fresh[made] = malloc(sizeof(struct chunk));
+        if (!fresh[made]) break;
+        uint32_t length = room - asked < CNR_CHUNK_BYTES ? room - asked : CNR_CHUNK_BYTES;
+        parts[count++] = (struct iovec){fresh[made]->data, length};
+        asked += length;
+        made++;
+    }
+    if (asked == 0) {
+        // Only when memory ran out: the connection cannot be carried.
+        kill_conn(relay, d->from->conn, 1);
+        return;
     }
     ssize_t n = readv(d->from->fd, parts, count);
     int64_t now = now_ns();
+    // Keep the fresh chunks the read reached; the others were never counted.
+    uint32_t in_tail = tail < room ? tail : room;
+    uint32_t beyond = n > 0 && (uint32_t)n > in_tail ? (uint32_t)n - in_tail : 0;
+    uint32_t used = (beyond + CNR_CHUNK_BYTES - 1) / CNR_CHUNK_BYTES;
+    for (uint32_t i = 0; i < made; i++) {
+        if (i < used) append_chunk(relay, d, fresh[i]);
+        else free(fresh[i]);
+    }
     if (n > 0) {
         d->count += (uint32_t)n;
         atomic_fetch_add_explicit(d == &d->from->conn->up ? &relay->bytes_up : &relay->bytes_down, (uint64_t)n,
@@ -379,24 +561,26 @@ static void flush(struct cnr_relay *relay, struct direction *d) {
     if (conn->dead || d->shut) return;
     if (d->to == &conn->upstream && !conn->connected) return;
     int64_t now = now_ns();
+    // One write covers at most WRITE_CHUNKS chunks; the loop goes on with the rest.
+    const uint32_t most = (WRITE_CHUNKS - 1) * CNR_CHUNK_BYTES;
     while (d->segment_count > 0 && !d->write_blocked) {
         uint32_t bytes = 0;
-        for (uint32_t i = 0; i < d->segment_count; i++) {
-            const struct segment *s = &d->segments[(d->segment_head + i) % d->segment_capacity];
+        for (uint32_t i = 0; i < d->segment_count && bytes < most + d->head_written; i++) {
+            const struct segment *s = &d->segments[(d->segment_head + i) % d->segment_allocated];
             if (s->due > now) break;
             bytes += s->length;
         }
         bytes -= d->head_written;
         if (bytes == 0) break;
-        struct iovec parts[2];
-        int count = 1;
-        uint32_t first = d->capacity - d->head;
-        if (first >= bytes) {
-            parts[0] = (struct iovec){d->buffer + d->head, bytes};
-        } else {
-            parts[0] = (struct iovec){d->buffer + d->head, first};
-            parts[1] = (struct iovec){d->buffer, bytes - first};
-            count = 2;
+        if (bytes > most) bytes = most;
+        struct iovec parts[WRITE_CHUNKS];
+        int count = 0;
+        uint32_t offset = d->head, left = bytes;
+        for (struct chunk *c = d->first; c && left > 0; c = c->next) {
+            uint32_t length = CNR_CHUNK_BYTES - offset < left ? CNR_CHUNK_BYTES - offset : left;
+            parts[count++] = (struct iovec){c->data + offset, length};
+            left -= length;
+            offset = 0;
         }
         // sendmsg, not writev: a peer that closed must not raise SIGPIPE in the host process.
         struct msghdr message = {.msg_iov = parts, .msg_iovlen = (size_t)count};
@@ -410,12 +594,11 @@ static void flush(struct cnr_relay *relay, struct direction *d) {
             kill_conn(relay, conn, 1);
             return;
         }
-        d->head = (d->head + (uint32_t)n) % d->capacity;
-        d->count -= (uint32_t)n;
+        consume(relay, d, (uint32_t)n);
         uint32_t written = d->head_written + (uint32_t)n;
         while (d->segment_count > 0 && written >= d->segments[d->segment_head].length) {
             written -= d->segments[d->segment_head].length;
-            d->segment_head = (d->segment_head + 1) % d->segment_capacity;
+            d->segment_head = (d->segment_head + 1) % d->segment_allocated;
             d->segment_count--;
         }
         d->head_written = written;
@@ -425,7 +608,7 @@ static void flush(struct cnr_relay *relay, struct direction *d) {
         }
     }
     if (d->segment_count == 0 && d->count == 0) {
-        free_buffer(relay, d);
+        free_buffers(relay, d);
         d->head_written = 0;
     }
     if (d->write_blocked) {
@@ -461,7 +644,10 @@ static void update_interest(struct cnr_relay *relay, struct endpoint *endpoint) 
     if (!is_client && !conn->connected) {
         events = EPOLLOUT;
     } else {
-        if (wants_read(outgoing)) events |= EPOLLIN;
+        enum read_state state = read_state(relay, outgoing);
+        if (state == READ_YES) events |= EPOLLIN;
+        // Stopped by the budget alone: wait in line for chunks others free.
+        set_waiting(relay, outgoing, state == READ_BUDGET);
         if (incoming->write_blocked) events |= EPOLLOUT;
     }
     if (events == endpoint->registered) return;
@@ -484,7 +670,7 @@ static void init_direction(struct cnr_relay *relay, struct direction *d, const s
     d->from = from;
     d->to = to;
     d->capacity = direction_capacity(link);
-    d->segment_capacity = d->capacity / 512 + 16;
+    d->segment_limit = d->capacity / 512 + 16;
     d->heap_index = SIZE_MAX;
     d->random = relay->config.seed ^ (salt * 0xD1B54A32D192ED03ULL);
 }
@@ -493,25 +679,23 @@ static void accept_all(struct cnr_relay *relay, struct listener *listener) {
     for (int round = 0; round < 64; round++) {
         int fd = accept4(listener->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
-            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-                // Out of descriptors: stop listening until a connection closes, rather than spin.
-                pthread_mutex_lock(&relay->lock);
-                relay->accepting_paused = 1;
-                for (struct listener *l = relay->listeners; l; l = l->next) {
-                    struct epoll_event event = {.events = 0, .data.ptr = &l->handle};
-                    epoll_ctl(relay->epoll_fd, EPOLL_CTL_MOD, l->fd, &event);
-                }
-                pthread_mutex_unlock(&relay->lock);
+            if (errno == EMFILE || errno == ENFILE) {
+                atomic_fetch_add_explicit(&relay->descriptor_failures, 1, memory_order_relaxed);
             }
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) pause_accepting(relay);
             return;
         }
         int upstream = socket(listener->target.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (upstream < 0 && (errno == EMFILE || errno == ENFILE)) {
+            atomic_fetch_add_explicit(&relay->descriptor_failures, 1, memory_order_relaxed);
+        }
         struct conn *conn = upstream >= 0 ? calloc(1, sizeof *conn) : NULL;
         if (!conn) {
             if (upstream >= 0) close(upstream);
             close(fd);
             continue;
         }
+        atomic_fetch_add_explicit(&relay->descriptors, CNR_DESCRIPTORS_PER_CONNECTION, memory_order_relaxed);
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         setsockopt(upstream, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -580,6 +764,7 @@ static void on_timer(struct cnr_relay *relay) {
     (void)ignored;
     relay->armed = -1; // a fired timer is disarmed
     int64_t now = now_ns();
+    if (relay->accept_retry && relay->accept_retry <= now) resume_accepting(relay);
     while (relay->heap_count > 0 && relay->heap[0]->timer_due <= now) {
         struct direction *d = relay->heap[0];
         heap_remove(relay, d);
@@ -617,6 +802,7 @@ static void *run(void *argument) {
                 break;
             }
         }
+        wake_waiters(relay);
         while (relay->dead) {
             struct conn *conn = relay->dead;
             relay->dead = conn->next;
@@ -640,6 +826,7 @@ int cnr_relay_start(const struct cnr_config *config, struct cnr_relay **out) {
     relay->armed = 0;
     relay->wake_handle.kind = KIND_WAKE;
     relay->timer_handle.kind = KIND_TIMER;
+    atomic_store_explicit(&relay->descriptors, CNR_FIXED_DESCRIPTORS, memory_order_relaxed);
     relay->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     relay->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     relay->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -716,6 +903,7 @@ int cnr_relay_add_route(struct cnr_relay *relay, const char *host, uint16_t port
     }
     listener->next = relay->listeners;
     relay->listeners = listener;
+    atomic_fetch_add_explicit(&relay->descriptors, CNR_DESCRIPTORS_PER_ROUTE, memory_order_relaxed);
     pthread_mutex_unlock(&relay->lock);
     *listen_port = ntohs(address.sin_port);
     return 0;
@@ -730,6 +918,9 @@ void cnr_relay_stats(struct cnr_relay *relay, struct cnr_stats *stats) {
     stats->lost_segments = atomic_load_explicit(&relay->lost_segments, memory_order_relaxed);
     stats->buffer_bytes = atomic_load_explicit(&relay->buffer_bytes, memory_order_relaxed);
     stats->peak_buffer_bytes = atomic_load_explicit(&relay->peak_buffer_bytes, memory_order_relaxed);
+    stats->budget_waits = atomic_load_explicit(&relay->budget_waits, memory_order_relaxed);
+    stats->descriptor_failures = atomic_load_explicit(&relay->descriptor_failures, memory_order_relaxed);
+    stats->descriptors = atomic_load_explicit(&relay->descriptors, memory_order_relaxed);
 }
 
 void cnr_relay_stop(struct cnr_relay *relay) {

@@ -29,7 +29,29 @@ struct cnr_config {
     uint64_t seed;
     /// The size of one paced segment in bytes; 0 means 1448 (a TCP segment on a 1500-byte MTU).
     uint32_t segment_bytes;
+    /// The most buffer memory, in bytes, that all connections together may hold; 0 means no overall cap.
+    ///
+    /// Bytes wait in chunks of CNR_CHUNK_BYTES. A direction may grow while the relay holds less than the
+    /// budget and the direction holds less than its share (the budget divided by the directions that
+    /// hold bytes); past that it stops reading its sender (TCP back-pressure) until bytes drain. A
+    /// direction may always hold one chunk, whatever the budget, so every connection makes progress:
+    /// the relay holds at most the budget or one chunk per direction holding bytes, whichever is larger,
+    /// plus the segment records (16 bytes per segment, counted in buffer_bytes). When the budget binds,
+    /// a profile's rate may not be reached (a direction carries at most its share per one-way delay).
+    uint64_t buffer_budget;
 };
+
+/// The unit of buffer memory: a direction holds whole chunks of this many bytes of data.
+#define CNR_CHUNK_BYTES 16384
+
+/// Descriptors the relay opens for each relayed connection: the accepted one and the one to the upstream.
+#define CNR_DESCRIPTORS_PER_CONNECTION 2
+
+/// Descriptors a running relay holds whatever it carries: its epoll set, wake-up eventfd and timerfd.
+#define CNR_FIXED_DESCRIPTORS 3
+
+/// Descriptors each route holds: its listener.
+#define CNR_DESCRIPTORS_PER_ROUTE 1
 
 /// Counters a relay keeps; read at any time from any thread.
 struct cnr_stats {
@@ -41,6 +63,14 @@ struct cnr_stats {
     uint64_t lost_segments;
     uint64_t peak_buffer_bytes;
     uint64_t buffer_bytes;
+    /// Times a direction stopped reading because the buffer budget was spent (it resumes as bytes drain).
+    uint64_t budget_waits;
+    /// accept() or socket() calls that failed with EMFILE or ENFILE: the process (or the system) ran out
+    /// of descriptors. A failed accept leaves the client waiting in the backlog (accepting pauses and is
+    /// retried); a failed socket() for the upstream closes the accepted client at once.
+    uint64_t descriptor_failures;
+    /// Descriptors the relay holds now: fixed, per route and per connection (see the constants above).
+    uint64_t descriptors;
 };
 
 struct cnr_relay;

@@ -18,9 +18,43 @@ import Synchronization
 /// }
 /// ```
 ///
-/// - Warning: ``stop()`` (or the end of ``withRelay(profile:seed:_:)``) closes every relayed
+/// Memory: all connections share one buffer budget (``defaultBufferBudget``, 64 MiB, unless told
+/// otherwise). Past it, or past its share of it, a connection stops reading from its sender until
+/// bytes drain (TCP back-pressure; nothing is dropped); each direction may always hold one chunk
+/// (``chunkBytes``), so every connection keeps moving. When the budget binds, as it does when many
+/// connections run at a large delay-bandwidth product (`down=100gbit,rtt=4s`), a connection carries at
+/// most its share per one-way delay and the profile's rate is not reached: the phone's TCP window
+/// limits it the same way. ``Statistics/budgetWaits`` counts how often that happened.
+///
+/// Descriptors: the relay holds ``fixedDescriptors``, one per route (``descriptorsPerRoute``) and
+/// ``descriptorsPerTransfer`` per relayed transfer, on top of the transfer's own socket.
+/// ``Statistics/descriptorFailures`` counts the accepts and sockets that failed because the process
+/// (or the system) ran out of descriptors.
+///
+/// - Warning: ``stop()`` (or the end of ``withRelay(profile:seed:bufferBudget:_:)``) closes every relayed
 ///   connection; stop the transfers that use it first.
 public final class NetworkRelay: Sendable {
+    /// The buffer memory all of a relay's connections may hold together unless told otherwise: 64 MiB.
+    ///
+    /// Chosen to keep a bench within its memory goal (about 250-300 MB of peak RSS for 2,000 devices
+    /// in flight): the relay adds at most this, or one ``chunkBytes`` chunk per direction holding
+    /// bytes when there are more of those than the budget has chunks. It still carries 64 MiB per
+    /// one-way delay in all: about 1.3 GB/s at LTE's 50 ms, far more than one machine moves.
+    public static let defaultBufferBudget = 64 << 20
+
+    /// The unit of buffer memory: a direction holds whole chunks of this many bytes (16 KiB).
+    public static let chunkBytes = Int(CNR_CHUNK_BYTES)
+
+    /// Descriptors the relay itself opens per relayed transfer: the accepted connection and the one to
+    /// the upstream (the transfer's own socket, to the relay, is not among them).
+    public static let descriptorsPerTransfer = Int(CNR_DESCRIPTORS_PER_CONNECTION)
+
+    /// Descriptors a running relay holds whatever it carries: its epoll set, wake-up event and timer.
+    public static let fixedDescriptors = Int(CNR_FIXED_DESCRIPTORS)
+
+    /// Descriptors each route (one per upstream target) holds: its listener.
+    public static let descriptorsPerRoute = Int(CNR_DESCRIPTORS_PER_ROUTE)
+
     /// Counters of the relay's work so far.
     public struct Statistics: Sendable, Equatable {
         /// Connections accepted.
@@ -38,6 +72,16 @@ public final class NetworkRelay: Sendable {
         /// Buffer memory held now, and at most so far.
         public var bufferBytes: Int64
         public var peakBufferBytes: Int64
+        /// Times a connection stopped reading because the buffer budget was spent (it resumed as bytes
+        /// drained): non-zero means the budget, not the profile, set some connections' pace.
+        public var budgetWaits: Int
+        /// Accepts and upstream sockets that failed because the process or the system ran out of
+        /// descriptors (EMFILE, ENFILE). A failed accept leaves the transfer waiting until descriptors
+        /// free up (the relay retries every 100 ms); a failed upstream socket closes the transfer's
+        /// connection at once, which curl reports as an empty reply or a failed TLS handshake.
+        public var descriptorFailures: Int
+        /// Descriptors the relay holds now.
+        public var descriptors: Int
     }
 
     private struct State: ~Copyable {
@@ -48,15 +92,23 @@ public final class NetworkRelay: Sendable {
     private let state: Mutex<State>
     /// The profile every connection through this relay pays.
     public let profile: NetworkProfile
+    /// The buffer memory all connections may hold together, in bytes (0: no overall cap).
+    public let bufferBudget: Int
 
     /// Starts the relay's loop thread; `seed` fixes which segments are lost and the jitter drawn.
-    public init(profile: NetworkProfile, seed: UInt64 = 1) throws(NetworkError) {
+    ///
+    /// `bufferBudget` caps the buffer memory of all connections together (see the type's summary);
+    /// 0 removes the cap, leaving only each direction's own delay-bandwidth product (up to 8 MiB).
+    public init(
+        profile: NetworkProfile, seed: UInt64 = 1, bufferBudget: Int = NetworkRelay.defaultBufferBudget
+    ) throws(NetworkError) {
         var config = cnr_config()
         config.down = Self.link(bits: profile.downBitsPerSecond, delay: profile.downDelay, profile: profile)
         config.up = Self.link(bits: profile.upBitsPerSecond, delay: profile.upDelay, profile: profile)
         config.handshake_ns = Self.nanoseconds(profile.roundTrip)
         config.seed = seed
         config.segment_bytes = 0
+        config.buffer_budget = UInt64(max(0, bufferBudget))
         var relay: OpaquePointer?
         let status = cnr_relay_start(&config, &relay)
         guard status == 0, let relay else {
@@ -64,6 +116,7 @@ public final class NetworkRelay: Sendable {
                 .relayFailed, SystemError(code: status, operation: "start the network relay").message)
         }
         self.profile = profile
+        self.bufferBudget = max(0, bufferBudget)
         state = Mutex(State(relay: relay))
     }
 
@@ -71,9 +124,10 @@ public final class NetworkRelay: Sendable {
 
     /// Runs `body` with a new relay and stops it when `body` ends.
     public static func withRelay<Result>(
-        profile: NetworkProfile, seed: UInt64 = 1, _ body: (NetworkRelay) async throws -> Result
+        profile: NetworkProfile, seed: UInt64 = 1, bufferBudget: Int = NetworkRelay.defaultBufferBudget,
+        _ body: (NetworkRelay) async throws -> Result
     ) async throws -> Result {
-        let relay = try NetworkRelay(profile: profile, seed: seed)
+        let relay = try NetworkRelay(profile: profile, seed: seed, bufferBudget: bufferBudget)
         defer { relay.stop() }
         return try await body(relay)
     }
@@ -117,7 +171,8 @@ public final class NetworkRelay: Sendable {
                 upstreamFailures: Int(stats.upstream_failures),
                 bytesUp: Int64(stats.bytes_up), bytesDown: Int64(stats.bytes_down),
                 lostSegments: Int(stats.lost_segments), bufferBytes: Int64(stats.buffer_bytes),
-                peakBufferBytes: Int64(stats.peak_buffer_bytes))
+                peakBufferBytes: Int64(stats.peak_buffer_bytes), budgetWaits: Int(stats.budget_waits),
+                descriptorFailures: Int(stats.descriptor_failures), descriptors: Int(stats.descriptors))
         }
     }
 
