@@ -76,6 +76,8 @@ public final class FetchEngine: Sendable {
             do throws(NetworkError) {
                 let relay = try NetworkRelay(profile: profile)
                 relays?[profile] = relay
+                // The relay's accepts and sockets that found no descriptor left: the client's fault.
+                DescriptorExhaustion.register { [weak relay] in relay?.statistics.descriptorFailures }
                 return .success(relay)
             } catch {
                 return .failure(FetchError(.transferFailed, error.message))

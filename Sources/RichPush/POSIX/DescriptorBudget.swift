@@ -49,12 +49,12 @@ public struct DescriptorBudget: Sendable, Equatable {
         }
 
         /// Descriptors one download in flight holds.
-        public var perDownload: Int { 1 + (relayed ? NetworkRelayDescriptors.perTransfer : 0) + (storing ? 1 : 0) }
+        public var perDownload: Int { 1 + (relayed ? NetworkRelay.descriptorsPerTransfer : 0) + (storing ? 1 : 0) }
 
         /// What each download holds, in words, for messages.
         var parts: String {
             var parts = ["a socket"]
-            if relayed { parts.append("\(NetworkRelayDescriptors.perTransfer) for the network profile's relay") }
+            if relayed { parts.append("\(NetworkRelay.descriptorsPerTransfer) for the network profile's relay") }
             if storing { parts.append("a temporary file") }
             return parts.joined(separator: ", ")
         }
@@ -126,12 +126,6 @@ public struct DescriptorBudget: Sendable, Equatable {
     }
 }
 
-/// The descriptors the shaping relay holds per relayed transfer: the connection it accepts from
-/// libcurl and the one it opens to the host.
-public enum NetworkRelayDescriptors {
-    public static let perTransfer = 2
-}
-
 /// Whether this process ran out of file descriptors, and when: every place that sees EMFILE or
 /// ENFILE (a socket, an accept in the relay, a temporary file, libmagic's database) notes it here.
 ///
@@ -141,7 +135,9 @@ public enum NetworkRelayDescriptors {
 /// again by the time the failure is read.
 public enum DescriptorExhaustion {
     private static let count = Atomic<Int>(0)
-    private static let sources = Mutex<[@Sendable () -> Int]>([])
+    /// Counters kept elsewhere, each with the highest value read from it: a counter that goes away
+    /// (a stopped relay reads 0) must not make the generation go back.
+    private static let sources = Mutex<[(read: @Sendable () -> Int?, seen: Int)]>([])
 
     /// Notes one EMFILE or ENFILE.
     public static func note() {
@@ -156,13 +152,32 @@ public enum DescriptorExhaustion {
         return true
     }
 
-    /// Adds a counter kept elsewhere (the relay's own count of failed accepts and connects).
-    public static func register(_ source: @escaping @Sendable () -> Int) {
-        sources.withLock { $0.append(source) }
+    /// Adds a counter kept elsewhere (the relay's own count of failed accepts and sockets); `source`
+    /// returns nil once it is gone, and is then dropped with what it had counted kept.
+    public static func register(_ source: @escaping @Sendable () -> Int?) {
+        sources.withLock { $0.append((source, 0)) }
     }
 
     /// How many exhaustions were seen so far: compare two readings to tell whether one happened between them.
     public static var generation: Int {
-        count.load(ordering: .relaxed) + sources.withLock { $0.reduce(0) { $0 &+ $1() } }
+        let kept = sources.withLock { sources -> Int in
+            var total = 0
+            var gone = 0
+            for index in sources.indices {
+                if let value = sources[index].read() {
+                    sources[index].seen = max(sources[index].seen, value)
+                } else {
+                    gone += sources[index].seen
+                    sources[index].seen = -1
+                }
+                total &+= max(0, sources[index].seen)
+            }
+            if gone > 0 {
+                sources.removeAll { $0.seen < 0 }
+                count.add(gone, ordering: .relaxed)
+            }
+            return total
+        }
+        return count.load(ordering: .relaxed) &+ kept
     }
 }
