@@ -45,8 +45,8 @@ func handleRequest(
             return .YES
         }
         return handleUsersTrack(
-            connection, record: record, state: state, service: service, socket: socket, uploadData: uploadData,
-            uploadSize: uploadSize)
+            connection, record: record, state: state, service: service, socket: socket, method: method,
+            version: version, uploadData: uploadData, uploadSize: uploadSize)
     }
     if record.sequence == 0 {
         record.sequence = state.countRequest()
@@ -172,11 +172,13 @@ func queryArguments(of connection: OpaquePointer) -> [(String, String)] {
     return box.arguments
 }
 
-/// The URL path as a path relative to the served folder, or nil when it names nothing servable:
-/// empty, or with a component starting with `.` (`..`, `.`, dotfiles and dot-folders such as `.git`).
+/// The URL path (percent-decoded) as a path relative to the served folder, or nil when it names
+/// nothing servable: empty, ending in `/` (a file name then a slash, typed or sent as `%2F`, names a
+/// folder; folders are not served), or with a component starting with `.` (`..`, `.`, dotfiles and
+/// dot-folders such as `.git`).
 func relativeAssetPath(_ urlPath: String) -> String? {
     let parts = urlPath.split(separator: "/")
-    guard !parts.isEmpty, !parts.contains(where: { $0.hasPrefix(".") }) else { return nil }
+    guard !parts.isEmpty, !urlPath.hasSuffix("/"), !parts.contains(where: { $0.hasPrefix(".") }) else { return nil }
     return parts.joined(separator: "/")
 }
 

@@ -53,6 +53,13 @@ int rp_socket_peer_gone(int fd);
 void rp_mhd_query_arguments(struct MHD_Connection *connection,
                             void (*visit)(void *context, const char *key, const char *value), void *context);
 
+/// The first request header named `key` (any case), as received, for the request whose access
+/// handler got `method` and `version`: sets `*value` and `*length` and returns 1 when that is the whole
+/// value, 0 when the value held a NUL byte (libmicrohttpd ends it there: `*length` stops before the
+/// NUL and more bytes followed), and -1 when the request has no such header.
+int rp_mhd_header_value(struct MHD_Connection *connection, const char *method, const char *version, const char *key,
+                        const char **value, size_t *length);
+
 /// Opens `path` (relative, '/'-separated) for reading strictly beneath the directory `root_fd`,
 /// following no symbolic link anywhere: openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), or, where
 /// the kernel lacks openat2 (or `walk` is nonzero), one openat(O_NOFOLLOW) per component. Never
