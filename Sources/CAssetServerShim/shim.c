@@ -29,6 +29,9 @@ struct MHD_Daemon *rp_mhd_start(const struct rp_mhd_config *config) {
     struct MHD_OptionItem options[] = {
         {MHD_OPTION_SOCK_ADDR, 0, &address},
         {MHD_OPTION_CONNECTION_LIMIT, config->connection_limit, NULL},
+        {config->per_ip_limit > 0 ? MHD_OPTION_PER_IP_CONNECTION_LIMIT : MHD_OPTION_END, config->per_ip_limit, NULL},
+        {config->notify_connection != NULL ? MHD_OPTION_NOTIFY_CONNECTION : MHD_OPTION_END,
+         (intptr_t)config->notify_connection, config->context},
         {MHD_OPTION_LISTEN_BACKLOG_SIZE, 4096, NULL},
         {MHD_OPTION_CONNECTION_TIMEOUT, config->timeout_seconds, NULL},
         {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)config->uri_logger, config->context},
