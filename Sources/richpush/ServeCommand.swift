@@ -24,7 +24,7 @@ enum ServeCommand {
           --per-ip-limit N   Connections one client address may hold per listener (default: all but an
                              eighth of the connection limit, 3584 of 4096); more are closed on accept.
           --head-timeout S   Seconds a new connection has for its TLS handshake and whole request head
-                             (default 5); a client that has not finished by then is closed, however it trickles.
+                             (default 10); a client that has not finished by then is closed, however it trickles.
           --access-log       Print one line per request on stderr: method, target, status, body bytes, ms.
           --api-key-file F   Also answer POST /users/track like Braze's REST API, for this key (read from F).
           --track-log FILE   Append every object /users/track accepted to FILE, one JSON line each.

@@ -80,7 +80,7 @@ public struct ServeConfiguration: Sendable {
     /// server's default, the connection limit less an eighth).
     public var perAddressLimit: Int?
     /// `--head-timeout S`: how long a new connection has for its TLS handshake and whole request head
-    /// (nil: the server's default, 5 s).
+    /// (nil: the server's default, 10 s).
     public var headTimeout: Duration?
     /// The repository's `Samples/` folder, when found: the default folder and the test certificate.
     public var samples: String?
