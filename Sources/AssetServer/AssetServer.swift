@@ -46,13 +46,16 @@ final class ServerState: Sendable {
     let accessLog: (@Sendable (AccessLogEntry) -> Void)?
     /// `POST /users/track`, when the server was started with it.
     let usersTrack: UsersTrackService?
+    /// The request-head deadlines of every connection.
+    let heads: HeadWatch
     private let stopping = Atomic<Bool>(false)
     private let requestCounter = Atomic<Int>(0)
 
     init(
-        root: String, rootDescriptor: Int32, suspensions: Suspensions, accessLog: (@Sendable (AccessLogEntry) -> Void)?,
-        usersTrack: UsersTrackService? = nil
+        root: String, rootDescriptor: Int32, suspensions: Suspensions, heads: HeadWatch,
+        accessLog: (@Sendable (AccessLogEntry) -> Void)?, usersTrack: UsersTrackService? = nil
     ) {
+        self.heads = heads
         self.usersTrack = usersTrack
         self.root = root
         self.rootDescriptor = rootDescriptor
@@ -92,6 +95,11 @@ public final class AssetServer: Sendable {
     public let host: String
     /// The most connections each listener holds at once (the rest wait in the listen queue).
     public let connectionLimit: Int
+    /// The most connections each listener holds from one address; more are closed as they are
+    /// accepted. Below ``connectionLimit``, so other clients always find a free slot.
+    public let perAddressLimit: Int
+    /// How long a new connection has to finish its TLS handshake and send a whole request head.
+    public let headTimeout: Duration
 
     private let state: ServerState
     private let daemons: Mutex<[OpaquePointer]>
@@ -110,14 +118,22 @@ public final class AssetServer: Sendable {
     ///     files they send always fit under the process's descriptor limit, leaving room for the rest
     ///     of the process.
     ///   - threads: event-loop threads per listener (default: one per core).
+    ///   - perAddressLimit: the most connections per listener from one IPv4 address (default: the
+    ///     connection limit less an eighth, at least one slot, kept for other addresses); at most the
+    ///     connection limit.
+    ///   - headTimeout: a new connection that has not finished its TLS handshake and sent a whole
+    ///     request head (request line and headers) this long after it was accepted is closed, however
+    ///     it trickles; a later request on a kept-alive connection has `idleTimeout` from the end of
+    ///     the previous one.
     ///   - idleTimeout: a connection with no traffic for this long is closed (faults that wait on
     ///     purpose do not count as idle).
     ///   - accessLog: called once per finished request, on a server thread.
     ///   - usersTrack: also answer `POST /users/track` like Braze's REST API (see ``UsersTrackOptions``).
     public init(
         root: String, tls: TLSIdentity? = nil, host: String = "127.0.0.1", httpPort: UInt16 = 0,
-        httpsPort: UInt16 = 0, connectionLimit: Int = 4096, threads: Int? = nil,
-        idleTimeout: Duration = .seconds(30), accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil,
+        httpsPort: UInt16 = 0, connectionLimit: Int = 4096, perAddressLimit: Int? = nil, threads: Int? = nil,
+        headTimeout: Duration = AssetServer.defaultHeadTimeout, idleTimeout: Duration = .seconds(30),
+        accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil,
         usersTrack: UsersTrackOptions? = nil
     ) throws(AssetServerError) {
         let trackService = try usersTrack.map { options throws(AssetServerError) in try UsersTrackService(options) }
@@ -140,13 +156,18 @@ public final class AssetServer: Sendable {
             close(rootDescriptor)
             throw error
         }
+        let heads = HeadWatch(firstHead: max(.milliseconds(100), headTimeout), nextHead: max(.seconds(1), idleTimeout))
         state = ServerState(
-            root: canonicalRoot, rootDescriptor: rootDescriptor, suspensions: suspensions, accessLog: accessLog,
-            usersTrack: trackService)
+            root: canonicalRoot, rootDescriptor: rootDescriptor, suspensions: suspensions, heads: heads,
+            accessLog: accessLog, usersTrack: trackService)
         self.host = host
         let listeners = tls == nil ? 1 : 2
         let limit = Self.fittingLimit(connectionLimit, listeners: listeners)
         self.connectionLimit = limit
+        let perAddress = perAddressLimit.map { min(limit, max(1, $0)) } ?? Self.defaultPerAddressLimit(limit)
+        self.perAddressLimit = perAddress
+        self.headTimeout = max(.milliseconds(100), headTimeout)
+        heads.start()
         let poolSize = UInt32(clamping: max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount))
         let timeout = UInt32(clamping: max(1, idleTimeout.components.seconds))
         // The server keeps `state` alive; stop() joins every thread that could read it first.
@@ -161,6 +182,7 @@ public final class AssetServer: Sendable {
                                 ipv4: address, port: port, handler: handleRequest, uri_logger: recordRequest,
                                 completed: finishRequest, context: context, key_pem: key, cert_pem: certificate,
                                 tls_priorities: priorities, connection_limit: UInt32(clamping: limit),
+                                per_ip_limit: UInt32(clamping: perAddress), notify_connection: notifyConnection,
                                 threads: poolSize, timeout_seconds: timeout)
                             return rp_mhd_start(&config)
                         }
@@ -170,6 +192,7 @@ public final class AssetServer: Sendable {
         }
         guard let plain = start(port: httpPort, identity: nil) else {
             suspensions.stop()
+            heads.stop()
             throw AssetServerError("cannot listen on \(host):\(httpPort) (in use, or not a local IPv4 address)")
         }
         var started = [plain]
@@ -178,6 +201,7 @@ public final class AssetServer: Sendable {
             guard let secure = start(port: httpsPort, identity: tls) else {
                 MHD_stop_daemon(plain)
                 suspensions.stop()
+                heads.stop()
                 throw AssetServerError(
                     "cannot start HTTPS on \(host):\(httpsPort): port in use, or the certificate/key PEM is unusable")
             }
@@ -187,6 +211,19 @@ public final class AssetServer: Sendable {
             self.httpsPort = nil
         }
         daemons = Mutex(started)
+    }
+
+    /// How long a new connection has, by default, for its TLS handshake and whole request head.
+    ///
+    /// 10 s, not less: the deadline runs from the accept, so it also covers the time a busy server
+    /// takes to get to a handshake. A burst of 4,000 HTTPS devices at once from `richpush bench` on
+    /// two cores had handshakes of up to 6.7 s; at 5 s, 414 of them were cut off as resets.
+    public static let defaultHeadTimeout: Duration = .seconds(10)
+
+    /// The per-address limit when none is given: the connection limit less an eighth (at least one
+    /// slot), so one address, a benchmark's burst included, may take most slots but never all.
+    static func defaultPerAddressLimit(_ limit: Int) -> Int {
+        limit <= 1 ? 1 : limit - max(1, limit / 8)
     }
 
     /// `requested` lowered so that every listener's connections, each with a file open, fit under
@@ -220,6 +257,7 @@ public final class AssetServer: Sendable {
         // libmicrohttpd must not stop with a connection suspended: resume them all (they then end).
         state.suspensions.stop()
         for daemon in running { MHD_stop_daemon(daemon) }
+        state.heads.stop()
     }
 
     deinit { stop() }

@@ -10,17 +10,18 @@ func recordRequest(
     return Unmanaged.passRetained(record).toOpaque()
 }
 
-/// Ends a request: prints its access-log entry (when asked for) and releases its record.
+/// Ends a request: starts the connection's wait for its next head, prints the request's access-log
+/// entry (when asked for) and releases its record.
 func finishRequest(
     _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
     _ requestState: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ termination: MHD_RequestTerminationCode
 ) {
+    let state = context.map { Unmanaged<ServerState>.fromOpaque($0).takeUnretainedValue() }
+    if let state, let connection { state.heads.requestEnded(connection) }
     guard let requestState, let pointer = requestState.pointee else { return }
     requestState.pointee = nil
     let record = Unmanaged<RequestRecord>.fromOpaque(pointer).takeRetainedValue()
-    guard let context else { return }
-    let state = Unmanaged<ServerState>.fromOpaque(context).takeUnretainedValue()
-    state.accessLog?(record.logEntry())
+    state?.accessLog?(record.logEntry())
 }
 
 /// Answers one request: libmicrohttpd's access handler, called on an event-loop thread.
@@ -35,6 +36,8 @@ func handleRequest(
     guard let context, let connection, let requestState, let pointer = requestState.pointee else { return .NO }
     let state = Unmanaged<ServerState>.fromOpaque(context).takeUnretainedValue()
     let record = Unmanaged<RequestRecord>.fromOpaque(pointer).takeUnretainedValue()
+    // The first call comes once the whole head is in: the connection owes nothing until the request ends.
+    if record.sequence == 0 { state.heads.headArrived(connection) }
     let socket = rp_mhd_connection_fd(connection)
     let path = url.map { String(cString: $0) } ?? "/"
     if let service = state.usersTrack, record.usersTrack != nil || (record.sequence == 0 && path == "/users/track") {
@@ -45,8 +48,8 @@ func handleRequest(
             return .YES
         }
         return handleUsersTrack(
-            connection, record: record, state: state, service: service, socket: socket, uploadData: uploadData,
-            uploadSize: uploadSize)
+            connection, record: record, state: state, service: service, socket: socket, method: method,
+            version: version, uploadData: uploadData, uploadSize: uploadSize)
     }
     if record.sequence == 0 {
         record.sequence = state.countRequest()
@@ -172,11 +175,13 @@ func queryArguments(of connection: OpaquePointer) -> [(String, String)] {
     return box.arguments
 }
 
-/// The URL path as a path relative to the served folder, or nil when it names nothing servable:
-/// empty, or with a component starting with `.` (`..`, `.`, dotfiles and dot-folders such as `.git`).
+/// The URL path (percent-decoded) as a path relative to the served folder, or nil when it names
+/// nothing servable: empty, ending in `/` (a file name then a slash, typed or sent as `%2F`, names a
+/// folder; folders are not served), or with a component starting with `.` (`..`, `.`, dotfiles and
+/// dot-folders such as `.git`).
 func relativeAssetPath(_ urlPath: String) -> String? {
     let parts = urlPath.split(separator: "/")
-    guard !parts.isEmpty, !parts.contains(where: { $0.hasPrefix(".") }) else { return nil }
+    guard !parts.isEmpty, !urlPath.hasSuffix("/"), !parts.contains(where: { $0.hasPrefix(".") }) else { return nil }
     return parts.joined(separator: "/")
 }
 

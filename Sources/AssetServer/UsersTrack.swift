@@ -100,9 +100,12 @@ final class UsersTrackService: Sendable {
     }
 
     /// Checks the key and the limit, validates the body, logs what was accepted and builds the answer.
-    func handle(body: [UInt8], bodyTooLarge: Bool, authorization: String?, sequence: Int) -> UsersTrackAnswer {
-        guard let authorization, authorization.hasPrefix("Bearer "),
-            Self.sameKey(String(authorization.dropFirst(7)), options.apiKey)
+    ///
+    /// `authorization` is the header's value as sent, every byte of it (a NUL does not end it).
+    func handle(body: [UInt8], bodyTooLarge: Bool, authorization: [UInt8]?, sequence: Int) -> UsersTrackAnswer {
+        let scheme = Array("Bearer ".utf8)
+        guard let authorization, authorization.starts(with: scheme),
+            Self.sameKey(Array(authorization.dropFirst(scheme.count)), Array(options.apiKey.utf8))
         else {
             return .fatal(401, "Invalid API key: give 'Authorization: Bearer <REST API key>'")
         }
@@ -163,9 +166,7 @@ final class UsersTrackService: Sendable {
     }
 
     /// Compares keys without an early exit, so timing says nothing about how much matched.
-    static func sameKey(_ given: String, _ expected: String) -> Bool {
-        let a = Array(given.utf8)
-        let b = Array(expected.utf8)
+    static func sameKey(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         var difference = a.count ^ b.count
         for index in 0..<max(a.count, b.count) {
             difference |= Int((index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0))

@@ -21,7 +21,8 @@ final class UsersTrackRequest: @unchecked Sendable {  // Touched by its connecti
 /// lost on the way back would: the client cannot tell whether its items arrived.
 func handleUsersTrack(
     _ connection: OpaquePointer, record: RequestRecord, state: ServerState, service: UsersTrackService,
-    socket: Int32, uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>?
+    socket: Int32, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?,
+    uploadSize: UnsafeMutablePointer<Int>?
 ) -> MHD_Result {
     guard let track = record.usersTrack else { return .NO }
     if let uploadSize, uploadSize.pointee > 0 {
@@ -49,10 +50,9 @@ func handleUsersTrack(
         if let status = plan.status, !(200..<300).contains(status) {
             track.answer = service.faultAnswer(status)
         } else {
-            let authorization = MHD_lookup_connection_value(connection, .HEADER_KIND, "Authorization")
             track.answer = service.handle(
                 body: track.body, bodyTooLarge: track.tooLarge,
-                authorization: authorization.map { String(cString: $0) },
+                authorization: headerValue(of: connection, named: "Authorization", method: method, version: version),
                 sequence: record.sequence)
         }
         track.body = []
@@ -73,6 +73,23 @@ func handleUsersTrack(
     }
     guard let answer = track.answer else { return .NO }
     return answerUsersTrack(connection, record, answer)
+}
+
+/// The value of the request header `name` as the client sent it, or nil when the request has none.
+///
+/// libmicrohttpd reads a header value as a C string, so a NUL byte in it hides what follows (`Bearer
+/// KEY\0anything` reads as `Bearer KEY`): such a value is returned up to and including its first NUL,
+/// which no key matches.
+private func headerValue(
+    of connection: OpaquePointer, named name: String, method: UnsafePointer<CChar>?,
+    version: UnsafePointer<CChar>?
+) -> [UInt8]? {
+    var value: UnsafePointer<CChar>?
+    var length = 0
+    let whole = rp_mhd_header_value(connection, method, version, name, &value, &length)
+    guard whole >= 0, let value else { return nil }
+    let bytes = Array(UnsafeRawBufferPointer(start: value, count: length))
+    return whole == 1 ? bytes : bytes + [0]
 }
 
 private func answerUsersTrack(_ connection: OpaquePointer, _ record: RequestRecord, _ answer: UsersTrackAnswer)

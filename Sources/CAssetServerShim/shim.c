@@ -29,6 +29,9 @@ struct MHD_Daemon *rp_mhd_start(const struct rp_mhd_config *config) {
     struct MHD_OptionItem options[] = {
         {MHD_OPTION_SOCK_ADDR, 0, &address},
         {MHD_OPTION_CONNECTION_LIMIT, config->connection_limit, NULL},
+        {config->per_ip_limit > 0 ? MHD_OPTION_PER_IP_CONNECTION_LIMIT : MHD_OPTION_END, config->per_ip_limit, NULL},
+        {config->notify_connection != NULL ? MHD_OPTION_NOTIFY_CONNECTION : MHD_OPTION_END,
+         (intptr_t)config->notify_connection, config->context},
         {MHD_OPTION_LISTEN_BACKLOG_SIZE, 4096, NULL},
         {MHD_OPTION_CONNECTION_TIMEOUT, config->timeout_seconds, NULL},
         {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)config->uri_logger, config->context},
@@ -100,6 +103,66 @@ void rp_mhd_query_arguments(struct MHD_Connection *connection,
                             void (*visit)(void *context, const char *key, const char *value), void *context) {
     struct rp_visit state = {visit, context};
     MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, rp_visit_argument, &state);
+}
+
+struct rp_header_scan {
+    const char *key;
+    size_t key_length;
+    const char *first_key;
+    const char *value;
+    size_t value_length;
+    const char *next_line;
+    int found;
+};
+
+static enum MHD_Result rp_scan_header(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                                      const char *value, size_t value_size) {
+    (void)kind;
+    struct rp_header_scan *scan = (struct rp_header_scan *)cls;
+    if (scan->first_key == NULL) scan->first_key = key;
+    if (scan->found) {
+        if (scan->next_line == NULL) scan->next_line = key;
+        return MHD_YES;
+    }
+    if (key_size == scan->key_length && strncasecmp(key, scan->key, key_size) == 0 && value != NULL) {
+        scan->found = 1;
+        scan->value = value;
+        scan->value_length = value_size;
+    }
+    return MHD_YES;
+}
+
+// libmicrohttpd 0.9.75 parses the head in place, in its read buffer: method, target, version, keys and
+// values point into it, and every line end (CRLF or LF) is overwritten with NUL bytes. It measures a
+// value with strlen, so a NUL the client sent ends the value early; the bytes it hides stay in the
+// buffer between the value's end and the next line. A whole value is followed by its line end alone:
+// as many NUL bytes as the request line's line end (twice that after the last header, whose line
+// end is followed by the empty line). Anything else, or a layout this does not recognise, is "not
+// whole": the caller refuses rather than trusts a value cut short.
+int rp_mhd_header_value(struct MHD_Connection *connection, const char *method, const char *version, const char *key,
+                        const char **value, size_t *length) {
+    struct rp_header_scan scan;
+    memset(&scan, 0, sizeof scan);
+    scan.key = key;
+    scan.key_length = strlen(key);
+    MHD_get_connection_values_n(connection, MHD_HEADER_KIND, rp_scan_header, &scan);
+    if (!scan.found) return -1;
+    *value = scan.value;
+    *length = scan.value_length;
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    if (info == NULL || method == NULL || version == NULL || scan.first_key == NULL) return 0;
+    const char *version_end = version + strlen(version);
+    if (scan.first_key <= version_end) return 0;
+    size_t line_end = (size_t)(scan.first_key - version_end);
+    if (line_end != 1 && line_end != 2) return 0;
+    const char *value_end = scan.value + scan.value_length;
+    const char *next = scan.next_line != NULL ? scan.next_line : method + info->header_size;
+    size_t expected = scan.next_line != NULL ? line_end : 2 * line_end;
+    if (next <= value_end || (size_t)(next - value_end) != expected) return 0;
+    for (const char *byte = value_end; byte < next; byte++) {
+        if (*byte != '\0') return 0;
+    }
+    return 1;
 }
 
 static int rp_open_retrying(int dir_fd, const char *name, int flags) {

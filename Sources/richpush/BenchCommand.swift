@@ -126,8 +126,10 @@ enum BenchCommand {
         guard let certs, FileManager.default.fileExists(atPath: certs + "/server.pem") else {
             throw UsageError("--serve needs the test certificate in Samples/certs: run from the repository")
         }
+        // The bench is the server's only client: no per-address share, so a burst may take every slot.
         let server = try AssetServer(
-            root: folder, tls: TLSIdentity.load(certificate: certs + "/server.pem", key: certs + "/server-key.pem"))
+            root: folder, tls: TLSIdentity.load(certificate: certs + "/server.pem", key: certs + "/server-key.pem"),
+            perAddressLimit: .max)
         configuration.serve(httpsPort: Int(server.httpsPort ?? 0), caFile: certs + "/ca.pem")
         return server
     }

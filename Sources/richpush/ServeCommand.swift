@@ -21,6 +21,10 @@ enum ServeCommand {
           --key FILE         Private key (PEM) for HTTPS (default Samples/certs/server-key.pem).
           --no-tls           Serve plain HTTP only.
           --host ADDRESS     IPv4 address to bind (default 127.0.0.1).
+          --per-ip-limit N   Connections one client address may hold per listener (default: all but an
+                             eighth of the connection limit, 3584 of 4096); more are closed on accept.
+          --head-timeout S   Seconds a new connection has for its TLS handshake and whole request head
+                             (default 10); a client that has not finished by then is closed, however it trickles.
           --access-log       Print one line per request on stderr: method, target, status, body bytes, ms.
           --api-key-file F   Also answer POST /users/track like Braze's REST API, for this key (read from F).
           --track-log FILE   Append every object /users/track accepted to FILE, one JSON line each.
@@ -51,6 +55,8 @@ enum ServeCommand {
         let noTLS = arguments.flag("--no-tls")
         let accessLog = arguments.flag("--access-log")
         let host = try arguments.value("--host") ?? "127.0.0.1"
+        let perAddressLimit: Int? = try arguments.number("--per-ip-limit", in: 1...1_000_000)
+        let headTimeout: Int? = try arguments.number("--head-timeout", in: 1...3600)
         let certificate = try arguments.value("--cert")
         let key = try arguments.value("--key")
         let usersTrack = try ServeConfiguration.UsersTrack.parse(
@@ -63,6 +69,8 @@ enum ServeCommand {
         configuration.httpPort = httpPort
         configuration.httpsPort = httpsPort
         configuration.usersTrack = usersTrack
+        configuration.perAddressLimit = perAddressLimit
+        configuration.headTimeout = headTimeout.map { .seconds($0) }
         let server = try startServer(configuration, accessLog: accessLog)
         printLine(server.httpBaseURL + "/")
         if let https = server.httpsBaseURL { printLine(https + "/") }
@@ -99,7 +107,9 @@ enum ServeCommand {
         do {
             return try AssetServer(
                 root: configuration.root, tls: identity, host: configuration.host, httpPort: configuration.httpPort,
-                httpsPort: configuration.httpsPort, accessLog: logger, usersTrack: usersTrack)
+                httpsPort: configuration.httpsPort, perAddressLimit: configuration.perAddressLimit,
+                headTimeout: configuration.headTimeout ?? AssetServer.defaultHeadTimeout, accessLog: logger,
+                usersTrack: usersTrack)
         } catch {
             throw CommandFailure(.unavailable, "the server could not start: \(error.message)")
         }

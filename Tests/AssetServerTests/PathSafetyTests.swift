@@ -111,6 +111,20 @@ import Testing
         #expect(index?.text.contains(".hidden") == false && index?.text.contains(".git") == false)
     }
 
+    /// A file name followed by a slash, typed or percent-encoded, names a folder that does not exist:
+    /// 404, as a static file server answers (the slash was dropped and the file served).
+    @Test(arguments: [
+        "/plain.jpg/", "/plain.jpg%2f", "/plain.jpg%2F", "/swap-dir/asset.jpg/", "/swap-dir%2fasset.jpg/",
+    ])
+    func answersAFileNameWithATrailingSlashWith404(target: String) async throws {
+        let rig = try Rig()
+        let response = try await offThePool { try rig.get(target) }
+        #expect(response?.status == 404)
+        #expect(response?.text.contains("inside") == false)
+        #expect(try await offThePool { try rig.get("/plain.jpg") }?.status == 200)
+        #expect(try await offThePool { try rig.get("/swap-dir%2fasset.jpg") }?.status == 200, "%2f between names")
+    }
+
     @Test func answersAFIFOWith404WithoutBlocking() async throws {
         let rig = try Rig()
         #expect(mkfifo(rig.root + "/pipe.jpg", 0o600) == 0)
@@ -150,6 +164,8 @@ import Testing
         #expect(relativeAssetPath("/a/../b.jpg") == nil)
         #expect(relativeAssetPath("/a/./b.jpg") == nil)
         #expect(relativeAssetPath("/.env") == nil)
+        #expect(relativeAssetPath("/a/b.jpg/") == nil)
+        #expect(relativeAssetPath("//") == nil)
     }
 }
 

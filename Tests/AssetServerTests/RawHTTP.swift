@@ -5,12 +5,28 @@ import Foundation
 final class RawConnection: @unchecked Sendable {  // Used by one thread at a time.
     private(set) var descriptor: Int32
 
-    /// Connects to 127.0.0.1:`port`; reads give up after `timeout`.
-    init(port: UInt16, timeout: Duration = .seconds(10)) throws {
+    /// Connects to 127.0.0.1:`port`, from `source` (another loopback address, such as 127.0.0.2,
+    /// is another client to the server) when given; reads give up after `timeout`.
+    init(port: UInt16, from source: String? = nil, timeout: Duration = .seconds(10)) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         var wait = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                let code = errno
+                close()
+                throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -36,14 +52,35 @@ final class RawConnection: @unchecked Sendable {  // Used by one thread at a tim
         }
     }
 
-    /// Sends `text` whole.
+    /// Sends `text` whole; a connection the server closed throws (never SIGPIPE).
     func send(_ text: String) throws {
         let bytes = Array(text.utf8)
         var sent = 0
         while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            let count = bytes[sent...].withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard count > 0 else { throw POSIXError(.EPIPE) }
             sent += count
+        }
+    }
+
+    /// Whether the server has closed (or reset) the connection, waiting up to `wait` for it; bytes
+    /// that arrive meanwhile are read and dropped.
+    func closedByPeer(within wait: Duration = .zero) -> Bool {
+        let deadline = ContinuousClock.now + wait
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let left = deadline - ContinuousClock.now
+            let milliseconds = max(
+                0, Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+            )
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { return false }
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) { return true }
         }
     }
 
@@ -71,8 +108,10 @@ struct RawResponse: Sendable {
 
 enum RawHTTP {
     /// GET `target` exactly as given (no escaping), with `Connection: close`; nil when no status line came.
-    static func get(_ target: String, port: UInt16, method: String = "GET") throws -> RawResponse? {
-        let connection = try RawConnection(port: port)
+    static func get(_ target: String, port: UInt16, method: String = "GET", from source: String? = nil) throws
+        -> RawResponse?
+    {
+        let connection = try RawConnection(port: port, from: source)
         try connection.send("\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         return parse(connection.receive())
     }

@@ -94,6 +94,44 @@ import Testing
         withExtendedLifetime(held) {}
     }
 
+    /// `richpush serve --per-ip-limit 2`: a third connection from 127.0.0.1 is closed on accept, well
+    /// before the 60 s head deadline, while 127.0.0.2 is served.
+    @Test func serveHoldsAtMostThePerAddressLimit() async throws {
+        let serve = try await ServeProcess.start(arguments: ["--per-ip-limit", "2", "--head-timeout", "60"])
+        defer { serve.stop() }
+        let port = serve.port
+        let (refused, probe, held) = try await offThePool {
+            let before = serve.openDescriptors()
+            let held = try (0..<2).map { _ in try RawConnection(port: port) }
+            // Wait until the server holds both, so the third is the one over the limit.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while serve.openDescriptors() - before < 2 && ContinuousClock.now < deadline { usleep(20_000) }
+            let third = try RawConnection(port: port)
+            let refused = third.closedByPeer(within: Sanitizer.scaled(.seconds(20)))
+            let probe = try RawHTTP.get("/hero.jpg", port: port, from: "127.0.0.2")
+            return (refused, probe, held)
+        }
+        #expect(refused, "the third connection from one address is closed")
+        #expect(probe?.status == 200, "another address is served")
+        #expect(held.allSatisfy { !$0.closedByPeer() }, "the two within the limit stay open")
+    }
+
+    /// `richpush serve --head-timeout 1`: a silent connection is closed at the deadline, long before
+    /// the 30 s idle timeout; `--per-ip-limit 0` and `--head-timeout 0` are usage errors.
+    @Test func serveClosesASilentConnectionAtTheHeadTimeout() async throws {
+        let serve = try await ServeProcess.start(arguments: ["--head-timeout", "1"])
+        defer { serve.stop() }
+        let port = serve.port
+        let closed = try await offThePool {
+            try RawConnection(port: port).closedByPeer(within: Sanitizer.scaled(.seconds(20)))
+        }
+        #expect(closed)
+        for arguments in [["--per-ip-limit", "0"], ["--head-timeout", "0"], ["--head-timeout", "soon"]] {
+            let run = try await RichPushBinary.run(["serve", Fixtures.assets, "--no-tls"] + arguments)
+            #expect(run.status == 64, "\(arguments): \(run.stderr)")
+        }
+    }
+
     /// An 80 MB generated body (over the old 64 MB cap), gzipped, is compressed while it is sent: it arrives whole and the
     /// server's peak memory stays small (it used to build the body and its compressed copy in memory).
     @Test func streamsALargeGzipBodyInLittleMemory() async throws {

@@ -35,15 +35,21 @@ import Testing
             }
         }
 
-        /// POSTs `body` to `/users/track` + `query`, with the key unless `key` is nil.
-        func post(_ body: String, query: String = "", key: String? = UsersTrackTests.key) async throws -> RawResponse? {
+        /// POSTs `body` to `/users/track` + `query`, with the key unless `key` is nil (`authorization`,
+        /// when given, is the header's whole value, sent as is; `last` sends it as the last header).
+        func post(
+            _ body: String, query: String = "", key: String? = UsersTrackTests.key, authorization: String? = nil,
+            last: Bool = false
+        ) async throws -> RawResponse? {
             let port = server.httpPort
             return try await offThePool {
                 let connection = try RawConnection(port: port)
-                let auth = key.map { "Authorization: Bearer \($0)\r\n" } ?? ""
+                let value = authorization ?? key.map { "Bearer \($0)" }
+                let auth = value.map { "Authorization: \($0)\r\n" } ?? ""
+                let length = "Content-Length: \(body.utf8.count)\r\n"
                 try connection.send(
                     "POST /users/track\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-                        + "Content-Type: application/json\r\n\(auth)Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                        + "Content-Type: application/json\r\n\(last ? length + auth : auth + length)\r\n\(body)")
                 return RawHTTP.parse(connection.receive())
             }
         }
@@ -63,6 +69,23 @@ import Testing
         #expect(try await rig.post(body, key: nil)?.status == 401)
         #expect(try await rig.post(body, key: "wrong")?.status == 401)
         #expect(try rig.logged().isEmpty, "nothing logged without the key")
+    }
+
+    /// The key is compared over the header's whole value, NUL bytes included: a NUL after the key does
+    /// not end the value (it did, read as a C string).
+    @Test func refusesTheKeyFollowedByANulAndMore() async throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        let body = #"{"events":[\#(Self.event)]}"#
+        for value in ["Bearer \(Self.key)\u{0}anything", "Bearer \(Self.key)\u{0}", "Bearer \u{0}\(Self.key)"] {
+            for last in [false, true] {
+                let response = try await rig.post(body, authorization: value, last: last)
+                #expect(response?.status == 401, "\(value.debugDescription), last header: \(last)")
+            }
+        }
+        #expect(try rig.logged().isEmpty, "nothing logged for a key with a NUL")
+        #expect(try await rig.post(body)?.status == 201, "the exact key is still accepted")
+        #expect(try await rig.post(body, last: true)?.status == 201, "also as the last header")
     }
 
     @Test func processesValidObjectsAndReportsInvalidOnesWithoutFailing() async throws {

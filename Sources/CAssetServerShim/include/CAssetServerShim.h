@@ -24,6 +24,10 @@ struct rp_mhd_config {
     /// TLS 1.1 the way an old server would.
     const char *tls_priorities;
     unsigned int connection_limit;
+    /// The most connections from one IPv4 address (0: no limit of its own); more are closed on accept.
+    unsigned int per_ip_limit;
+    /// Called when a connection is accepted and when it is closed (before its socket is closed); NULL: not called.
+    MHD_NotifyConnectionCallback notify_connection;
     /// Event-loop threads (epoll each); 1 runs a single loop thread.
     unsigned int threads;
     /// Seconds of inactivity after which a connection is closed.
@@ -53,6 +57,13 @@ int rp_socket_peer_gone(int fd);
 void rp_mhd_query_arguments(struct MHD_Connection *connection,
                             void (*visit)(void *context, const char *key, const char *value), void *context);
 
+/// The first request header named `key` (any case), as received, for the request whose access
+/// handler got `method` and `version`: sets `*value` and `*length` and returns 1 when that is the whole
+/// value, 0 when the value held a NUL byte (libmicrohttpd ends it there: `*length` stops before the
+/// NUL and more bytes followed), and -1 when the request has no such header.
+int rp_mhd_header_value(struct MHD_Connection *connection, const char *method, const char *version, const char *key,
+                        const char **value, size_t *length);
+
 /// Opens `path` (relative, '/'-separated) for reading strictly beneath the directory `root_fd`,
 /// following no symbolic link anywhere: openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), or, where
 /// the kernel lacks openat2 (or `walk` is nonzero), one openat(O_NOFOLLOW) per component. Never
@@ -77,6 +88,9 @@ void rp_deflate_destroy(struct rp_deflate *stream);
 static const ssize_t RP_READER_END_OF_STREAM = MHD_CONTENT_READER_END_OF_STREAM;
 static const ssize_t RP_READER_END_WITH_ERROR = MHD_CONTENT_READER_END_WITH_ERROR;
 static const uint64_t RP_SIZE_UNKNOWN = MHD_SIZE_UNKNOWN;
+/// The connection notifications, as plain numbers (Swift does not import the enum's cases).
+static const unsigned int RP_CONNECTION_STARTED = MHD_CONNECTION_NOTIFY_STARTED;
+static const unsigned int RP_CONNECTION_CLOSED = MHD_CONNECTION_NOTIFY_CLOSED;
 /// POLLRDHUP (poll.h defines it only with _GNU_SOURCE): the peer closed its end.
 static const short RP_POLLRDHUP = 0x2000;
 

@@ -76,6 +76,12 @@ public struct ServeConfiguration: Sendable {
     public var tlsFiles: TLSFiles?
     /// `/users/track`, when served.
     public var usersTrack: UsersTrack?
+    /// `--per-ip-limit N`: the most connections one client address holds per listener (nil: the
+    /// server's default, the connection limit less an eighth).
+    public var perAddressLimit: Int?
+    /// `--head-timeout S`: how long a new connection has for its TLS handshake and whole request head
+    /// (nil: the server's default, 10 s).
+    public var headTimeout: Duration?
     /// The repository's `Samples/` folder, when found: the default folder and the test certificate.
     public var samples: String?
 
