@@ -20,7 +20,7 @@ import Foundation
 /// let plists = try AppFolderWalk.infoPlists(in: "MyApp")  // ["MyApp/Service/Info.plist", ...]
 /// ```
 enum AppFolderWalk {
-    /// How many folders below the given one an Info.plist may be (`App/Sources/Service/Info.plist` is 3).
+    /// How many folders below the given one an Info.plist may be (`App/Sources/Service/Info.plist` is 3 down).
     static let maximumDepth = 4
     /// How many names the walk looks at before it gives up on the folder.
     static let maximumEntries = 20_000
@@ -65,7 +65,7 @@ enum AppFolderWalk {
                 case S_IFDIR where isBundle(name):
                     collectBundle(path, into: &found)
                 case S_IFDIR
-                where depth + 1 < maximumDepth && !skipped.contains(name)
+                where depth < maximumDepth && !skipped.contains(name)
                     && !skippedSuffixes.contains(where: { name.hasSuffix($0) }):
                     pending.append((path, depth + 1))
                 default:

@@ -28,13 +28,14 @@ public struct PropertyListLimits: Sendable, Equatable {
     public static let infoPlist = PropertyListLimits(
         maximumBytes: 1 << 20, maximumObjects: 100_000, kind: "an Info.plist")
 
-    /// An App Group `UserDefaults` suite: 64 MiB and 4,000,000 objects.
+    /// An App Group `UserDefaults` suite: 64 MiB and 2,000,000 objects.
     ///
-    /// A suite is kilobytes; 64 MiB bounds a hostile file. Each pending event is a dictionary of a
-    /// dozen objects, so 4,000,000 objects hold some 300,000 pending events; decoding that many takes
-    /// Foundation about 1 GB at most.
+    /// A suite is kilobytes; 64 MiB bounds a hostile file. A pending event is a dictionary of a dozen
+    /// objects or fewer, so 2,000,000 objects still hold some 150,000 pending events (an extension
+    /// records a few per push). Measured: a suite that expands to 2,000,000 objects takes `analytics
+    /// show` about 300 MB; one at 4,000,000, 550 MB.
     public static let suite = PropertyListLimits(
-        maximumBytes: 64 << 20, maximumObjects: 4_000_000, kind: "an App Group suite")
+        maximumBytes: 64 << 20, maximumObjects: 2_000_000, kind: "an App Group suite")
 
     /// A user attribute the extension stored as a property list inside the suite (`{"email": ...}`).
     public static let userAttribute = PropertyListLimits(
