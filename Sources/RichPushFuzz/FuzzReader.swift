@@ -8,6 +8,10 @@ enum FuzzReader: UInt8, CaseIterable {
     case ndjson = 1
     /// Batch records: `results.ndjson` and journal lines, decoded, re-encoded and read back.
     case records = 2
+    /// A property list: the bounded reader's limits and defects, and a round trip of what it accepts.
+    case plist = 3
+    /// An App Group suite: read, record an event, read again.
+    case suite = 4
 
     /// Checks `input` (selector byte first) against its reader; a broken invariant aborts with a message.
     static func check(_ input: [UInt8]) {
@@ -19,6 +23,8 @@ enum FuzzReader: UInt8, CaseIterable {
         case .payload: PayloadInvariants.check(bytes)
         case .ndjson: NDJSONInvariants.check(bytes)
         case .records: RecordInvariants.check(bytes)
+        case .plist: PlistInvariants.check(bytes)
+        case .suite: SuiteInvariants.check(bytes)
         }
     }
 }

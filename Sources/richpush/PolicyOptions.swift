@@ -49,8 +49,9 @@ struct PolicyOptions {
         try readApp(&arguments)
     }
 
-    /// `--app`, `--service-plist`, `--content-plist`, `--require-key`: a plist that cannot be used is a
-    /// usage error naming the file and the problem.
+    /// `--app`, `--service-plist`, `--content-plist`, `--require-key`: a plist or folder that cannot be
+    /// used is unusable input (65) naming the file and the problem; a plist given to the wrong option,
+    /// or a malformed option, is a usage error (64).
     private mutating func readApp(_ arguments: inout Arguments) throws {
         let folder = try arguments.value("--app")
         let service = try arguments.value("--service-plist")
@@ -80,7 +81,9 @@ struct PolicyOptions {
             }
             policy.app = app
         } catch let error as AppConfigurationError {
-            throw UsageError(error.description)
+            // A file or folder that cannot be used is unusable input (65); a wrong option is a usage error (64).
+            guard error.code == .unusableInput else { throw UsageError(error.description) }
+            throw CommandFailure(.dataError, error.description)
         }
     }
 }

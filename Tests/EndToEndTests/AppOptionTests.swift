@@ -17,17 +17,21 @@ import Testing
     }
 
     @Test(arguments: [
-        (["--app", "/nonexistent-folder"], "is not a folder"),
-        (["--service-plist", app + "/NotificationContent/Info.plist"], "--service-plist"),
-        (["--content-plist", app + "/README.md"], "not a property list"),
-        (["--require-key", "cert_title"], "--require-key needs the content extensions"),
-        (["--app", app, "--require-key", "level=int"], "unknown type"),
-        (["--service-plist", app + "/NotificationService/Info.plist", "--allow-http"], "give one"),
+        (["--app", "/nonexistent-folder"], "is not a folder", Int32(65)),
+        (["--service-plist", app + "/NotificationContent/Info.plist"], "--service-plist", 64),
+        (["--content-plist", app + "/README.md"], "not a property list", 65),
+        (["--content-plist", "/nonexistent.plist"], "cannot be read", 65),
+        (["--service-plist", "/dev/null"], "not a regular file", 65),
+        (["--require-key", "cert_title"], "--require-key needs the content extensions", 64),
+        (["--app", app, "--require-key", "level=int"], "unknown type", 64),
+        (["--service-plist", app + "/NotificationService/Info.plist", "--allow-http"], "give one", 64),
     ])
-    func aPlistThatCannotBeUsedIsAUsageErrorNamingIt(options: [String], says: String) async throws {
+    func aPlistThatCannotBeUsedIsUnusableInputAndAWrongOptionAUsageError(
+        options: [String], says: String, status: Int32
+    ) async throws {
         let payload = #"{"aps":{"alert":"x","mutable-content":1}}"#
         let run = try await RichPushBinary.run(["process"] + options, stdin: Data(payload.utf8))
-        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.status == status, "\(run.stderr)")
         #expect(run.stderr.contains(says), "\(run.stderr)")
         #expect(run.stdout.isEmpty)
     }

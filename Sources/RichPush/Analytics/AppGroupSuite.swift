@@ -6,7 +6,9 @@ import Foundation
 /// Every change is a read-modify-write under an exclusive `flock` on a lock file beside the plist
 /// (``update(_:)``), and the new plist replaces the old one by a rename from an exclusive temporary
 /// in the same folder, so an extension and an app that write at once lose nothing and a reader never
-/// sees half a file. Foundation's `PropertyListSerialization` reads and writes the file.
+/// sees half a file. ``PropertyListReader`` reads the file (bounded in size and objects, see
+/// ``PropertyListLimits/suite``); Foundation's `PropertyListSerialization` writes it. A temporary
+/// left by a writer that was killed before its rename is removed by the next write.
 ///
 /// ```swift
 /// let suite = try AppGroupSuite(container: "Samples/app-group", suite: nil)
@@ -105,40 +107,28 @@ public struct AppGroupSuite: Sendable {
     }
 
     /// The decoded top-level dictionary and the format it was stored in.
+    ///
+    /// Read through the bounded ``PropertyListReader`` (``PropertyListLimits/suite``): a missing or
+    /// empty file is an empty suite; a file that cannot be read is a storage failure; anything else
+    /// wrong with it (not a regular file, too large, damaged, a reference bomb) makes it unusable.
     func readRoot() throws(AnalyticsError) -> (
         root: [String: Any], format: PropertyListSerialization.PropertyListFormat
     ) {
-        let descriptor: Int32
+        let reader = PropertyListReader(limits: .suite)
         do {
-            descriptor = try SystemCall.openRegularFile(path)
+            let bytes = try reader.bytes(of: path)
+            if bytes.isEmpty { return ([:], .binary) }
+            let document = try reader.decode(bytes, path: path)
+            return (try document.dictionary(), document.format)
         } catch {
-            if error.code == ENOENT { return ([:], .binary) }
-            throw AnalyticsError(.storage, error.message)
+            switch error.code {
+            case .missing: return ([:], .binary)
+            case .unreadable: throw AnalyticsError(.storage, error.cause?.message ?? error.message)
+            default:
+                throw AnalyticsError(
+                    .suiteUnreadable, error.message + "; a suite is the binary or XML plist UserDefaults writes")
+            }
         }
-        defer { close(descriptor) }
-        let bytes: [UInt8]
-        do {
-            bytes = try SystemCall.readAll(descriptor, upTo: Self.maximumBytes + 1, path: path)
-        } catch {
-            throw AnalyticsError(.storage, error.message)
-        }
-        guard bytes.count <= Self.maximumBytes else {
-            throw AnalyticsError(.suiteUnreadable, "'\(path)' is larger than \(Self.maximumBytes) bytes; not a suite")
-        }
-        if bytes.isEmpty { return ([:], .binary) }
-        var format = PropertyListSerialization.PropertyListFormat.binary
-        let value: Any
-        do {
-            value = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: &format)
-        } catch {
-            throw AnalyticsError(
-                .suiteUnreadable,
-                "'\(path)' is not a property list (neither binary nor XML); a suite is the plist UserDefaults writes")
-        }
-        guard let root = value as? [String: Any] else {
-            throw AnalyticsError(.suiteUnreadable, "'\(path)' holds \(type(of: value)), not a dictionary")
-        }
-        return (root, format == .openStep ? .xml : format)
     }
 
     /// Replaces the plist atomically: an exclusive temporary in its folder, flushed, renamed over it.
@@ -151,8 +141,9 @@ public struct AppGroupSuite: Sendable {
         } catch {
             throw AnalyticsError(.storage, "cannot encode the suite '\(name)' as a property list: \(error)")
         }
+        removeStaleTemporaries()
         do throws(SystemError) {
-            let temporary = try TemporaryFile.createExclusively(in: folder, prefix: ".richpush-")
+            let temporary = try TemporaryFile.createExclusively(in: folder, prefix: Self.temporaryPrefix)
             defer { temporary.discard() }
             try SystemCall.writeAll(temporary.descriptor, [UInt8](data), path: temporary.path)
             try temporary.commit(as: path, durable: true)
@@ -161,8 +152,36 @@ public struct AppGroupSuite: Sendable {
         }
     }
 
-    /// The largest suite read (an App Group suite is kilobytes; this bounds a hostile file).
-    static let maximumBytes = 64 << 20
+    /// How the suite's temporaries start (each is `<prefix><random>.part` in ``folder``).
+    static let temporaryPrefix = ".richpush-"
+
+    /// Removes the temporaries a writer killed before its rename left behind.
+    ///
+    /// Called with the suite's lock held (from ``update(_:)``), so no other richpush writer of this
+    /// suite is between creating and renaming its temporary; a writer of another suite in the same
+    /// folder may be, so only a temporary untouched for ``staleAfter`` (far longer than any write
+    /// takes) is removed. Only regular files of the exact pattern `.richpush-<hex>.part` are touched.
+    func removeStaleTemporaries(now: Date = Date()) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where Self.isTemporaryName(name) {
+            let candidate = folder + "/" + name
+            var info = stat()
+            guard lstat(candidate, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
+            guard now.timeIntervalSince(modified) > Self.staleAfter else { continue }
+            unlink(candidate)
+        }
+    }
+
+    /// Whether `name` is one of the suite writer's temporaries: `.richpush-`, 1 to 32 hex digits, `.part`.
+    static func isTemporaryName(_ name: String) -> Bool {
+        guard name.hasPrefix(temporaryPrefix), name.hasSuffix(".part") else { return false }
+        let middle = name.dropFirst(temporaryPrefix.count).dropLast(5)
+        return (1...32).contains(middle.count) && middle.allSatisfy(\.isHexDigit) && middle.allSatisfy(\.isASCII)
+    }
+
+    /// How old a temporary must be before it counts as left behind (a suite write takes milliseconds).
+    static let staleAfter: TimeInterval = 60
 }
 
 /// An exclusive `flock` on a lock file, created if missing (never through a link); held until

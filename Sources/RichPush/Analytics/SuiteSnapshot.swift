@@ -213,10 +213,15 @@ public enum UserAttributeCoding {
 
     /// Decodes a stored element: `Data` holding `{"email": "..."}` (or, as Swift's synthesized
     /// `Codable` writes an enum case, `{"email": {"_0": "..."}}`); `nil` when it is anything else.
+    ///
+    /// The bytes come from the suite, so they go through the bounded reader too
+    /// (``PropertyListLimits/userAttribute``): a bomb stored as a user attribute is undecodable, not run.
     public static func decode(_ element: Any) -> (key: String, value: String)? {
         guard let data = element as? Data,
-            let value = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
-            let dictionary = value as? [String: Any], dictionary.count == 1, let (key, inner) = dictionary.first,
+            let document = try? PropertyListReader(limits: .userAttribute).decode(
+                [UInt8](data), path: "user attribute"),
+            let dictionary = document.value as? [String: Any], dictionary.count == 1,
+            let (key, inner) = dictionary.first,
             !key.isEmpty
         else { return nil }
         if let text = inner as? String { return (key, text) }

@@ -3,8 +3,8 @@ import Foundation
 /// What an app's own files decide beyond the payload: the service extension's App Transport Security
 /// and the content extensions that show pushes by category.
 ///
-/// Read from an app's source folder (``scan(folder:)``: every `Info.plist` whose
-/// `NSExtension.NSExtensionPointIdentifier` is a notification extension point), or from plists named
+/// Read from an app's folder (``scan(folder:)``: the app's and its extensions' `Info.plist` files, those
+/// whose `NSExtension.NSExtensionPointIdentifier` is a notification extension point kept), or from plists named
 /// one by one (``init(servicePlist:contentPlists:)``). XML and binary plists both work.
 public struct AppConfiguration: Sendable, Equatable {
     /// The service extension's extension point.
@@ -35,34 +35,22 @@ public struct AppConfiguration: Sendable, Equatable {
         }
     }
 
-    /// Finds and reads every notification extension's Info.plist below `folder` (an Xcode project).
+    /// Finds and reads the app's and its extensions' Info.plist files in `folder` (an Xcode project's
+    /// source folder or a built `.app`), as ``AppFolderWalk`` decides, and keeps the notification extensions.
     ///
-    /// Folders that hold no sources are skipped (`.git`, `build`, `DerivedData`, `Pods`, `Carthage`,
-    /// `.build`); links are not followed. A malformed `Info.plist` anywhere is an error that names
-    /// it; a folder with no notification extension says what was looked for.
+    /// Vendored code, build products and hidden folders are skipped, the walk is bounded in depth and
+    /// in entries, and links are not followed. Each plist is read through the bounded
+    /// ``PropertyListReader``; a malformed one among them is an error that names it; a folder with no
+    /// notification extension says what was looked for.
     public static func scan(folder: String) throws(AppConfigurationError) -> AppConfiguration {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw AppConfigurationError(path: folder, problem: "is not a folder (--app takes the app's source folder)")
+            throw AppConfigurationError(
+                .unusableInput, path: folder, problem: "is not a folder (--app takes the app's source folder)")
         }
         var configuration = AppConfiguration()
-        let skipped: Set<String> = [".git", "build", "DerivedData", "Pods", "Carthage", ".build", "node_modules"]
-        var pending = [folder]
-        var plists: [String] = []
-        while let current = pending.popLast() {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: current) else { continue }
-            for name in names.sorted() where !skipped.contains(name) {
-                let path = current + "/" + name
-                var info = stat()
-                guard lstat(path, &info) == 0 else { continue }
-                if (info.st_mode & S_IFMT) == S_IFDIR {
-                    pending.append(path)
-                } else if (info.st_mode & S_IFMT) == S_IFREG && name == "Info.plist" {
-                    plists.append(path)
-                }
-            }
-        }
-        for path in plists.sorted() {
+        let plists = try AppFolderWalk.infoPlists(in: folder)
+        for path in plists {
             let plist = try PropertyList(contentsOf: path)
             switch extensionPoint(plist) {
             case serviceExtensionPoint?:
@@ -84,7 +72,7 @@ public struct AppConfiguration: Sendable, Equatable {
         }
         guard configuration.servicePlist != nil || !configuration.contentExtensions.isEmpty else {
             throw AppConfigurationError(
-                path: folder,
+                .unusableInput, path: folder,
                 problem:
                     "holds no Info.plist whose NSExtension.NSExtensionPointIdentifier is \(serviceExtensionPoint) "
                     + "or \(contentExtensionPoint) (looked at \(plists.count) Info.plist files)")
@@ -120,16 +108,18 @@ public struct AppConfiguration: Sendable, Equatable {
             let strings = list.compactMap { $0 as? String }
             guard strings.count == list.count else {
                 throw AppConfigurationError(
-                    path: plist.path, problem: "has a UNNotificationExtensionCategory array with a non-string item")
+                    .unusableInput, path: plist.path,
+                    problem: "has a UNNotificationExtensionCategory array with a non-string item")
             }
             categories = strings
         case nil:
             throw AppConfigurationError(
-                path: plist.path,
+                .unusableInput, path: plist.path,
                 problem: "has no NSExtensionAttributes.UNNotificationExtensionCategory, which iOS requires")
         default:
             throw AppConfigurationError(
-                path: plist.path, problem: "has a UNNotificationExtensionCategory that is neither a string nor an array"
+                .unusableInput, path: plist.path,
+                problem: "has a UNNotificationExtensionCategory that is neither a string nor an array"
             )
         }
         let name = URL(fileURLWithPath: plist.path).deletingLastPathComponent().lastPathComponent

@@ -8,36 +8,20 @@ struct PropertyList {
     /// Where it was read from.
     let path: String
 
-    /// Reads `path`; throws an ``AppConfigurationError`` that names the file and the problem.
+    /// Reads `path` through the bounded ``PropertyListReader`` (Info.plist limits); throws an
+    /// ``AppConfigurationError`` that names the file and the problem.
     init(contentsOf path: String) throws(AppConfigurationError) {
-        let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            root = try PropertyListReader(limits: .infoPlist).read(contentsOf: path).dictionary()
         } catch {
-            throw AppConfigurationError(path: path, problem: "cannot be read (\(Self.reason(error)))")
+            throw AppConfigurationError(.unusableInput, path: path, problem: error.problem)
         }
-        let value: Any
-        do {
-            value = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-        } catch {
-            throw AppConfigurationError(
-                path: path, problem: "is not a property list (neither XML nor binary): \(Self.reason(error))")
-        }
-        guard let root = value as? [String: Any] else {
-            throw AppConfigurationError(path: path, problem: "holds \(type(of: value)), not a dictionary")
-        }
-        self.root = root
         self.path = path
     }
 
     init(root: [String: Any], path: String) {
         self.root = root
         self.path = path
-    }
-
-    private static func reason(_ error: any Error) -> String {
-        let text = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-        return text ?? (error as NSError).localizedDescription
     }
 
     /// A dictionary value at `key` of `dictionary`.
@@ -61,19 +45,4 @@ struct PropertyList {
         guard let value = dictionary[key], type(of: value) != Bool.self else { return nil }
         return (value as? NSNumber)?.doubleValue
     }
-}
-
-/// An extension's Info.plist that richpush cannot use: the file, and what is wrong with it.
-public struct AppConfigurationError: Error, Sendable, CustomStringConvertible {
-    /// The file (or folder) concerned.
-    public var path: String
-    /// What is wrong, and what to do.
-    public var problem: String
-
-    public init(path: String, problem: String) {
-        self.path = path
-        self.problem = problem
-    }
-
-    public var description: String { "\(path) \(problem)" }
 }

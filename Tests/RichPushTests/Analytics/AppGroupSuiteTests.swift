@@ -121,6 +121,53 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: plist)) == Data("garbage".utf8))
     }
 
+    @Test func aBombSuiteIsRefusedAsUnusableNamingTheFileAndTheDefect() throws {
+        let (folder, plist) = try Self.container([:])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(BinaryPlistBuilder.dictionaryBomb(levels: 64, key: "pending_custom_events"))
+            .write(to: URL(fileURLWithPath: plist))
+        let suite = try AppGroupSuite(container: folder, suite: nil)
+        for attempt in [{ _ = try suite.read() }, { _ = try SuiteRecorder.record([.email("a@b.c")], in: suite) }] {
+            #expect {
+                try attempt()
+            } throws: { error in
+                let error = error as? AnalyticsError
+                return error?.code == .suiteUnreadable && error?.message.contains(plist) == true
+                    && error?.message.contains("expands to more than 2000000 objects") == true
+            }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: plist)).count < 400, "left as it was")
+    }
+
+    @Test func aBombStoredAsAUserAttributeIsUndecodableNotRun() throws {
+        let (folder, _) = try Self.container([
+            "pending_user_attributes": [Data(BinaryPlistBuilder.dictionaryBomb(levels: 64, key: "email"))]
+        ])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let snapshot = try AppGroupSuite(container: folder, suite: nil).read()
+        #expect(snapshot.allDefects.map(\.code) == ["undecodable-user-attribute"])
+    }
+
+    @Test func aWriteRemovesStaleTemporariesOfItsOwnPatternOnly() throws {
+        let (folder, _) = try Self.container(["pending_custom_events": [Any]()])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let preferences = folder + "/Library/Preferences"
+        // What a SIGKILLed record leaves, an hour old; one being written right now; and names that are not ours.
+        let stale = preferences + "/.richpush-0123456789abcdef0123456789abcdef.part"
+        let fresh = preferences + "/.richpush-fedcba9876543210.part"
+        let others = [
+            preferences + "/.richpush-notes.part", preferences + "/richpush-0123.part",
+            preferences + "/.richpush-0123.partial",
+        ]
+        for path in [stale, fresh] + others { try Data("x".utf8).write(to: URL(fileURLWithPath: path)) }
+        var old = [timeval(tv_sec: time(nil) - 3600, tv_usec: 0), timeval(tv_sec: time(nil) - 3600, tv_usec: 0)]
+        for path in [stale] + others { #expect(utimes(path, &old) == 0) }
+        try SuiteRecorder.record([.email("a@b.c")], in: try AppGroupSuite(container: folder, suite: nil))
+        #expect(!FileManager.default.fileExists(atPath: stale), "a temporary left by a killed writer is removed")
+        #expect(FileManager.default.fileExists(atPath: fresh), "a temporary that may be in use is kept")
+        for path in others { #expect(FileManager.default.fileExists(atPath: path), "\(path) is not ours") }
+    }
+
     @Test func commandLineValuesKeepTheirTypes() {
         #expect(AnalyticsValue(commandLine: "12") == .integer(12))
         #expect(AnalyticsValue(commandLine: "1.5") == .double(1.5))

@@ -72,4 +72,77 @@ import Testing
             "\(error)".contains("com.apple.usernotifications.service") && "\(error)".contains("1 Info.plist")
         }
     }
+
+    /// Copies the sample app's extension plists into `folder` at the given relative folders.
+    static func place(_ targets: [String: String], in folder: String) throws {
+        for (source, destination) in targets {
+            try FileManager.default.createDirectory(
+                atPath: folder + "/" + destination, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                atPath: app + "/" + source + "/Info.plist", toPath: folder + "/" + destination + "/Info.plist")
+        }
+    }
+
+    @Test func readsABuiltAppAndItsPlugInsOnly() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Self.place(
+            [
+                "RichPushDemo": "Demo.app", "NotificationService": "Demo.app/PlugIns/Service.appex",
+                "NotificationContent": "Demo.app/PlugIns/Content.appex",
+            ], in: folder)
+        // A framework's plist inside the app is someone else's, and a bomb there is never read.
+        try FileManager.default.createDirectory(
+            atPath: folder + "/Demo.app/Frameworks/SDK.framework", withIntermediateDirectories: true)
+        try Data(BinaryPlistBuilder.dictionaryBomb(levels: 64)).write(
+            to: URL(fileURLWithPath: folder + "/Demo.app/Frameworks/SDK.framework/Info.plist"))
+        for given in [folder, folder + "/Demo.app"] {
+            let configuration = try AppConfiguration.scan(folder: given)
+            #expect(configuration.servicePlist == folder + "/Demo.app/PlugIns/Service.appex/Info.plist")
+            #expect(configuration.contentExtensions.map(\.name) == ["Content.appex"])
+        }
+    }
+
+    @Test func skipsVendoredDeepAndLinkedPlists() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Self.place(["NotificationService": "App/Extensions/Service/Group"], in: folder)
+        let bomb = Data(BinaryPlistBuilder.dictionaryBomb(levels: 64))
+        for place in ["Pods/X", "vendor/sdk", "Carthage/Checkouts/Y", ".hidden", "A/B/C/D/E", "Lib/SDK.framework"] {
+            try FileManager.default.createDirectory(atPath: folder + "/" + place, withIntermediateDirectories: true)
+            try bomb.write(to: URL(fileURLWithPath: folder + "/" + place + "/Info.plist"))
+        }
+        let outside = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        try bomb.write(to: URL(fileURLWithPath: outside + "/Info.plist"))
+        try FileManager.default.createSymbolicLink(atPath: folder + "/Linked", withDestinationPath: outside)
+        try FileManager.default.createSymbolicLink(
+            atPath: folder + "/Info.plist", withDestinationPath: outside + "/Info.plist")
+        let configuration = try AppConfiguration.scan(folder: folder)
+        #expect(configuration.servicePlist == folder + "/App/Extensions/Service/Group/Info.plist", "4 levels down")
+        // Where an extension's own plist would be, a bomb is read, bounded, and refused by name.
+        try FileManager.default.createDirectory(atPath: folder + "/Bomb", withIntermediateDirectories: true)
+        try bomb.write(to: URL(fileURLWithPath: folder + "/Bomb/Info.plist"))
+        #expect {
+            try AppConfiguration.scan(folder: folder)
+        } throws: { error in
+            let error = error as? AppConfigurationError
+            return error?.code == .unusableInput && error?.path == folder + "/Bomb/Info.plist"
+                && error?.problem.contains("expands to more than 100000 objects") == true
+        }
+    }
+
+    @Test func refusesAFolderTooLargeToWalk() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/Many", withIntermediateDirectories: true)
+        for index in 0..<20_001 {
+            _ = FileManager.default.createFile(atPath: folder + "/Many/\(index)", contents: nil)
+        }
+        #expect {
+            try AppConfiguration.scan(folder: folder)
+        } throws: { error in
+            "\(error)".contains("more than 20000 files and folders") && "\(error)".contains("--service-plist")
+        }
+    }
 }

@@ -1,0 +1,35 @@
+import Foundation
+
+/// A property list as ``PropertyListReader`` decoded it: the value, its format and its size in objects.
+///
+/// Not `Sendable`: the value is Foundation's `Any`.
+public struct PropertyListDocument {
+    /// The decoded top-level value.
+    public var value: Any
+    /// `.binary` or `.xml` (the only formats the reader accepts).
+    public var format: PropertyListSerialization.PropertyListFormat
+    /// How many objects the value holds (for XML, an upper bound: its elements).
+    public var objects: Int
+    /// The file it came from.
+    public var path: String
+
+    /// The top-level value as a dictionary, which Info.plist files and suites always are.
+    public func dictionary() throws(PropertyListError) -> [String: Any] {
+        guard let root = value as? [String: Any] else {
+            throw PropertyListError(
+                .notAPropertyList, path: path, problem: "holds \(Self.kind(of: value)), not a dictionary")
+        }
+        return root
+    }
+
+    static func kind(of value: Any) -> String {
+        switch value {
+        case is String: "a string"
+        case is [Any]: "an array"
+        case is Data: "data"
+        case is Date: "a date"
+        case is NSNumber: "a number or boolean"
+        default: "a \(type(of: value))"
+        }
+    }
+}

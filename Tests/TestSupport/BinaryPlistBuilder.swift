@@ -1,0 +1,72 @@
+/// Builds binary property lists (`bplist00`) byte by byte, including ones Foundation must never see:
+/// reference bombs, cycles, bad trailers.
+///
+/// ```swift
+/// let bomb = BinaryPlistBuilder.bomb(levels: 40)  // 240 bytes that expand to 2^40 objects
+/// ```
+public enum BinaryPlistBuilder {
+    /// The file for `objects` (each one's encoded bytes): header, objects, offset table and trailer.
+    public static func assemble(
+        _ objects: [[UInt8]], top: Int = 0, referenceSize: Int = 1, offsetSize: Int = 2
+    ) -> [UInt8] {
+        var bytes = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for object in objects {
+            offsets.append(bytes.count)
+            bytes += object
+        }
+        let table = bytes.count
+        for offset in offsets { bytes += bigEndian(UInt64(offset), size: offsetSize) }
+        bytes += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(referenceSize)]
+        bytes += bigEndian(UInt64(objects.count), size: 8) + bigEndian(UInt64(top), size: 8)
+        bytes += bigEndian(UInt64(table), size: 8)
+        return bytes
+    }
+
+    /// `levels` objects, each an array that references the next object twice; the last an integer.
+    ///
+    /// Decoded, it holds 2^levels - 1 objects.
+    public static func bomb(levels: Int) -> [UInt8] {
+        let referenceSize = levels < 256 ? 1 : 2
+        var objects = (0..<(levels - 1)).map { index in
+            [UInt8(0xA2)] + reference(index + 1, size: referenceSize) + reference(index + 1, size: referenceSize)
+        }
+        objects.append(integer(0))
+        return assemble(objects, referenceSize: referenceSize)
+    }
+
+    /// A dictionary `{key: bomb}`, so a reader that wants a dictionary at the top reaches the bomb.
+    public static func dictionaryBomb(levels: Int, key: String = "NSExtension") -> [UInt8] {
+        var objects: [[UInt8]] = [[0xD1, 1, 2], ascii(key)]
+        for index in 0..<(levels - 1) {
+            objects.append([0xA2, UInt8(index + 3), UInt8(index + 3)])
+        }
+        objects.append(integer(0))
+        return assemble(objects)
+    }
+
+    /// Two arrays that hold each other.
+    public static func cycle() -> [UInt8] { assemble([[0xA1, 1], [0xA1, 0]]) }
+
+    /// An array of `references` (one-byte references).
+    public static func array(_ references: [Int]) -> [UInt8] {
+        precondition(references.count < 15)
+        return [0xA0 | UInt8(references.count)] + references.map { UInt8($0) }
+    }
+
+    /// A one-byte integer object.
+    public static func integer(_ value: UInt8) -> [UInt8] { [0x10, value] }
+
+    /// An ASCII string object (fewer than 256 characters).
+    public static func ascii(_ text: String) -> [UInt8] {
+        let bytes = Array(text.utf8)
+        precondition(bytes.count < 256)
+        return (bytes.count < 15 ? [0x50 | UInt8(bytes.count)] : [0x5F, 0x10, UInt8(bytes.count)]) + bytes
+    }
+
+    public static func reference(_ index: Int, size: Int) -> [UInt8] { bigEndian(UInt64(index), size: size) }
+
+    public static func bigEndian(_ value: UInt64, size: Int) -> [UInt8] {
+        (0..<size).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
+    }
+}
