@@ -282,36 +282,21 @@ public enum AnalyticsFlush {
         }
     }
 
-    /// The items a 2xx answer's `errors` name (`input_array` and `index`, read with checks), with the reason.
+    /// The items a 2xx answer's `errors` name (``TrackResponse/refusals``), with the reason.
     static func nonFatalErrors(_ bytes: [UInt8], events: [String], attributes: [String]) -> [String: String] {
-        guard let json = try? JSONValue.parse(bytes), case .array(let errors)? = json["errors"] else { return [:] }
         var refused: [String: String] = [:]
-        for error in errors {
-            // Int(text) is nil for anything that is not a decimal integer in range (1e3, 9e99, -0.5).
-            guard case .string(let array)? = error["input_array"], case .number(let text)? = error["index"],
-                let position = Int(text)
-            else { continue }
-            let reason: String =
-                if case .string(let type)? = error["type"] { String(type.prefix(400)) } else {
-                    "rejected by the endpoint"
-                }
-            let list = array == "events" ? events : array == "attributes" ? attributes : []
-            if list.indices.contains(position) { refused[list[position]] = reason }
+        for refusal in TrackResponse(body: bytes).refusals {
+            let list = refusal.array == "events" ? events : refusal.array == "attributes" ? attributes : []
+            if list.indices.contains(refusal.index) { refused[list[refusal.index]] = refusal.reason }
         }
         return refused
     }
 
     /// The `message` and `errors` of a fatal answer, as text (never longer than a few hundred bytes each).
     static func fatalMessage(_ bytes: [UInt8]) -> (String, [String]) {
-        guard let json = try? JSONValue.parse(bytes) else {
-            return ("(no JSON message)", [])
-        }
-        let message: String = if case .string(let text)? = json["message"] { text } else { "(no message)" }
-        var errors: [String] = []
-        if case .array(let list)? = json["errors"] {
-            errors = list.map { if case .string(let text) = $0 { text } else { String($0.text.prefix(400)) } }
-        }
-        return (String(message.prefix(400)), errors)
+        guard (try? JSONValue.parse(bytes)) != nil else { return ("(no JSON message)", []) }
+        let response = TrackResponse(body: bytes)
+        return (response.message ?? "(no message)", response.errors)
     }
 
     private static func advice(_ status: Int) -> String {

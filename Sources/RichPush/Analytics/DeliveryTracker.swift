@@ -110,20 +110,12 @@ public final class DeliveryTracker: Sendable {
             }
             switch await client.send(body, deadline: deadline) {
             case .answered(let status, let answer, _) where (200..<300).contains(status):
-                let errors = (try? JSONValue.parse(answer))?["errors"]
-                if case .array(let list)? = errors {
-                    report.accepted += max(0, count - list.count)
-                    report.failed += min(count, list.count)
-                } else {
-                    report.accepted += count
-                }
+                let refused = min(count, TrackResponse(body: answer).errorCount)
+                report.accepted += count - refused
+                report.failed += refused
             case .answered(let status, let answer, _):
                 report.failed += count
-                let message = (try? JSONValue.parse(answer))?["message"].flatMap { value -> String? in
-                    if case .string(let text) = value { return text }
-                    return nil
-                }
-                report.lastError = "HTTP \(status)" + (message.map { ": \($0)" } ?? "")
+                report.lastError = "HTTP \(status)" + (TrackResponse(body: answer).message.map { ": \($0)" } ?? "")
             case .unanswered(let reason, _):
                 report.failed += count
                 report.lastError = reason

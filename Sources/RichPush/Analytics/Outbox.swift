@@ -73,6 +73,11 @@ public struct Outbox: Codable, Sendable, Equatable {
         try OutboxLog.read(path)?.outbox
     }
 
+    /// The outbox `bytes` of an outbox file at `path` hold (see ``load(from:)``).
+    public static func decode(_ bytes: [UInt8], path: String) throws(AnalyticsError) -> Outbox {
+        try OutboxLog.parse(bytes, path: path).outbox
+    }
+
     /// Replaces the file at `path` atomically and durably with a log holding just this state;
     /// removes it when nothing is left in it.
     public func save(to path: String) throws(AnalyticsError) {

@@ -37,7 +37,7 @@ public enum RateLimitHeaders {
     public static func rateLimitReset(_ value: String, now: Date) -> Duration? {
         let text = trimmed(value)
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let whole = parts.first, let seconds = digits(whole) else { return nil }
+        guard let whole = parts.first, let seconds = digits(whole, clampedTo: maximumEpoch) else { return nil }
         var fraction = 0.0
         if parts.count == 2 {
             // At most nine places matter (nanoseconds); more digits are allowed but ignored.
@@ -93,14 +93,14 @@ public enum RateLimitHeaders {
         value.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n"))
     }
 
-    /// `1*DIGIT` as seconds, clamped to ``maximumSeconds``; nil for anything else.
-    private static func digits(_ text: Substring) -> Int64? {
+    /// `1*DIGIT` as a number, clamped to `ceiling`; nil for anything else.
+    private static func digits(_ text: Substring, clampedTo ceiling: Int64 = maximumSeconds) -> Int64? {
         guard !text.isEmpty, text.allSatisfy(\.isASCIIDigit) else { return nil }
         var value: Int64 = 0
         for digit in text.utf8 {
             value = value * 10 + Int64(digit - UInt8(ascii: "0"))
             // Past the clamp the rest of the digits cannot bring it back: stop before any overflow.
-            if value > maximumSeconds { return maximumSeconds }
+            if value > ceiling { return ceiling }
         }
         return value
     }
