@@ -24,7 +24,8 @@ enum HeaderInvariants {
         if bytes.count >= 8 {
             let epoch = bytes.prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
             if let text = RateLimitHeaders.imfFixdate(epochSeconds: epoch) {
-                require(RateLimitHeaders.epochSeconds(httpDate: text) == epoch, "'\(text)' does not read back as \(epoch)")
+                require(
+                    RateLimitHeaders.epochSeconds(httpDate: text) == epoch, "'\(text)' does not read back as \(epoch)")
             }
         }
         let redaction = SecretRedaction(secret: key)

@@ -15,7 +15,10 @@ import Testing
         if events > 0 {
             try SuiteRecorder.record(
                 (0..<events).map {
-                    .event(name: "tap-\($0)", properties: [.init(key: "padding", value: .string(String(repeating: "x", count: 40) + "\($0)"))])
+                    .event(
+                        name: "tap-\($0)",
+                        properties: [.init(key: "padding", value: .string(String(repeating: "x", count: 40) + "\($0)"))]
+                    )
                 }, in: suite)
         }
         try Data("k-exit-123\n".utf8).write(to: URL(fileURLWithPath: folder + "/key"))
@@ -57,7 +60,8 @@ import Testing
         let suite = try AppGroupSuite(container: folder, suite: "group.test")
         try Data(Self.garbage).write(to: URL(fileURLWithPath: suite.outboxPath))
         let arguments =
-            action == "show" ? ["analytics", "show", "--app-group", folder, "--suite", "group.test"] : Self.flush(folder)
+            action == "show"
+            ? ["analytics", "show", "--app-group", folder, "--suite", "group.test"] : Self.flush(folder)
         let run = try await RichPushBinary.run(arguments)
         #expect(run.status == 65, "\(action): \(run.stderr)")
         #expect(run.stderr.contains("richpush-outbox"), "\(run.stderr)")
@@ -101,7 +105,8 @@ import Testing
         let folder = try Self.container(events: 1)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let run = try await Shell.run(
-            #""$RP" analytics show --app-group "$DIR" --suite group.test "# + extra.joined(separator: " ") + " >/dev/full",
+            #""$RP" analytics show --app-group "$DIR" --suite group.test "# + extra.joined(separator: " ")
+                + " >/dev/full",
             in: folder, environment: ["DIR": folder])
         #expect(run.status == 74, "\(run.stderr)")
         #expect(run.stderr.contains("stdout"), "\(run.stderr)")

@@ -30,7 +30,8 @@ extension HostileInputTests {
 
     /// Each value killed `analytics flush` with SIGILL (exit 132); now it is ignored, the flush backs
     /// off on its own and the retry delivers.
-    @Test(arguments: ["1e19", "9.3e15", "1e300", "inf", "nan", "-5", "Infinity"], ["Retry-After", "X-RateLimit-Reset"])
+    @Test(
+        arguments: ["1e19", "9.3e15", "1e300", "inf", "nan", "-5", "Infinity"], ["Retry-After", "X-RateLimit-Reset"])
     func anyRateLimitHeaderValueNeverKillsTheFlush(value: String, header: String) async throws {
         let rig = try Self.analyticsRig(events: 3)
         defer { try? FileManager.default.removeItem(atPath: rig.folder) }
@@ -80,7 +81,8 @@ extension HostileInputTests {
             #expect(run.status == 1, "nothing is delivered as it should be: \(run.stderr)")
             outputs += [run.stdout, run.stderr]
             try SuiteRecorder.record(
-                [.event(name: "tap", properties: [])], in: try AppGroupSuite(container: rig.folder, suite: "group.test"))
+                [.event(name: "tap", properties: [])], in: try AppGroupSuite(container: rig.folder, suite: "group.test")
+            )
         }
         let show = try await RichPushBinary.run(["analytics", "show", "--app-group", rig.folder, "--json"])
         outputs += [show.stdout, show.stderr]

@@ -324,7 +324,8 @@ extension ISO8601DateFormatter {
         #expect(AnalyticsFlush.rateLimitWait(["Retry-After": in30], cap: .seconds(5), now: now) == .seconds(5))
         #expect(AnalyticsFlush.rateLimitWait(["Retry-After": "1e19"], cap: .seconds(5), now: now) == nil)
         #expect(
-            AnalyticsFlush.rateLimitWait(["X-RateLimit-Reset": "1709294410", "Retry-After": "1"], cap: .seconds(60), now: now)
+            AnalyticsFlush.rateLimitWait(
+                ["X-RateLimit-Reset": "1709294410", "Retry-After": "1"], cap: .seconds(60), now: now)
                 == .milliseconds(10_050), "the reset first, with its 50 ms")
         #expect(
             AnalyticsFlush.rateLimitWait(["X-RateLimit-Reset": "inf", "Retry-After": "2"], cap: .seconds(60), now: now)

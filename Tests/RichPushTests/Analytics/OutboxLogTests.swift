@@ -51,7 +51,8 @@ import Testing
     }
 
     @Test(arguments: [
-        "garbage\n", "{\"state\":\"sending\"}\n", "{\"state\":\"log\",\"version\":2}\n", "{\"ids\":[1],\"state\":\"unsent\"}\n",
+        "garbage\n", "{\"state\":\"sending\"}\n", "{\"state\":\"log\",\"version\":2}\n",
+        "{\"ids\":[1],\"state\":\"unsent\"}\n",
     ])
     func aLineThatIsNotAChangeBeforeTheLastMakesTheOutboxUnusable(line: String) throws {
         let (folder, path) = try scratch()
