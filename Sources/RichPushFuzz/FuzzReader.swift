@@ -1,6 +1,6 @@
 import Glibc
 
-/// The readers under test; an input's first byte, modulo their count, picks one.
+/// The readers under test; an input's first byte, modulo one more than the largest raw value, picks one.
 enum FuzzReader: UInt8, CaseIterable {
     /// A payload: JSON parse, inspection, round trip, and the mutated payload's writer.
     case payload = 0
@@ -12,12 +12,18 @@ enum FuzzReader: UInt8, CaseIterable {
     case plist = 3
     /// An App Group suite: read, record an event, read again.
     case suite = 4
+    /// Rate-limit header values (`Retry-After`, `X-RateLimit-Reset`, HTTP-dates) and the key redaction.
+    case headers = 5
+    /// A `/users/track` answer's body, and the same bytes as an outbox log.
+    case trackResponse = 6
 
     /// Checks `input` (selector byte first) against its reader; a broken invariant aborts with a message.
+    ///
+    /// The selector is taken modulo one more than the largest raw value (the case count once every
+    /// value is used), so each reader keeps its seeds' first byte whichever readers a branch has.
     static func check(_ input: [UInt8]) {
-        guard let selector = input.first,
-            let reader = FuzzReader(rawValue: selector % UInt8(FuzzReader.allCases.count))
-        else { return }
+        let readers = (FuzzReader.allCases.map(\.rawValue).max() ?? 0) + 1
+        guard let selector = input.first, let reader = FuzzReader(rawValue: selector % readers) else { return }
         let bytes = Array(input.dropFirst())
         switch reader {
         case .payload: PayloadInvariants.check(bytes)
@@ -25,6 +31,8 @@ enum FuzzReader: UInt8, CaseIterable {
         case .records: RecordInvariants.check(bytes)
         case .plist: PlistInvariants.check(bytes)
         case .suite: SuiteInvariants.check(bytes)
+        case .headers: HeaderInvariants.check(bytes)
+        case .trackResponse: TrackResponseInvariants.check(bytes)
         }
     }
 }

@@ -21,7 +21,7 @@ enum AnalyticsCommand {
                 pending_user_attributes) under an exclusive lock, replacing the plist atomically.
         show    lists what is pending and points out the known defects (an event under the attributes key,
                 a non-string event_name, a user attribute that does not decode, an unknown key).
-                Exit status 1 when it found a defect.
+                Exit status 1 when it found a defect; 65 when the suite or outbox is not one (damaged).
         flush   sends every pending item to <URL>/users/track, with nothing lost and nothing sent twice by
                 richpush itself; run 'richpush analytics flush --help' for its options.
 
@@ -96,7 +96,7 @@ enum AnalyticsCommand {
         } catch {
             if error.code == .invalidInput { throw UsageError(error.message) }
             printError("richpush analytics record: \(error.message)")
-            return .failure
+            return AnalyticsExit.code(for: .failed(error.code))
         }
     }
 
@@ -107,11 +107,26 @@ enum AnalyticsCommand {
         try requireNoArgument(arguments)
         let show: SuiteShow
         do { show = try SuiteShow(suite: suite) } catch {
+            // A damaged suite or outbox (65) is not a suite with defects (1).
             printError("richpush analytics show: \(error.message)")
-            return .failure
+            return AnalyticsExit.code(for: .failed(error.code))
         }
-        if json { printLine(try JSON.string(show)) } else { printLine(show.text) }
-        return show.defects.isEmpty ? .success : .failure
+        guard writeResult(json ? try JSON.string(show) : show.text, action: "show") else {
+            return AnalyticsExit.code(for: .outputFailed)
+        }
+        return AnalyticsExit.code(for: show.defects.isEmpty ? .done : .defectsFound)
+    }
+
+    /// Writes a command's result and a newline to stdout; false (after saying so on stderr) when it
+    /// cannot be written: a full disk, a closed pipe.
+    static func writeResult(_ text: String, action: String) -> Bool {
+        do throws(SystemError) {
+            try SystemCall.writeAll(1, Array((text + "\n").utf8), path: "stdout")
+            return true
+        } catch {
+            printError("richpush analytics \(action): cannot write the result: \(error.message)")
+            return false
+        }
     }
 }
 
@@ -148,7 +163,8 @@ enum AnalyticsFlushCommand {
           --verbose               Print each request's outcome on stderr.
 
         Exit status: 0 when everything was delivered, 1 when anything is left pending or was rejected,
-        69 when another flush of the same suite is running.
+        65 when the suite or outbox is damaged, 69 when another flush of the same suite is running,
+        74 when a file cannot be written (a full disk) or the summary cannot be written to stdout.
 
         Example:
           richpush analytics flush --app-group Samples/app-group --endpoint http://127.0.0.1:8080 \\
@@ -174,13 +190,15 @@ enum AnalyticsFlushCommand {
         case .success(let value): summary = value
         case .failure(let error):
             printError("richpush analytics flush: \(error.message)")
-            return FlushSession.exitCode(for: error)
+            return AnalyticsExit.code(for: .failed(error.code))
         }
-        if options.json { printLine(try JSON.string(summary)) } else { printLine(summary.text) }
-        // Shown: the warning about these items need not be repeated by the next flush.
-        session.markReported(summary)
+        let shown = AnalyticsCommand.writeResult(
+            options.json ? try JSON.string(summary) : summary.text, action: "flush")
         if let stop = summary.stopMessage { printError("richpush analytics flush: " + stop) }
-        return FlushSession.exitCode(for: summary, interrupted: run.interrupted)
+        // Not shown: the next flush repeats the warning about unacknowledged items.
+        guard shown else { return AnalyticsExit.code(for: .outputFailed) }
+        session.markReported(summary)
+        return AnalyticsExit.code(for: summary, interrupted: run.interrupted)
     }
 
     /// The key from `file` or BRAZE_REST_API_KEY; the message never contains the key.

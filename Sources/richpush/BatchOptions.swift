@@ -24,7 +24,7 @@ struct BatchOptions {
             stderrIsTerminal: isatty(2) == 1)
         let share = arguments.flag("--share-downloads")
         let policy = try PolicyOptions(parsing: &arguments).policy
-        tracking = try TrackOptions(parsing: &arguments, download: policy.fetch)
+        tracking = try TrackOptions(parsing: &arguments, policy: policy)
         let mix = try TLSOptions.networkMix(&arguments, network: policy.fetch.network)
         let shard = try arguments.value("--shard").map { try Shard(parsing: $0) }
         let seed: UInt64 = try arguments.number("--seed", in: 0...UInt64.max) ?? 1

@@ -40,7 +40,7 @@ struct BenchOptions {
         let noPreflight = arguments.flag("--no-preflight")
         let shard = try arguments.value("--shard").map { try Shard(parsing: $0) } ?? .whole
         let policy = try PolicyOptions(parsing: &arguments).policy
-        tracking = try TrackOptions(parsing: &arguments, download: policy.fetch)
+        tracking = try TrackOptions(parsing: &arguments, policy: policy)
         let mix = try TLSOptions.networkMix(&arguments, network: policy.fetch.network)
         _ = try arguments.positionals().first.map { throw UsageError("bench takes no argument '\($0)'") }
         configuration = try BenchConfiguration(

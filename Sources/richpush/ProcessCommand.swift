@@ -39,7 +39,7 @@ enum ProcessCommand {
         let reportPath = try arguments.value("--report")
         let quiet = arguments.flag("--quiet", "-q")
         let policy = try PolicyOptions(parsing: &arguments).policy
-        let tracking = try TrackOptions(parsing: &arguments, download: policy.fetch)
+        let tracking = try TrackOptions(parsing: &arguments, policy: policy)
         let positionals = try arguments.positionals()
         guard positionals.count <= 1 else { throw UsageError("process takes one payload file (or stdin)") }
         // Every output is checked before the work: a report into a missing folder writes nothing.

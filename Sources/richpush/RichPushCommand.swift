@@ -151,17 +151,6 @@ enum RichPushCommand {
         return CommandFailure(.usage, "unknown command '\(shown)'.\(guess)\n\n\(commandList)")
     }
 
-    /// The table's code for an analytics failure: a missing or unusable App Group, suite or outbox is
-    /// unusable input (65), a file that cannot be written or a suite another flush holds is 74, and an
-    /// unusable option or API key is a usage error (64).
-    static func exitCode(of error: AnalyticsError) -> ExitCode {
-        switch error.code {
-        case .suiteNotFound, .suiteUnreadable, .outboxUnreadable: .dataError
-        case .storage, .busy: .ioError
-        default: .usage
-        }
-    }
-
     /// Every error a command lets through, as a message without library jargon and a code from the table.
     static func failure(for error: Error) -> CommandFailure {
         switch error {
@@ -174,7 +163,8 @@ enum RichPushCommand {
         case let error as SampleExpectationsError: return CommandFailure(.dataError, "\(error); fix that file.")
         case let error as AssetServerError: return CommandFailure(.unavailable, error.message)
         case let error as FetchError: return CommandFailure(.unavailable, error.engineStartMessage)
-        case let error as AnalyticsError: return CommandFailure(exitCode(of: error), error.message)
+        case let error as AnalyticsError:
+            return CommandFailure(AnalyticsExit.code(for: .failed(error.code)), error.message)
         case let error as CocoaError:
             let path = (error.userInfo[NSFilePathErrorKey] as? String).map { " '\($0.escapingControlCharacters)'" }
             let underlying = (error.userInfo[NSUnderlyingErrorKey] as? NSError).map {

@@ -9,14 +9,20 @@ struct TrackOptions {
                                   endpoint, or richpush serve's), for the user in the payload's top-level
                                   braze_id; sent after the verdicts, 75 to a request. The key comes from
                                   --api-key-file FILE or BRAZE_REST_API_KEY, never the command line.
+                                  Sending them all takes at most --budget (a slow endpoint's events fail).
           --track-event NAME      The event's name (default rich_push_delivered).
         """
 
     /// The tracker, when `--track-endpoint` was given.
     var tracker: DeliveryTracker?
+    /// The run's budget: the time all the delivery events get, together.
+    var budget: Duration = .seconds(30)
 
-    /// Reads the options; `download` gives the trust and host mappings the endpoint shares with downloads.
-    init(parsing arguments: inout Arguments, download: FetchPolicy) throws {
+    /// Reads the options; `policy` gives the budget, and the trust and host mappings the endpoint
+    /// shares with downloads.
+    init(parsing arguments: inout Arguments, policy: ExtensionPolicy) throws {
+        let download = policy.fetch
+        budget = policy.budget
         arguments = try AnalyticsFlushCommand.refusingKeyOnCommandLine(arguments)
         let base = try arguments.value("--track-endpoint")
         let name = try arguments.value("--track-event") ?? DeliveryTracking.defaultEventName
@@ -38,7 +44,7 @@ struct TrackOptions {
     /// Sends what was recorded and prints what came of it on stderr.
     func flush() async -> DeliveryTracker.Report? {
         guard let tracker else { return nil }
-        let report = await tracker.flush()
+        let report = await tracker.flush(within: budget)
         printError("richpush " + report.summaryLine.escapingControlCharacters)
         tracker.stop()
         return report

@@ -101,3 +101,22 @@ import Testing
         #expect(requests.count == 3, "160 events in requests of at most 75")
     }
 }
+
+extension DeliveryTrackingTests {
+    /// A slow endpoint held process's exit for a fixed 30 s; the events now get the run's budget.
+    @Test func aSlowEndpointHoldsTheExitForTheBudgetAtMost() async throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        let payload = #"{"aps":{"alert":"Hi","mutable-content":1},"braze_id":"u-1"}"#
+        let started = ContinuousClock.now
+        let run = try await RichPushBinary.run(
+            [
+                "process", "--out", rig.folder + "/out", "--budget", "2", "--track-endpoint",
+                rig.server.httpBaseURL + "/?delay=40000", "--api-key-file", rig.folder + "/key",
+            ], stdin: Data(payload.utf8))
+        let elapsed = ContinuousClock.now - started
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("1 failed"), "\(run.stderr)")
+        #expect(elapsed < .seconds(20), "held for \(elapsed) with --budget 2")
+    }
+}

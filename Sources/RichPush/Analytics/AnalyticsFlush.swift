@@ -85,52 +85,64 @@ public enum AnalyticsFlush {
         suite: AppGroupSuite, client: some TrackSending, options: FlushOptions,
         progress: @Sendable (String) -> Void = { _ in }
     ) async throws(AnalyticsError) -> FlushSummary {
+        try await run(suite: suite, client: client, options: options, progress: progress, observe: { _ in })
+    }
+
+    /// ``run(suite:client:options:progress:)``, with `observe` called with the outbox log before each
+    /// request and once at the end (tests count its bytes).
+    static func run(
+        suite: AppGroupSuite, client: some TrackSending, options: FlushOptions,
+        progress: @Sendable (String) -> Void, observe: (OutboxLog) -> Void
+    ) async throws(AnalyticsError) -> FlushSummary {
         let flushLock = try FileLock(path: suite.flushLockPath, wait: false)
         defer { flushLock.release() }
         var summary = FlushSummary()
-        var outbox = try claim(suite: suite, summary: &summary)
+        let log = try claim(suite: suite, summary: &summary)
         var attempts = 0
         var lastStart: ContinuousClock.Instant?
         let interval = Duration.seconds(1 / max(options.requestsPerSecond, 0.001))
-        while let batch = nextBatch(outbox) {
+        while let batch = nextBatch(log.outbox) {
             if Task.isCancelled {
                 summary.stopped = "interrupted; the rest stays in the outbox for the next flush"
                 break
             }
-            for index in batch.events + batch.attributes {
-                outbox.items[index].sending = true
-                outbox.items[index].sends += 1
-            }
-            try outbox.save(to: suite.outboxPath)
+            let events = batch.events.map { log.outbox.items[$0] }
+            let attributes = batch.attributes.map { log.outbox.items[$0] }
+            let members = (events + attributes).map(\.id)
+            observe(log)
+            try log.append(.sending(ids: members))
             if let lastStart, ContinuousClock.now < lastStart + interval {
                 try? await Task.sleep(until: lastStart + interval, clock: .continuous)
             }
             lastStart = .now
             let body = TrackBody(
-                events: batch.events.map { object(outbox.items[$0], user: options.user) },
-                attributes: batch.attributes.map { object(outbox.items[$0], user: options.user) })
+                events: events.map { object($0, user: options.user) },
+                attributes: attributes.map { object($0, user: options.user) })
             summary.requestsSent += 1
             attempts += 1
             let exchange = await client.send(body)
-            let members = batch.events + batch.attributes
             var wait: Duration?
             switch exchange {
             case .answered(let status, let bytes, _) where (200..<300).contains(status):
-                let refused = nonFatalErrors(bytes, events: batch.events, attributes: batch.attributes)
-                for (index, reason) in refused.sorted(by: { $0.key < $1.key }) {
-                    outbox.rejected.append(Outbox.Rejected(item: outbox.items[index], reason: reason))
-                    summary.rejected.append(rejectedItem(outbox.items[index], source: "endpoint", reason: reason))
+                let refused = nonFatalErrors(bytes, events: events.map(\.id), attributes: attributes.map(\.id))
+                let byID = Dictionary((events + attributes).map { ($0.id, $0) }) { first, _ in first }
+                let refusals = refused.sorted {
+                    members.firstIndex(of: $0.key) ?? 0 < members.firstIndex(of: $1.key) ?? 0
                 }
+                for (id, reason) in refusals {
+                    if let item = byID[id] {
+                        summary.rejected.append(rejectedItem(item, source: "endpoint", reason: reason))
+                    }
+                }
+                try log.append(
+                    .acknowledged(
+                        ids: members, rejected: refusals.map { OutboxChange.Refusal(id: $0.key, reason: $0.value) }))
                 summary.accepted += members.count - refused.count
-                let gone = Set(members)
-                outbox.items = outbox.items.enumerated().filter { !gone.contains($0.offset) }.map(\.element)
-                try outbox.save(to: suite.outboxPath)
                 attempts = 0
                 progress("request \(summary.requestsSent): \(status), \(members.count - refused.count) accepted")
                 continue
             case .answered(let status, let bytes, let headers):
-                for index in members { outbox.items[index].sending = false }
-                try outbox.save(to: suite.outboxPath)
+                try log.append(.unsent(ids: members))
                 if status == 429 {
                     wait =
                         rateLimitWait(headers, cap: options.maxRateLimitWait)
@@ -146,14 +158,8 @@ public enum AnalyticsFlush {
                     break
                 }
             case .unanswered(let reason, let maybeDelivered):
-                if maybeDelivered {
-                    // They stay marked sending; the list keeps the warning until a summary shows it.
-                    for index in members { outbox.noteUnacknowledged(outbox.items[index]) }
-                    try outbox.save(to: suite.outboxPath)
-                } else {
-                    for index in members { outbox.items[index].sending = false }
-                    try outbox.save(to: suite.outboxPath)
-                }
+                // Maybe delivered: they stay marked sending, and the warning is kept until a summary shows it.
+                try log.append(maybeDelivered ? .unacknowledged(ids: members) : .unsent(ids: members))
                 wait = backoff(attempt: attempts, options: options)
                 progress(
                     "request \(summary.requestsSent): no answer (\(reason)), retrying in \(wait.map(describe) ?? "")")
@@ -169,8 +175,10 @@ public enum AnalyticsFlush {
             summary.retried += 1
             if let wait { try? await Task.sleep(for: wait) }
         }
-        summary.leftPending = outbox.items.count
-        summary.unacknowledged = outbox.unreported
+        summary.leftPending = log.outbox.items.count
+        summary.unacknowledged = log.outbox.unreported
+        try log.finish()
+        observe(log)
         return summary
     }
 
@@ -180,28 +188,26 @@ public enum AnalyticsFlush {
         guard !summary.unacknowledged.isEmpty else { return }
         let flushLock = try FileLock(path: suite.flushLockPath, wait: false)
         defer { flushLock.release() }
-        guard var outbox = try Outbox.load(from: suite.outboxPath) else { return }
-        let reported = Set(summary.unacknowledged.map(\.id))
-        outbox.unreported.removeAll { reported.contains($0.id) }
-        try outbox.save(to: suite.outboxPath)
+        let log = try OutboxLog.open(suite.outboxPath)
+        guard !log.outbox.isEmpty else { return }
+        try log.append(.reported(ids: summary.unacknowledged.map(\.id)))
+        try log.finish()
     }
 
     /// Moves every sendable entry of the suite into the outbox (see the type's summary), after settling
     /// what an earlier flush left: an unconfirmed claim, and items marked sending.
-    static func claim(suite: AppGroupSuite, summary: inout FlushSummary) throws(AnalyticsError) -> Outbox {
-        var outbox = try Outbox.load(from: suite.outboxPath) ?? Outbox()
+    static func claim(suite: AppGroupSuite, summary: inout FlushSummary) throws(AnalyticsError) -> OutboxLog {
+        let log = try OutboxLog.open(suite.outboxPath)
         let claimID = randomID()
         let time = TrackBody.timestamp()
         var claimed = 0
         var local: [RejectedItem] = []
         do {
             try suite.update { root throws(AnalyticsError) in
-                if let earlier = outbox.unconfirmedClaim {
+                if let earlier = log.outbox.unconfirmedClaim {
                     // The replace that removed its items either happened (the marker is there) or not.
-                    if root[SuiteKeys.claimMarker] as? String != earlier {
-                        outbox.items.removeAll { $0.claim == earlier }
-                    }
-                    outbox.unconfirmedClaim = nil
+                    let removed = root[SuiteKeys.claimMarker] as? String == earlier
+                    try log.append(removed ? .confirmed(claim: earlier) : .dropped(claim: earlier))
                 }
                 let snapshot = SuiteSnapshot(root: root)
                 var removals: [String: Set<Int>] = [:]
@@ -222,9 +228,7 @@ public enum AnalyticsFlush {
                 }
                 claimed = items.count
                 guard !items.isEmpty else { return }
-                outbox.items += items
-                outbox.unconfirmedClaim = claimID
-                try outbox.save(to: suite.outboxPath)
+                try log.append(.queued(claim: claimID, items: items))
                 for (key, indices) in removals {
                     guard let array = root[key] as? [Any] else { continue }
                     let kept = array.enumerated().filter { !indices.contains($0.offset) }.map(\.element)
@@ -233,23 +237,23 @@ public enum AnalyticsFlush {
                 root[SuiteKeys.claimMarker] = claimID
             }
         } catch {
-            if outbox.unconfirmedClaim == claimID {
+            if log.outbox.unconfirmedClaim == claimID {
                 // The suite was not replaced: its items are still there, so the outbox must forget them.
-                outbox.items.removeAll { $0.claim == claimID }
-                outbox.unconfirmedClaim = nil
-                try? outbox.save(to: suite.outboxPath)
+                try? log.append(.dropped(claim: claimID))
             }
             throw error
         }
-        if outbox.unconfirmedClaim == claimID { outbox.unconfirmedClaim = nil }
-        summary.resumed = outbox.items.count - claimed
-        summary.itemsRead = outbox.items.count + local.count
+        if log.outbox.unconfirmedClaim == claimID { try log.append(.confirmed(claim: claimID)) }
+        summary.resumed = log.outbox.items.count - claimed
+        summary.itemsRead = log.outbox.items.count + local.count
         summary.rejected = local
         // Items an earlier flush had in a request with no answer: they may be at the endpoint already.
-        for item in outbox.items where item.sending { outbox.noteUnacknowledged(item) }
-        for index in outbox.items.indices { outbox.items[index].sending = false }
-        try outbox.save(to: suite.outboxPath)
-        return outbox
+        let wasSending = log.outbox.items.filter(\.sending).map(\.id)
+        if !wasSending.isEmpty {
+            try log.append(.unacknowledged(ids: wasSending))
+            try log.append(.unsent(ids: wasSending))
+        }
+        return log
     }
 
     /// The indices of the next request's items: the first 75 events and 75 attribute items, in order.
@@ -278,33 +282,21 @@ public enum AnalyticsFlush {
         }
     }
 
-    /// The items a 2xx answer's `errors` name (`input_array` and `index`), with the reason.
-    static func nonFatalErrors(_ bytes: [UInt8], events: [Int], attributes: [Int]) -> [Int: String] {
-        guard let json = try? JSONValue.parse(bytes), case .array(let errors)? = json["errors"] else { return [:] }
-        var refused: [Int: String] = [:]
-        for error in errors {
-            guard case .string(let array)? = error["input_array"], case .number(let text)? = error["index"],
-                let position = Int(text)
-            else { continue }
-            let reason: String =
-                if case .string(let type)? = error["type"] { type } else { "rejected by the endpoint" }
-            let list = array == "events" ? events : array == "attributes" ? attributes : []
-            if list.indices.contains(position) { refused[list[position]] = reason }
+    /// The items a 2xx answer's `errors` name (``TrackResponse/refusals``), with the reason.
+    static func nonFatalErrors(_ bytes: [UInt8], events: [String], attributes: [String]) -> [String: String] {
+        var refused: [String: String] = [:]
+        for refusal in TrackResponse(body: bytes).refusals {
+            let list = refusal.array == "events" ? events : refusal.array == "attributes" ? attributes : []
+            if list.indices.contains(refusal.index) { refused[list[refusal.index]] = refusal.reason }
         }
         return refused
     }
 
     /// The `message` and `errors` of a fatal answer, as text (never longer than a few hundred bytes each).
     static func fatalMessage(_ bytes: [UInt8]) -> (String, [String]) {
-        guard let json = try? JSONValue.parse(bytes) else {
-            return ("(no JSON message)", [])
-        }
-        let message: String = if case .string(let text)? = json["message"] { text } else { "(no message)" }
-        var errors: [String] = []
-        if case .array(let list)? = json["errors"] {
-            errors = list.map { if case .string(let text) = $0 { text } else { String($0.text.prefix(400)) } }
-        }
-        return (String(message.prefix(400)), errors)
+        guard (try? JSONValue.parse(bytes)) != nil else { return ("(no JSON message)", []) }
+        let response = TrackResponse(body: bytes)
+        return (response.message ?? "(no message)", response.errors)
     }
 
     private static func advice(_ status: Int) -> String {
@@ -316,16 +308,17 @@ public enum AnalyticsFlush {
         }
     }
 
-    /// How long a 429 asks to wait: `X-RateLimit-Reset` (epoch seconds) or `Retry-After` (seconds).
+    /// How long a 429 asks to wait, at most `cap`: `X-RateLimit-Reset` (epoch seconds, plus 50 ms so
+    /// the window has surely turned) or else `Retry-After` (seconds or an HTTP-date); nil when neither
+    /// is there or readable (``RateLimitHeaders`` ignores what its grammar does not allow).
     static func rateLimitWait(_ headers: [String: String], cap: Duration, now: Date = Date()) -> Duration? {
-        if let reset = headers["X-RateLimit-Reset"].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }) {
-            let seconds = max(0, reset - now.timeIntervalSince1970) + 0.05
-            return min(.milliseconds(Int64(seconds * 1000)), cap)
-        }
-        if let after = headers["Retry-After"].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }) {
-            return min(.milliseconds(Int64(max(0, after) * 1000)), cap)
-        }
-        return nil
+        let reset = headers["X-RateLimit-Reset"].flatMap { RateLimitHeaders.rateLimitReset($0, now: now) }
+        let wait =
+            reset.map { $0 + .milliseconds(50) }
+            ?? headers["Retry-After"].flatMap {
+                RateLimitHeaders.retryAfter($0, now: now)
+            }
+        return wait.map { min($0, cap) }
     }
 
     /// Exponential backoff with jitter: attempt n waits between half and all of base x 2^(n-1), capped.

@@ -6,11 +6,14 @@ import Synchronization
 ///
 /// Events are collected as verdicts arrive and sent after them, in requests of at most 75, so a
 /// tracking call never delays a verdict; what it came to is reported on its own (``Report``).
+/// Sending them all gets one time budget, the run's (`--budget`, an extension's time): a slow
+/// endpoint holds the command's exit that long at most, and the events it did not answer in time
+/// count as failed.
 ///
 /// ```swift
 /// let tracker = try DeliveryTracker(endpoint: endpoint)
 /// tracker.record(outcome, payload: root)      // once per payload
-/// let report = await tracker.flush()          // after the verdicts
+/// let report = await tracker.flush(within: .seconds(30))  // after the verdicts
 /// tracker.stop()
 /// ```
 public final class DeliveryTracker: Sendable {
@@ -87,8 +90,9 @@ public final class DeliveryTracker: Sendable {
         return true
     }
 
-    /// Sends every recorded event, 75 to a request, and says what came of it.
-    public func flush() async -> Report {
+    /// Sends every recorded event, 75 to a request, all within `budget` from now, and says what came of it.
+    public func flush(within budget: Duration) async -> Report {
+        let deadline = ContinuousClock.now + budget
         let (events, missing) = pending.withLock { state in
             defer { state = ([], 0) }
             return state
@@ -99,22 +103,19 @@ public final class DeliveryTracker: Sendable {
         for body in DeliveryTracking.bodies(for: events, eventName: eventName) {
             report.requests += 1
             let count = body.events.count
-            switch await client.send(body) {
+            guard ContinuousClock.now < deadline else {
+                report.failed += count
+                report.lastError = "not sent: the tracking budget (\(budget)) ran out"
+                continue
+            }
+            switch await client.send(body, deadline: deadline) {
             case .answered(let status, let answer, _) where (200..<300).contains(status):
-                let errors = (try? JSONValue.parse(answer))?["errors"]
-                if case .array(let list)? = errors {
-                    report.accepted += max(0, count - list.count)
-                    report.failed += min(count, list.count)
-                } else {
-                    report.accepted += count
-                }
+                let refused = min(count, TrackResponse(body: answer).errorCount)
+                report.accepted += count - refused
+                report.failed += refused
             case .answered(let status, let answer, _):
                 report.failed += count
-                let message = (try? JSONValue.parse(answer))?["message"].flatMap { value -> String? in
-                    if case .string(let text) = value { return text }
-                    return nil
-                }
-                report.lastError = "HTTP \(status)" + (message.map { ": \($0)" } ?? "")
+                report.lastError = "HTTP \(status)" + (TrackResponse(body: answer).message.map { ": \($0)" } ?? "")
             case .unanswered(let reason, _):
                 report.failed += count
                 report.lastError = reason

@@ -43,16 +43,4 @@ public final class FlushSession: Sendable {
     public func markReported(_ summary: FlushSummary) {
         try? AnalyticsFlush.markReported(summary, suite: configuration.suite)
     }
-
-    /// The exit code of a flush that failed: 69 when another flush holds the suite, 1 otherwise.
-    public static func exitCode(for error: AnalyticsError) -> ExitCode {
-        error.code == .busy ? .unavailable : .failure
-    }
-
-    /// The exit code of a flush that ran: 130 when it was interrupted, 0 when everything was
-    /// delivered, 1 when anything is left pending or was rejected.
-    public static func exitCode(for summary: FlushSummary, interrupted: Bool) -> ExitCode {
-        if interrupted { return .interrupted }
-        return summary.isComplete ? .success : .failure
-    }
 }

@@ -1,12 +1,14 @@
 import Foundation
 
-/// The items a flush claimed from a suite and has not delivered yet, kept in a JSON file beside the
-/// suite (`.<suite>.richpush-outbox.json`) so a flush that was killed resumes where it stopped.
+/// The items a flush claimed from a suite and has not delivered yet, kept in a file beside the suite
+/// (`.<suite>.richpush-outbox.json`) so a flush that was killed resumes where it stopped.
 ///
 /// An item leaves ``items`` only when a request carrying it got a 2xx answer (into ``rejected`` when
 /// that answer named it invalid). Before a request is sent its items are marked ``Item/sending`` and
-/// the file is replaced, so a resumed flush knows which items were in a request whose answer never
-/// arrived: the only ones the endpoint may see twice. Every write replaces the file atomically.
+/// that is on disk, so a resumed flush knows which items were in a request whose answer never
+/// arrived: the only ones the endpoint may see twice. The file is a log of changes (``OutboxLog``):
+/// each is one appended line, synced before the flush goes on, so the I/O of a request does not grow
+/// with the outbox.
 public struct Outbox: Codable, Sendable, Equatable {
     /// One claimed item, as it will be sent.
     public struct Item: Codable, Sendable, Equatable {
@@ -62,54 +64,63 @@ public struct Outbox: Codable, Sendable, Equatable {
         if !unreported.contains(where: { $0.id == item.id }) { unreported.append(item) }
     }
 
-    /// Reads the outbox at `path`; `nil` when there is none.
+    /// Whether nothing is left in it (its file is then removed).
+    public var isEmpty: Bool { items.isEmpty && rejected.isEmpty && unreported.isEmpty && unconfirmedClaim == nil }
+
+    /// Reads the outbox at `path` (its log, or an outbox file of the old JSON format); `nil` when
+    /// there is none. A torn last line is ignored, as an append that never happened.
     public static func load(from path: String) throws(AnalyticsError) -> Outbox? {
-        let descriptor: Int32
-        do {
-            descriptor = try SystemCall.openRegularFile(path)
-        } catch {
-            if error.code == ENOENT { return nil }
-            throw AnalyticsError(.storage, error.message)
-        }
-        defer { close(descriptor) }
-        let bytes: [UInt8]
-        do {
-            bytes = try SystemCall.readAll(descriptor, upTo: 256 << 20, path: path)
-        } catch {
-            throw AnalyticsError(.storage, error.message)
-        }
-        do {
-            let outbox = try JSONDecoder().decode(Outbox.self, from: Data(bytes))
-            guard outbox.version == 1 else { throw AnalyticsError(.outboxUnreadable, "version \(outbox.version)") }
-            return outbox
-        } catch {
-            throw AnalyticsError(
-                .outboxUnreadable,
-                "'\(path)' is not an outbox this richpush wrote; move it aside to inspect it (its items were "
-                    + "claimed from the suite and are not in it any more)")
-        }
+        try OutboxLog.read(path)?.outbox
     }
 
-    /// Replaces the file at `path` atomically and durably; removes it when nothing is left in it.
+    /// The outbox `bytes` of an outbox file at `path` hold (see ``load(from:)``).
+    public static func decode(_ bytes: [UInt8], path: String) throws(AnalyticsError) -> Outbox {
+        try OutboxLog.parse(bytes, path: path).outbox
+    }
+
+    /// Replaces the file at `path` atomically and durably with a log holding just this state;
+    /// removes it when nothing is left in it.
     public func save(to path: String) throws(AnalyticsError) {
-        if items.isEmpty && rejected.isEmpty && unreported.isEmpty && unconfirmedClaim == nil {
-            if unlink(path) != 0 && errno != ENOENT {
-                throw AnalyticsError(.storage, SystemError.current("remove", path: path).message)
+        try OutboxLog.replace(path, with: self)
+    }
+
+    /// Applies one change of the log (the same code replays a log and keeps a live one).
+    mutating func apply(_ change: OutboxChange) {
+        switch change {
+        case .header: break
+        case .snapshot(let outbox): self = outbox
+        case .queued(let claim, let new):
+            items += new
+            unconfirmedClaim = claim
+        case .confirmed(let claim):
+            if unconfirmedClaim == claim { unconfirmedClaim = nil }
+        case .dropped(let claim):
+            items.removeAll { $0.claim == claim }
+            if unconfirmedClaim == claim { unconfirmedClaim = nil }
+        case .sending(let ids):
+            let set = Set(ids)
+            for index in items.indices where set.contains(items[index].id) {
+                items[index].sending = true
+                items[index].sends += 1
             }
-            return
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let data: Data
-        do {
-            data = try encoder.encode(self)
-        } catch {
-            throw AnalyticsError(.storage, "cannot encode the outbox: \(error)")
-        }
-        do {
-            try OutputFile.write([UInt8](data), to: path, durable: true)
-        } catch {
-            throw AnalyticsError(.storage, error.message)
+        case .unsent(let ids):
+            let set = Set(ids)
+            for index in items.indices where set.contains(items[index].id) { items[index].sending = false }
+        case .acknowledged(let ids, let refused):
+            let set = Set(ids)
+            for reason in refused {
+                if let item = items.first(where: { $0.id == reason.id }) {
+                    rejected.append(Rejected(item: item, reason: reason.reason))
+                }
+            }
+            items.removeAll { set.contains($0.id) }
+        case .unacknowledged(let ids):
+            for id in ids {
+                if let item = items.first(where: { $0.id == id }) { noteUnacknowledged(item) }
+            }
+        case .reported(let ids):
+            let set = Set(ids)
+            unreported.removeAll { set.contains($0.id) }
         }
     }
 }

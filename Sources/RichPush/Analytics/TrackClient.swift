@@ -3,9 +3,10 @@ import Foundation
 
 /// What one `/users/track` request came to.
 public enum TrackExchange: Sendable {
-    /// The endpoint answered: its status, the body (up to 1 MiB), and the rate-limit headers.
+    /// The endpoint answered: its status, the body (up to 1 MiB), and the rate-limit headers, each
+    /// with the API key removed (``SecretRedaction``).
     case answered(status: Int, body: [UInt8], headers: [String: String])
-    /// No answer arrived. `maybeDelivered` is false only when the request surely never left (the
+    /// No answer arrived (`reason` has the API key removed too). `maybeDelivered` is false only when the request surely never left (the
     /// connection was never set up); otherwise the endpoint may have processed it.
     case unanswered(reason: String, maybeDelivered: Bool)
 }
@@ -72,12 +73,22 @@ public final class TrackClient: Sendable {
     /// The response headers a flush reads.
     static let rateHeaders = ["Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
 
-    /// POSTs `body` and waits for the answer (or for the request timeout).
+    /// POSTs `body` and waits for the answer, or for the request timeout.
     public func send(_ body: TrackBody) async -> TrackExchange {
+        await send(body, deadline: .now + endpoint.requestTimeout)
+    }
+
+    /// POSTs `body` and waits for the answer, or until `deadline` (or the request timeout, if sooner).
+    ///
+    /// Everything the endpoint sent back is redacted here, at the one place endpoint text enters
+    /// richpush: the key never reaches a message, a summary or a file, however the endpoint echoes it.
+    public func send(_ body: TrackBody, deadline: ContinuousClock.Instant) async -> TrackExchange {
+        let deadline = min(deadline, .now + endpoint.requestTimeout)
+        let remaining = max(deadline - .now, .milliseconds(1))
         var spec = TransferSpec(
             url: endpoint.url, allowedProtocols: endpoint.url.hasPrefix("https:") ? "https" : "http",
-            maxRedirects: 0, deadline: .now + endpoint.requestTimeout,
-            connectTimeoutMilliseconds: max(1, Int(min(endpoint.requestTimeout, .seconds(10)) / .milliseconds(1))),
+            maxRedirects: 0, deadline: deadline,
+            connectTimeoutMilliseconds: max(1, Int(min(remaining, .seconds(10)) / .milliseconds(1))),
             // A fresh connection each time: libcurl silently sends a request again when a reused
             // connection turns out dead, and a resent request is a duplicate nobody would account for.
             caFile: endpoint.caFile, connectTo: endpoint.connectTo, freshConnection: true,
@@ -90,14 +101,17 @@ public final class TrackClient: Sendable {
         spec.failOnHTTPError = false
         spec.capturedHeaders = Self.rateHeaders
         let outcome = await group.transfer(spec, writingTo: -1)
+        let redaction = SecretRedaction(secret: endpoint.apiKey)
         switch outcome.failure {
         case nil, .httpStatus?, .redirect?:
-            return .answered(status: outcome.httpStatus, body: outcome.body.head, headers: outcome.capturedHeaders)
+            return .answered(
+                status: outcome.httpStatus, body: redaction.body(outcome.body.head),
+                headers: redaction.headers(outcome.capturedHeaders))
         case .dnsFailed?, .connectFailed?, .connectTimeout?, .tlsFailed?, .schemeRefused?, .malformedURL?,
             .trustStoreUnreadable?, .outOfDescriptors?:
-            return .unanswered(reason: Self.describe(outcome), maybeDelivered: false)
+            return .unanswered(reason: redaction.text(Self.describe(outcome)), maybeDelivered: false)
         default:
-            return .unanswered(reason: Self.describe(outcome), maybeDelivered: true)
+            return .unanswered(reason: redaction.text(Self.describe(outcome)), maybeDelivered: true)
         }
     }
 

@@ -1,8 +1,9 @@
 import AssetServer
 import Foundation
-import RichPush
 import TestSupport
 import Testing
+
+@testable import RichPush
 
 /// `AnalyticsFlush` against the embedded `/users/track`: batches, pacing, retries, stops, accounting.
 @Suite struct AnalyticsFlushTests {
@@ -278,5 +279,56 @@ extension ISO8601DateFormatter {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter
+    }
+}
+
+/// A 429's headers, hostile ones included, through the flush with a stand-in endpoint.
+@Suite struct RateLimitedFlushTests {
+    /// Answers the first request of each batch with a 429 carrying `headers`, the retry with a 201.
+    final class Limiting: TrackSending, @unchecked Sendable {  // Sends are sequential within one flush.
+        let headers: [String: String]
+        var calls = 0
+        init(_ headers: [String: String]) { self.headers = headers }
+        func send(_ body: TrackBody) async -> TrackExchange {
+            calls += 1
+            if calls % 2 == 1 { return .answered(status: 429, body: [], headers: headers) }
+            return .answered(status: 201, body: Array(#"{"message":"success"}"#.utf8), headers: [:])
+        }
+    }
+
+    /// These values killed the flush with SIGILL; now each is ignored or clamped and the retry goes out.
+    @Test(arguments: [
+        "1e19", "9.3e15", "1e300", "inf", "-inf", "nan", "-5", "99999999999999999999999999",
+        "9223372036854775807", "Fri, 31 Dec 9999 23:59:59 GMT", "garbage",
+    ])
+    func anyRateLimitHeaderValueIsSurvived(value: String) async throws {
+        let folder = try Fixtures.temporaryFolder("richpush-flush-429")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(
+            atPath: folder + "/Library/Preferences", withIntermediateDirectories: true)
+        let suite = try AppGroupSuite(container: folder, suite: "group.test")
+        for name in ["Retry-After", "X-RateLimit-Reset"] {
+            try SuiteRecorder.record([.event(name: "tap", properties: [])], in: suite)
+            var options = FlushOptions(user: .externalID("u1"))
+            options.maxRateLimitWait = .milliseconds(20)
+            options.backoffBase = .milliseconds(1)
+            let summary = try await AnalyticsFlush.run(suite: suite, client: Limiting([name: value]), options: options)
+            #expect(summary.isComplete && summary.retried == 1, "\(name): \(value)")
+        }
+    }
+
+    @Test func anHTTPDateRetryAfterIsHonouredUpToTheCap() {
+        let now = Date(timeIntervalSince1970: 1_709_294_400)
+        let in30 = RateLimitHeaders.imfFixdate(epochSeconds: 1_709_294_430) ?? ""
+        #expect(AnalyticsFlush.rateLimitWait(["Retry-After": in30], cap: .seconds(60), now: now) == .seconds(30))
+        #expect(AnalyticsFlush.rateLimitWait(["Retry-After": in30], cap: .seconds(5), now: now) == .seconds(5))
+        #expect(AnalyticsFlush.rateLimitWait(["Retry-After": "1e19"], cap: .seconds(5), now: now) == nil)
+        #expect(
+            AnalyticsFlush.rateLimitWait(
+                ["X-RateLimit-Reset": "1709294410", "Retry-After": "1"], cap: .seconds(60), now: now)
+                == .milliseconds(10_050), "the reset first, with its 50 ms")
+        #expect(
+            AnalyticsFlush.rateLimitWait(["X-RateLimit-Reset": "inf", "Retry-After": "2"], cap: .seconds(60), now: now)
+                == .seconds(2), "an unreadable reset falls back to Retry-After")
     }
 }

@@ -97,8 +97,8 @@ import Testing
                 == "items read 4 (1 resumed from the outbox), requests sent 2, accepted 3, retried 0, rejected 0, left pending 0"
         )
         #expect(summary.stopMessage == nil)
-        #expect(FlushSession.exitCode(for: summary, interrupted: false) == .success)
-        #expect(FlushSession.exitCode(for: summary, interrupted: true) == .interrupted)
+        #expect(AnalyticsExit.code(for: summary, interrupted: false) == .success)
+        #expect(AnalyticsExit.code(for: summary, interrupted: true) == .interrupted)
         let rejected = try JSONDecoder().decode(
             RejectedItem.self,
             from: Data(#"{"kind":"event","name":"a\nb","fields":[],"source":"endpoint","reason":"bad"}"#.utf8))
@@ -108,9 +108,7 @@ import Testing
         let lines = summary.text.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 2 && lines[1] == #"rejected: event a\nb (endpoint): bad"#)
         #expect(summary.stopMessage == #"stopped: the endpoint answered 401\nforged"# + "\n  error: one\n  error: two")
-        #expect(FlushSession.exitCode(for: summary, interrupted: false) == .failure)
-        #expect(FlushSession.exitCode(for: AnalyticsError(.busy, "held")) == .unavailable)
-        #expect(FlushSession.exitCode(for: AnalyticsError(.storage, "disk")) == .failure)
+        #expect(AnalyticsExit.code(for: summary, interrupted: false) == .failure)
     }
 
     @Test func aSessionChecksTheConfigurationBeforeItStarts() throws {

@@ -1,0 +1,54 @@
+/// The exit codes of `richpush analytics record|show|flush`, from the one table every command
+/// shares (``ExitCode``; the README's "Verdicts and exit codes"): the only place they are decided.
+///
+/// | result | exit |
+/// |---|---|
+/// | done: recorded, shown without a defect, everything delivered | 0 |
+/// | `show` found a defect in a suite it could read; `flush` left items pending or rejected | 1 |
+/// | an unusable option or API key | 64 |
+/// | a missing App Group or suite, a suite or outbox that is not one (garbage, too large) | 65 |
+/// | another flush holds the suite | 69 |
+/// | a file that cannot be read, written, locked or replaced (a full disk), stdout unwritable | 74 |
+/// | interrupted (SIGINT, SIGTERM) | 130 |
+///
+/// ```swift
+/// return AnalyticsExit.code(for: show.defects.isEmpty ? .done : .defectsFound)
+/// ```
+public enum AnalyticsExit {
+    /// What an analytics command came to.
+    public enum Result: Sendable, Equatable {
+        case done
+        /// `show` read the suite and found a defect.
+        case defectsFound
+        /// `flush` ran but left items pending, or some were rejected.
+        case notDelivered
+        /// The command failed with this error.
+        case failed(AnalyticsError.Code)
+        /// The result could not be written to stdout.
+        case outputFailed
+        case interrupted
+    }
+
+    /// The exit code of `result`.
+    public static func code(for result: Result) -> ExitCode {
+        switch result {
+        case .done: .success
+        case .defectsFound, .notDelivered: .failure
+        case .outputFailed: .ioError
+        case .interrupted: .interrupted
+        case .failed(let code):
+            switch code {
+            case .suiteNotFound, .suiteUnreadable, .outboxUnreadable: .dataError
+            case .storage: .ioError
+            case .busy: .unavailable
+            case .invalidInput, .apiKey: .usage
+            default: .software
+            }
+        }
+    }
+
+    /// The exit code of a flush that ran: interrupted, everything delivered, or not.
+    public static func code(for summary: FlushSummary, interrupted: Bool) -> ExitCode {
+        code(for: interrupted ? .interrupted : summary.isComplete ? .done : .notDelivered)
+    }
+}
