@@ -16,6 +16,8 @@ enum FuzzReader: UInt8, CaseIterable {
     case headers = 5
     /// A `/users/track` answer's body, and the same bytes as an outbox log.
     case trackResponse = 6
+    /// `report merge` inputs: a bench report or a batch summary, read, written back and merged with itself.
+    case report = 7
 
     /// Checks `input` (selector byte first) against its reader; a broken invariant aborts with a message.
     ///
@@ -33,6 +35,7 @@ enum FuzzReader: UInt8, CaseIterable {
         case .suite: SuiteInvariants.check(bytes)
         case .headers: HeaderInvariants.check(bytes)
         case .trackResponse: TrackResponseInvariants.check(bytes)
+        case .report: ReportInvariants.check(bytes)
         }
     }
 }
