@@ -180,17 +180,18 @@ import Testing
     @Test func countsOneDescriptorPerDeviceWhenNothingIsStored() async throws {
         let out = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: out) }
-        // 64 + 80 sockets fit in 150 open files; with --out each device also holds a file: 224 do not.
+        // What is open at start, 64 kept and 80 sockets fit in 200 open files; with --out each device
+        // also holds a file: 160 more do not.
         let run = try await Shell.run(
             """
-            ulimit -n 150
+            ulimit -n 200
             "$RP" bench --serve Samples/assets --devices 80 --concurrency 80 --ramp 1 --no-progress
             echo "status $?"
             "$RP" bench --serve Samples/assets --devices 80 --concurrency 80 --ramp 1 --no-progress --out "\(out)"
             echo "status $?"
             """, in: Fixtures.root)
         let statuses = run.stdout.split(separator: "\n").filter { $0.hasPrefix("status ") }
-        #expect(statuses == ["status 0", "status 64"], "\(run.stdout) \(run.stderr)")
-        #expect(run.stderr.contains("needs about 224 open files"), "\(run.stderr)")
+        #expect(statuses == ["status 0", "status 69"], "\(run.stdout) \(run.stderr)")
+        #expect(run.stderr.contains("(2 per download: a socket, a temporary file;"), "\(run.stderr)")
     }
 }

@@ -16,8 +16,6 @@ import Testing
         var setup = ""
         var command: String
         var status: Int32
-        /// Other statuses accepted besides ``status`` (one another change of the exit table will remove).
-        var alsoAccepted: Set<Int32> = []
         /// The reason code: from the payload on stdout, else `[reason]` on stderr; nil: not checked.
         var reason: String?
         /// Names outside `out/` the command is asked to write.
@@ -258,11 +256,10 @@ import Testing
                 command: capped + " process --out out --app app p.json", status: 65, allowedOutside: ["peak.txt"],
                 check: refusedBomb("app/Bomb/Info.plist"))
         case .plistBombSuite:
-            // `analytics show` and `record` exit 1 for an unusable suite today; the analytics exit-code
-            // change (issue 17, item 8) makes it 65, the table's code that AnalyticsError maps to.
+            // An unusable suite is exit 65 (the analytics exit table), not 1 (a suite with defects).
             return Scenario(
                 files: ["group/Library/Preferences/group.example.plist": bomb],
-                command: capped + " analytics show --app-group group", status: 65, alsoAccepted: [1],
+                command: capped + " analytics show --app-group group", status: 65,
                 allowedOutside: ["peak.txt"], check: refusedBomb("group/Library/Preferences/group.example.plist"))
         case .plistFifoServicePlist:
             return Scenario(
@@ -333,8 +330,7 @@ import Testing
         }
         let before = FolderSnapshot.take(parent)
         let run = try await Shell.run(scenario.command, in: parent, environment: environment, limit: 30)
-        #expect(
-            run.status == scenario.status || scenario.alsoAccepted.contains(run.status), "\(hostile): \(run.stderr)")
+        #expect(run.status == scenario.status, "\(hostile): \(run.stderr)")
         if let reason = scenario.reason { #expect(Self.reason(of: run) == reason, "\(run.stderr)") }
         let after = FolderSnapshot.take(parent)
         let outside = { (snapshot: [String: String]) in
