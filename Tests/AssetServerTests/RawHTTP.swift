@@ -152,13 +152,6 @@ enum RawHTTP {
     }
 }
 
-/// Runs blocking work on a Dispatch thread, so blocking sockets never hold Swift's cooperative pool.
-func offThePool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Swift.Result { try body() }) }
-    }
-}
-
 /// The number of threads of this process, from /proc/self/task.
 func threadCount() -> Int {
     (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0

@@ -80,3 +80,12 @@ public final class BannerServer: @unchecked Sendable {
         listener.close()
     }
 }
+
+/// Runs blocking work on a Dispatch thread, so blocking sockets and sleeps never hold Swift's
+/// cooperative pool (two threads on a two-core machine: one blocked test would stall every other).
+/// Check expectations on what it returns, in the test's own task.
+public func offThePool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Swift.Result { try body() }) }
+    }
+}

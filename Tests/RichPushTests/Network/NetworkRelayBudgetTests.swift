@@ -27,7 +27,7 @@ import Testing
         try? FileManager.default.removeItem(atPath: folder)
     }
 
-    @Test func aTinyBudgetSlowsManyConnectionsButNeverCorruptsOrDeadlocks() throws {
+    @Test func aTinyBudgetSlowsManyConnectionsButNeverCorruptsOrDeadlocks() async throws {
         defer { cleanUp() }
         // About three chunks for 40 connections, each of whose links wants about 170 KB in flight: every
         // direction lives on its one-chunk floor, and the budget is spent all the time.
@@ -37,8 +37,10 @@ import Testing
         defer { relay.stop() }
         let port = try relay.route(toHost: "127.0.0.1", port: Int(server.httpPort))
         let connections = 40
-        let responses = try RawHTTP.getAll(
-            port: port, path: "/blob.bin", connections: connections, within: Sanitizer.scaled(.seconds(120)))
+        let responses = try await offThePool {
+            try RawHTTP.getAll(
+                port: port, path: "/blob.bin", connections: connections, within: Sanitizer.scaled(.seconds(120)))
+        }
         #expect(responses.count == connections)
         for response in responses {
             #expect(response.status == 200)
@@ -54,21 +56,22 @@ import Testing
         #expect(statistics.bufferBytes == 0, "every chunk was freed once the bytes left")
     }
 
-    @Test func aBudgetThatDoesNotBindNeverHoldsAConnectionBack() throws {
+    @Test func aBudgetThatDoesNotBindNeverHoldsAConnectionBack() async throws {
         defer { cleanUp() }
         let relay = try NetworkRelay(profile: try NetworkProfile(parsing: "down=50mbit,up=10mbit,rtt=115ms"))
         defer { relay.stop() }
         #expect(relay.bufferBudget == NetworkRelay.defaultBufferBudget)
         let port = try relay.route(toHost: "127.0.0.1", port: Int(server.httpPort))
-        let responses = try RawHTTP.getAll(
-            port: port, path: "/blob.bin", connections: 4, within: Sanitizer.scaled(.seconds(60)))
+        let responses = try await offThePool {
+            try RawHTTP.getAll(port: port, path: "/blob.bin", connections: 4, within: Sanitizer.scaled(.seconds(60)))
+        }
         #expect(responses.allSatisfy { $0.status == 200 && $0.body == blob })
         let statistics = relay.statistics
         #expect(statistics.budgetWaits == 0)
         #expect(statistics.peakBufferBytes > Int64(NetworkRelay.chunkBytes), "a direction grew past its floor")
     }
 
-    @Test func countsTheDescriptorsItHolds() throws {
+    @Test func countsTheDescriptorsItHolds() async throws {
         defer { cleanUp() }
         let relay = try NetworkRelay(profile: try NetworkProfile(parsing: "down=10mbit,rtt=10ms"))
         defer { relay.stop() }
@@ -77,12 +80,13 @@ import Testing
         let port = try relay.route(toHost: "127.0.0.1", port: Int(server.httpPort))
         let routed = NetworkRelay.fixedDescriptors + NetworkRelay.descriptorsPerRoute
         #expect(relay.statistics.descriptors == routed)
-        let responses = try RawHTTP.getAll(
-            port: port, path: "/blob.bin", connections: 3, within: Sanitizer.scaled(.seconds(60)))
+        let responses = try await offThePool {
+            try RawHTTP.getAll(port: port, path: "/blob.bin", connections: 3, within: Sanitizer.scaled(.seconds(60)))
+        }
         #expect(responses.count == 3)
         // The relay closes its two descriptors per connection once both directions have ended.
         let deadline = ContinuousClock.now + Sanitizer.scaled(.seconds(20))
-        while relay.statistics.active > 0 && ContinuousClock.now < deadline { usleep(10_000) }
+        while relay.statistics.active > 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         let statistics = relay.statistics
         #expect(statistics.accepted == 3)
         #expect(statistics.active == 0)
@@ -90,18 +94,20 @@ import Testing
         #expect(statistics.descriptorFailures == 0)
     }
 
-    @Test func holdsTwoDescriptorsPerOpenConnection() throws {
+    @Test func holdsTwoDescriptorsPerOpenConnection() async throws {
         defer { cleanUp() }
         let relay = try NetworkRelay(profile: try NetworkProfile(parsing: "down=10mbit,rtt=10ms"))
         defer { relay.stop() }
         let port = try relay.route(toHost: "127.0.0.1", port: Int(server.httpPort))
-        let open = try (0..<5).map { _ in try RawHTTP.connect(port: port) }
+        let open = try await offThePool { try (0..<5).map { _ in try RawHTTP.connect(port: port) } }
         defer { open.forEach { close($0) } }
         let expected =
             NetworkRelay.fixedDescriptors + NetworkRelay.descriptorsPerRoute
             + 5 * NetworkRelay.descriptorsPerTransfer
         let deadline = ContinuousClock.now + Sanitizer.scaled(.seconds(20))
-        while relay.statistics.descriptors != expected && ContinuousClock.now < deadline { usleep(10_000) }
+        while relay.statistics.descriptors != expected && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         #expect(relay.statistics.descriptors == expected)
         #expect(relay.statistics.active == 5)
     }
