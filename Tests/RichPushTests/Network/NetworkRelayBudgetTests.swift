@@ -86,7 +86,9 @@ import Testing
         #expect(responses.count == 3)
         // The relay closes its two descriptors per connection once both directions have ended.
         let deadline = ContinuousClock.now + Sanitizer.scaled(.seconds(20))
-        while relay.statistics.active > 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        while relay.statistics.active > 0 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         let statistics = relay.statistics
         #expect(statistics.accepted == 3)
         #expect(statistics.active == 0)
