@@ -18,7 +18,7 @@ enum ReportInvariants {
             require(again == report, "a bench report does not read back as itself")
             var merged = report
             var other = report
-            other.shards = other.shards.map { $0 + report.config.shardCount }
+            other.shards = other.shards.map { $0 &+ report.config.shardCount }
             other.config = report.config
             if (try? merged.merge(other)) == nil { require(merged == report, "a refused merge changed the report") }
         }

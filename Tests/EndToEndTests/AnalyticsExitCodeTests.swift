@@ -68,6 +68,17 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: suite.outboxPath)) == Data(Self.garbage), "left alone")
     }
 
+    /// A folder where the outbox should be is an unusable outbox too, not a disk failure.
+    @Test func anOutboxThatIsNotAFileIsUnusableInput() async throws {
+        let folder = try Self.container(events: 1)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let suite = try AppGroupSuite(container: folder, suite: "group.test")
+        try FileManager.default.createDirectory(atPath: suite.outboxPath, withIntermediateDirectories: false)
+        let run = try await RichPushBinary.run(["analytics", "show", "--app-group", folder, "--suite", "group.test"])
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(run.stderr.contains("not a regular file"), "\(run.stderr)")
+    }
+
     @Test func showTellsASuiteWithDefectsFromADamagedOne() async throws {
         let folder = try Self.container()
         defer { try? FileManager.default.removeItem(atPath: folder) }

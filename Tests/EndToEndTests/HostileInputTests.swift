@@ -27,7 +27,7 @@ import Testing
         case symlinkedReportTemporary, reportIsAFolder, plantedAttachment, fifoInput, fifoInBatch, crlfInURL
         case stderrClosed, stderrFull, brokenPipe, payloadAtLimitPlusNewline, payloadOverLimit, pathTraversalType
         case deepNesting, invalidUTF8, stalePartBeforeFetch, stdoutFullAfterStore, tinyDescriptorLimit
-        case sniffFIFO, sniffDevice, stdoutClosed, mergeOverflowingCounts, mergeNegativeCounts
+        case sniffFIFO, sniffDevice, stdoutClosed, mergeOverflowingCounts, mergeNegativeCounts, mergeFIFO
         case plistBombServicePlist, plistBombContentPlist, plistBombVendoredInApp, plistBombTargetInApp
         case plistBombSuite, plistFifoServicePlist
         var testDescription: String { rawValue }
@@ -225,6 +225,11 @@ import Testing
                 files: ["a.json": summary(shard: 1, requested: count), "b.json": summary(shard: 2, requested: count)],
                 command: #""$RP" report merge a.json b.json"#, status: 65, reason: nil,
                 check: { run, _ in #expect(run.stderr.contains("adds up past"), "\(run.stderr)") })
+        case .mergeFIFO:
+            // A FIFO with no writer would block the merge forever: refused without reading.
+            return Scenario(
+                setup: "mkfifo a.json", command: #""$RP" report merge a.json"#, status: 65, reason: nil,
+                check: { run, _ in #expect(run.stderr.contains("a.json"), "\(run.stderr)") })
         case .mergeNegativeCounts:
             return Scenario(
                 files: ["a.json": summary(shard: 1, requested: "-3")], command: #""$RP" report merge a.json"#,

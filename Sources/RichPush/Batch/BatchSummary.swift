@@ -164,7 +164,9 @@ public struct BatchSummary: Sendable, Codable, Equatable {
             _ = try ReportDamage.nonNegative(row.attached, "networks.\(name).attached")
         }
         if let shardCount {
-            guard shardCount >= 1, (shards ?? []).allSatisfy({ (1...shardCount).contains($0) }) else {
+            guard (1...BenchReport.maxShards).contains(shardCount),
+                (shards ?? []).allSatisfy({ (1...shardCount).contains($0) })
+            else {
                 throw ReportDamage("shards \(shards ?? []) do not fit shard_count \(shardCount)")
             }
         }

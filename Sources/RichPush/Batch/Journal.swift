@@ -118,10 +118,9 @@ final class Journal: Sendable {
     }
 
     /// Whether a record's verdict says nothing about the payload and is redone on resume: the client
-    /// ran out of file descriptors (`too-many-open-files`). As in ``isCurrentShape(_:)``, a quote in a
-    /// string value is escaped, so the bytes `"reason":"too-many-open-files"` are only ever the key and its value.
+    /// ran out of file descriptors (`too-many-open-files`).
     static func isRetried(_ line: [UInt8]) -> Bool {
-        contains(line, Array(#""reason":"\#(ReasonCode.tooManyOpenFiles.rawValue)""#.utf8))
+        string("reason", of: line) == ReasonCode.tooManyOpenFiles.rawValue
     }
 
     private static func contains(_ line: [UInt8], _ key: [UInt8]) -> Bool {

@@ -223,6 +223,8 @@ public struct BenchReport: Sendable, Codable, Equatable {
     /// The longest timeline a report may carry: a week of seconds. A longer one (or one whose seconds
     /// are not in order) is a damaged file, and merging it would allocate without bound.
     public static let maxTimelineSeconds = 7 * 86_400
+    /// The most shards a run may have: more is a damaged file (a merge lists the shards it covers).
+    public static let maxShards = 100_000
 
     /// Adds another report of the same run (another shard). Every count is added with a check; on
     /// any error this report is left as it was.
@@ -287,7 +289,9 @@ public struct BenchReport: Sendable, Codable, Equatable {
     func check() throws(ReportDamage) {
         _ = try ReportDamage.nonNegative(config.devices, "config.devices")
         _ = try ReportDamage.nonNegative(config.concurrency, "config.concurrency")
-        guard config.shardCount >= 1, shards.allSatisfy({ (1...config.shardCount).contains($0) }) else {
+        guard (1...Self.maxShards).contains(config.shardCount),
+            shards.allSatisfy({ (1...config.shardCount).contains($0) })
+        else {
             throw ReportDamage("shards \(shards) do not fit config.shard_count \(config.shardCount)")
         }
         for (value, field) in [
@@ -303,6 +307,13 @@ public struct BenchReport: Sendable, Codable, Equatable {
             (verdicts, "verdicts"), (reasons, "reasons"), (statusCodes, "status_codes"), (notReached, "not_reached"),
         ] {
             try ReportDamage.nonNegative(counts, field)
+        }
+        // Devices with a status code are some of the devices: the status classes are derived by
+        // subtracting them, which cannot then leave Int's range.
+        var answered = 0
+        for (_, count) in statusCodes { try ReportDamage.add(&answered, count, "status_codes") }
+        guard answered <= devices else {
+            throw ReportDamage("status_codes count \(answered) devices, more than the report's \(devices)")
         }
         try client.check()
         guard timeline.count <= Self.maxTimelineSeconds else {

@@ -111,6 +111,7 @@ public final class NetworkRelay: Sendable {
         config.buffer_budget = UInt64(max(0, bufferBudget))
         var relay: OpaquePointer?
         let status = cnr_relay_start(&config, &relay)
+        DescriptorExhaustion.note(errno: status)
         guard status == 0, let relay else {
             throw NetworkError(
                 .relayFailed, SystemError(code: status, operation: "start the network relay").message)
@@ -152,6 +153,7 @@ public final class NetworkRelay: Sendable {
                 return .failure(NetworkError(.hostUnresolved, "the network relay cannot resolve \(host)"))
             }
             guard status == 0 else {
+                DescriptorExhaustion.note(errno: status)
                 let failure = SystemError(code: status, operation: "open a network relay route to \(host)")
                 return .failure(NetworkError(.relayFailed, failure.message))
             }

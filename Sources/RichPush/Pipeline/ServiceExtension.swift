@@ -170,7 +170,7 @@ public struct ServiceExtension: Sendable {
         blamed.verdict = .fallback
         blamed.reason = .tooManyOpenFiles
         blamed.message =
-            "richpush ran out of file descriptors during this download (the limit is \(DescriptorBudget.current().limit)): "
+            "richpush ran out of file descriptors during this download (the limit is \(SystemCall.descriptorLimit)): "
             + "the client's limit, not the host's, so the host was not really tested. Raise it with 'ulimit -n' or run "
             + "fewer downloads at once. (What failed: \(outcome.message))"
         blamed.hint = nil

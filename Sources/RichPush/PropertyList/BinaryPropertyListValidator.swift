@@ -46,6 +46,9 @@ enum BinaryPropertyListValidator {
     /// Validates `bytes`; returns the number of objects the decoded value holds.
     static func validate(_ bytes: [UInt8], maximumObjects: Int) throws(Defect) -> Int {
         let trailer = try readTrailer(bytes)
+        // Every entry of the offset table is an object the decoded value holds at least once: refused
+        // before the tables sized by it are allocated.
+        guard trailer.objectCount <= maximumObjects else { throw tooMany(maximumObjects) }
         let offsets = try readOffsets(bytes, trailer)
         return try countObjects(bytes, trailer, offsets, maximumObjects: maximumObjects)
     }

@@ -223,8 +223,13 @@ public enum HTMLReport {
         for bucket in histogram.buckets {
             let range = LatencyHistogram.range(of: LatencyHistogram.index(of: bucket.upperBound))
             let middle = (Double(range.lowerBound) + Double(range.upperBound - range.lowerBound) / 2) / 1000
-            let bin = Int(middle / binWidth)
-            if bin < binCount { bins[bin] += Double(bucket.count) } else { beyond += bucket.count }
+            // A quotient past the bins (or past Int's range, from a hand-made report) is "beyond".
+            let quotient = middle / binWidth
+            if quotient.isFinite && quotient >= 0 && quotient < Double(binCount) {
+                bins[Int(quotient)] += Double(bucket.count)
+            } else {
+                beyond &+= bucket.count
+            }
         }
         let yAxis = ChartAxis.fitted(to: bins.max() ?? 0, integer: true)
         let width = 900.0, height = 300.0, left = 64.0, right = 20.0, top = 50.0, bottom = 44.0

@@ -40,9 +40,7 @@ public struct ReportMerge: Sendable {
     public func benchReport() throws(SetupError) -> BenchReport {
         var merged: BenchReport?
         for file in files {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw SetupError(.dataError, "cannot read '\(file)'")
-            }
+            guard let data = Self.contents(of: file) else { throw SetupError(.dataError, "cannot read '\(file)'") }
             do throws(BenchReportError) {
                 let report = try BenchReport.read(data)
                 if merged == nil { merged = report } else { try merged?.merge(report) }
@@ -93,9 +91,23 @@ public struct ReportMerge: Sendable {
             format: "--fail-under %g not met: %.1f%% would show.", failUnder, summary.displayRate * 100)
     }
 
+    /// The largest report or summary read: a bench report of a week's timeline is a few tens of MB.
+    public static let maxReportBytes = 256 << 20
+
+    /// The bytes of the report at `path`, or nil when it is not a regular file (a FIFO would block the
+    /// merge forever), cannot be read, or is larger than ``maxReportBytes``.
+    static func contents(of path: String) -> Data? {
+        guard let descriptor = try? SystemCall.openRegularFile(path) else { return nil }
+        defer { close(descriptor) }
+        guard let bytes = try? SystemCall.readAll(descriptor, upTo: maxReportBytes + 1, path: path),
+            bytes.count <= maxReportBytes
+        else { return nil }
+        return Data(bytes)
+    }
+
     /// The batch summary in `path`, or nil when it cannot be read or is not one.
     static func batchSummary(at path: String) -> BatchSummary? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let data = contents(of: path) else { return nil }
         return try? BatchJSON.decoder.decode(BatchSummary.self, from: data)
     }
 }

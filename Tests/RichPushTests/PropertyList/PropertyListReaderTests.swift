@@ -66,6 +66,18 @@ import Testing
         #expect(Self.refusal(bomb, limits: six)?.code == .tooManyObjects)
     }
 
+    /// An offset table longer than the object limit is refused before tables sized by it are made: 200
+    /// entries that all name one integer (a small file that would make a large count).
+    @Test func anOffsetTableOverTheLimitIsRefusedUpFront() throws {
+        let limits = PropertyListLimits(maximumBytes: 1 << 20, maximumObjects: 100, kind: "a test plist")
+        var bytes = Array("bplist00".utf8) + Builder.integer(7)
+        let table = bytes.count
+        for _ in 0..<200 { bytes += Builder.bigEndian(8, size: 1) }
+        bytes += [0, 0, 0, 0, 0, 0, 1, 1] + Builder.bigEndian(200, size: 8) + Builder.bigEndian(0, size: 8)
+        bytes += Builder.bigEndian(UInt64(table), size: 8)
+        #expect(Self.refusal(bytes, limits: limits)?.code == .tooManyObjects)
+    }
+
     @Test func theSizeLimitIsExact() throws {
         let small = PropertyListLimits(maximumBytes: 200, maximumObjects: 100, kind: "a test plist")
         let head = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>a</key><string>"#

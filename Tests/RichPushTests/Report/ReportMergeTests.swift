@@ -126,6 +126,12 @@ import Testing
         ("\"second\" : 0", "\"second\" : 400000000000", "timeline[0] is second 400000000000"),
         ("\"count\" : 2", "\"count\" : 18446744073709551615", "adds up past 18446744073709551615"),
         ("\"min\" : ", "\"min\" : 9", "do not agree"),
+        (
+            "\"status_codes\" : {", "\"status_codes\" : {\"200\": 9223372036854775807, \"201\": 1",
+            "status_codes adds up"
+        ),
+        ("\"status_codes\" : {", "\"status_codes\" : {\"200\": 3", "status_codes count 3 devices"),
+        ("\"shard_count\" : 2", "\"shard_count\" : 1000000000000000000", "do not fit"),
     ])
     func refusesDamagedBenchReports(find: String, replace: String, says: String) throws {
         let folder = try Fixtures.temporaryFolder()
