@@ -86,7 +86,9 @@ enum BatchCommand {
         await batch.removeSharedDownloads()
         if let junit {
             let xml: String
-            do { xml = try batch.junitXML() } catch { throw CommandFailure(.ioError, "--junit: \(error.message)") }
+            do { xml = try batch.junitXML(summary: summary) } catch {
+                throw CommandFailure(.ioError, "--junit: \(error.message)")
+            }
             try commit(Array(xml.utf8), to: junit, option: "--junit", durable: options.configuration.durable)
         }
         printError(summary.text(folder: session.folder))

@@ -78,11 +78,14 @@ import Testing
         #expect(summary["verdicts"]?["rejected"] == .number("4"))
         let junit = try JUnitCounts(path: out + "/junit.xml")
         #expect(junit.testCases == byInput.count)
+        // Inputs that cannot be read or parsed are errors; every other payload that would not show a failure.
+        #expect(junit.errors == 3, "broken.json, array.json, unreadable.json")
         #expect(
-            junit.failures
+            junit.failures + junit.errors
                 == byInput.values.filter {
                     $0["verdict"] != .string("attached") && $0["verdict"] != .string("no-attachment")
                 }.count)
+        #expect(junit.caseNames == junit.caseNames.sorted(), "cases in input (sorted) order")
         #expect(run.stderr.contains("Display rate:"))
     }
 
@@ -236,6 +239,9 @@ import Testing
 final class JUnitCounts: NSObject, XMLParserDelegate {
     private(set) var testCases = 0
     private(set) var failures = 0
+    private(set) var errors = 0
+    /// The cases' names, in document order.
+    private(set) var caseNames: [String] = []
 
     init(path: String) throws {
         super.init()
@@ -248,7 +254,11 @@ final class JUnitCounts: NSObject, XMLParserDelegate {
         _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
         attributes: [String: String] = [:]
     ) {
-        if elementName == "testcase" { testCases += 1 }
+        if elementName == "testcase" {
+            testCases += 1
+            caseNames.append(attributes["name"] ?? "")
+        }
         if elementName == "failure" { failures += 1 }
+        if elementName == "error" { errors += 1 }
     }
 }

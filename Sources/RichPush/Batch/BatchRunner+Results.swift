@@ -52,7 +52,8 @@ extension BatchRunner {
                 let value = Double(total)
             {
                 times.append(value)
-                histogram.record(microseconds: UInt64(max(0, (value * 1000).rounded())))
+                // Clamped: a damaged journal's number must not trap (a year is far past any budget).
+                histogram.record(microseconds: UInt64(min(max(0, (value * 1000).rounded()), 3.2e13)))
             }
             let text = line + [UInt8(ascii: "\n")]
             failed = failed || !Self.write(text, to: results.descriptor) || !Self.write(text, to: compacted.descriptor)

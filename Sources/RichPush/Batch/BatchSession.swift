@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A batch set up from its ``BatchConfiguration``: its payloads found, its output folder claimed and
@@ -86,7 +87,9 @@ public struct BatchSession: Sendable {
                 mix: mix, devices: items.count, seed: configuration.seed, service: service)
         }
         runner.shard = configuration.shard.map { (index: $0.index, count: $0.count) }
-        return BatchRun(engine: engine, shared: shared, runner: runner, attachments: attachments)
+        return BatchRun(
+            engine: engine, shared: shared, runner: runner, attachments: attachments,
+            inputFolder: configuration.input)
     }
 
     /// Releases the output folder's lock.
@@ -99,6 +102,8 @@ public struct BatchRun: Sendable {
     let shared: SharedDownloads?
     let runner: BatchRunner
     let attachments: AttachmentStore
+    /// The batch's input (a folder, or an NDJSON file), for the JUnit classes.
+    let inputFolder: String
 
     /// Runs every payload not done yet and writes the results and the summary.
     public func run(progress: @escaping @Sendable (BatchRunner.Progress) -> Void = { _ in }) async throws(StoreError)
@@ -114,10 +119,16 @@ public struct BatchRun: Sendable {
     /// on resume).
     public func stop() { engine.shutdown() }
 
-    /// The JUnit XML report of every record in the output folder.
-    public func junitXML() throws(StoreError) -> String {
+    /// The JUnit XML report of every record in the output folder, in input order; `summary` (this
+    /// run's) gives the suite its wall time and start.
+    public func junitXML(summary: BatchSummary) throws(StoreError) -> String {
         var report = JUnitReport()
-        try runner.forEachRecord { report.add($0) }
+        report.wallSeconds = summary.elapsedSeconds
+        report.timestamp = Date(timeIntervalSinceNow: -summary.elapsedSeconds)
+        report.inputName = (inputFolder as NSString).lastPathComponent
+        let positions = Dictionary(
+            runner.items.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        try runner.forEachRecord { report.add($0, position: positions[$0.input] ?? Int.max) }
         return report.xml
     }
 

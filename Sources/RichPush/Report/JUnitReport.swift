@@ -1,35 +1,55 @@
 import Foundation
 
-/// A JUnit XML report of a batch: one test case per payload, a failure for every requested
-/// attachment that would not show, so CI systems display the run natively.
+/// A JUnit XML report of a batch: one test case per payload, so CI systems (Jenkins, GitHub's test
+/// reporters, GitLab) display the run natively.
 ///
-/// `attached` and `no-attachment` pass; `fallback`, `expired` and `not-invoked` fail with the
-/// reason as the failure type; `rejected` payloads fail too (the campaign would not deliver them). A
-/// payload whose content extension would crash, or is misconfigured, fails as well (`would-crash/missing-key`):
-/// the image can show in a view that crashes.
-/// Records are read one at a time; the document itself is small (about 200 bytes a payload).
+/// - `attached` and `no-attachment` pass.
+/// - An input that could not be read or parsed (`unreadable-input`, `invalid-json`,
+///   `not-an-object`) is an `<error>`: the test could not run.
+/// - `fallback`, `expired`, `not-invoked` and the other `rejected` payloads are a `<failure>` whose
+///   type is `verdict/reason` and whose message is the outcome's; a payload whose content extension
+///   would crash, or is misconfigured, fails as well (`would-crash/missing-key`): the image can show
+///   in a view that crashes.
+///
+/// Cases are in input order (the batch's sorted input, NDJSON lines in file order), so identical
+/// runs write identical files whatever order the payloads finished in. A case's `classname` is the
+/// folder its payload is in, with dots for slashes (`campaign.week1`; a payload directly in the input
+/// folder gets the input folder's name), or the NDJSON file's name for its lines, whose case names
+/// keep the line (`sends.ndjson:12`). The suite's `time` is the run's wall time (the cases' times
+/// overlap), and `timestamp` (local time, no zone, as the JUnit schema has it) and `hostname` say
+/// when and where it ran.
 public struct JUnitReport {
-    private var body = ""
-    private var tests = 0
+    /// The suite's name.
+    public var suiteName = "richpush batch"
+    /// When the run started.
+    public var timestamp = Date()
+    /// The machine it ran on.
+    public var hostname = ProcessInfo.processInfo.hostName
+    /// The run's wall time, in seconds.
+    public var wallSeconds = 0.0
+    /// The name of the batch's input folder, the class of the payloads directly in it.
+    public var inputName = "payloads"
+
+    private var cases: [(position: Int, name: String, xml: String)] = []
     private var failures = 0
-    private var seconds = 0.0
+    private var errors = 0
+
+    /// The reasons that mean the input itself could not be read or parsed: an error, not a failure.
+    static let errorReasons: Set<ReasonCode> = [.unreadableInput, .invalidJSON, .notAnObject]
 
     public init() {}
 
-    /// Adds one payload's test case.
-    public mutating func add(_ record: BatchRecord) {
-        tests += 1
-        let time = record.elapsedMilliseconds / 1000
-        seconds += time
-        body += "    <testcase classname=\"richpush.batch\" name=\"\(Self.escape(record.input))\""
-        body += " time=\"\(String(format: "%.3f", time))\""
+    /// Adds one payload's test case; `position` is its place in the input (cases are written in that order).
+    public mutating func add(_ record: BatchRecord, position: Int = Int.max) {
+        let time = String(format: "%.3f", max(0, record.elapsedMilliseconds) / 1000)
+        var xml = "    <testcase classname=\"\(Self.escape(className(of: record.input)))\""
+        xml += " name=\"\(Self.escape(record.input))\" time=\"\(time)\""
         let view = record.contentExtension
         let viewFails = view.map { $0.outcome == .wouldCrash || $0.outcome == .configurationError } ?? false
         if record.verdict.showsAsIntended && !viewFails {
-            body += "/>\n"
+            cases.append((position, record.input, xml + "/>\n"))
             return
         }
-        failures += 1
         var (type, summary, detail) = (
             "\(record.verdict.rawValue)/\(record.reason.rawValue)",
             record.verdict.rawValue + " [" + record.reason.rawValue + "]: " + record.message, record.message
@@ -41,17 +61,37 @@ public struct JUnitReport {
         }
         if let hint = record.hint { detail += "\nHint: " + hint }
         if let url = record.url { detail += "\nURL: " + url }
-        body += ">\n      <failure type=\"\(Self.escape(type))\""
-        body += " message=\"\(Self.escape(summary))\">"
-        body += Self.escape(detail) + "</failure>\n    </testcase>\n"
+        let element = Self.errorReasons.contains(record.reason) ? "error" : "failure"
+        if element == "error" { errors += 1 } else { failures += 1 }
+        xml += ">\n      <\(element) type=\"\(Self.escape(type))\" message=\"\(Self.escape(summary))\">"
+        xml += Self.escape(detail) + "</\(element)>\n    </testcase>\n"
+        cases.append((position, record.input, xml))
+    }
+
+    /// The class of a payload named `input` (see the type's summary).
+    func className(of input: String) -> String {
+        if let colon = input.lastIndex(of: ":"), input[input.index(after: colon)...].allSatisfy(\.isNumber),
+            input.index(after: colon) < input.endIndex
+        {
+            return String(input[..<colon])
+        }
+        let folder = (input as NSString).deletingLastPathComponent
+        return folder.isEmpty ? inputName : folder.replacingOccurrences(of: "/", with: ".")
     }
 
     /// The whole document.
     public var xml: String {
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-            + "<testsuites tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\">\n"
-            + "  <testsuite name=\"richpush batch\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\""
-            + " skipped=\"0\" time=\"\(String(format: "%.3f", seconds))\">\n" + body + "  </testsuite>\n</testsuites>\n"
+        let ordered = cases.sorted { ($0.position, $0.name) < ($1.position, $1.name) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
+        let time = String(format: "%.3f", max(0, wallSeconds))
+        let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\""
+        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            + "<testsuites \(counts) time=\"\(time)\">\n"
+            + "  <testsuite name=\"\(Self.escape(suiteName))\" \(counts) skipped=\"0\" time=\"\(time)\""
+            + " timestamp=\"\(formatter.string(from: timestamp))\" hostname=\"\(Self.escape(hostname))\">\n"
+            + ordered.map(\.xml).joined() + "  </testsuite>\n</testsuites>\n"
     }
 
     /// Escapes text for XML attributes and content; drops characters XML 1.0 cannot carry.
