@@ -75,15 +75,25 @@ enum AnalyticsCommand {
 
     private static func record(_ arguments: Arguments) throws -> ExitCode {
         var arguments = arguments
+        // One event per call: its --property values belong to it, and a second --event must not
+        // silently replace the first.
+        let events = try arguments.values("--event")
+        guard events.count <= 1 else {
+            throw UsageError(
+                "record takes one --event per call (got \(events.count): \(events.joined(separator: ", "))): run "
+                    + "'richpush analytics record' once per event, each with its own --property values")
+        }
+        let event = events.first
         let suite = try suite(&arguments, creating: true)
-        let event = try arguments.value("--event")
         let properties = try arguments.values("--property").map { text throws(SetupError) in
             try SuiteEntry.Field(keyValue: text)
         }
         let attributes = try arguments.values("--attribute").map { text throws(SetupError) in
             try SuiteEntry.Field(keyValue: text)
         }
-        let email = try arguments.value("--email")
+        let emails = try arguments.values("--email")
+        guard emails.count <= 1 else { throw UsageError("record takes one --email per call (got \(emails.count))") }
+        let email = emails.first
         try requireNoArgument(arguments)
         let records = try PendingRecord.records(
             event: event, properties: properties, attributes: attributes, email: email)

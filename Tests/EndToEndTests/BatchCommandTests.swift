@@ -76,6 +76,12 @@ import Testing
         let summary = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: out + "/summary.json"))))
         #expect(summary["recorded"] == .number(String(byInput.count)))
         #expect(summary["verdicts"]?["rejected"] == .number("4"))
+        // A wall time to the millisecond, not Double's noise.
+        if case .number(let elapsed)? = summary["elapsed_seconds"] {
+            #expect((elapsed.split(separator: ".").last?.count ?? 0) <= 3 || !elapsed.contains("."), "\(elapsed)")
+        } else {
+            Issue.record("summary.json has no elapsed_seconds")
+        }
         let junit = try JUnitCounts(path: out + "/junit.xml")
         #expect(junit.testCases == byInput.count)
         // Inputs that cannot be read or parsed are errors; every other payload that would not show a failure.

@@ -29,6 +29,9 @@ import Testing
             arguments: ["fetch", "cdn.example.com/hero.jpg"], status: 64, says: "https://cdn.example.com/hero.jpg"),
         Mistake(arguments: ["process", "--push-type", "x"], status: 64, says: "--push-type takes one of"),
         Mistake(arguments: ["serve", "--cert", "p.json", "assets"], status: 64, says: "--cert needs --key"),
+        Mistake(
+            arguments: ["analytics", "record", "--app-group", "g", "--event", "a", "--event", "b"], status: 64,
+            says: "record takes one --event per call (got 2: a, b)"),
         Mistake(arguments: ["process", "missing.json"], status: 65, says: "missing.json"),
         Mistake(arguments: ["process", "--cacert", "missing.pem", "p.json"], status: 65, says: "missing.pem"),
         Mistake(arguments: ["batch", "missing", "--out", "o"], status: 65, says: "does not exist"),

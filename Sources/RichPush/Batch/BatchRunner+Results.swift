@@ -73,7 +73,8 @@ extension BatchRunner {
             verdicts: verdicts, reasons: reasons, requested: requested, attached: attached,
             displayRate: requested == 0 ? 1 : Double(attached) / Double(requested),
             downloadMilliseconds: BatchSummary.percentiles(times),
-            elapsedSeconds: (ContinuousClock.now - started).inSeconds,
+            // Milliseconds are what a wall time means here: 0.569, not 0.5690729999999999.
+            elapsedSeconds: ((ContinuousClock.now - started).inSeconds * 1000).rounded() / 1000,
             contentExtensions: expandedViews.isEmpty ? nil : expandedViews,
             downloadHistogram: histogram,
             networks: networks.isEmpty

@@ -35,7 +35,7 @@ public enum PayloadInspector {
         do {
             root = try JSONValue.parse(bytes)
         } catch {
-            return decided(.rejected, .invalidJSON, "the payload is not valid JSON: \(error). Fix the JSON text.")
+            return decided(.rejected, .invalidJSON, Self.invalidJSONMessage(bytes, error: "\(error)"))
         }
         guard case .object = root else {
             return decided(
@@ -170,5 +170,23 @@ public enum PayloadInspector {
                     + "Add an 'alert' to 'aps'.")
         }
         return nil
+    }
+
+    /// Why the payload is not JSON, with the two mistakes a sender can fix at once named: a UTF-8 byte
+    /// order mark (JSON text must not start with one, RFC 8259 section 8.1; richpush reads no further) and
+    /// several payloads in one file (NDJSON, which `richpush batch` reads one line at a time).
+    static func invalidJSONMessage(_ bytes: [UInt8], error: String) -> String {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            return "the payload starts with a UTF-8 byte order mark (bytes EF BB BF), which JSON text must not "
+                + "have (RFC 8259): senders transmit JSON without one. Save the file as UTF-8 without a BOM."
+        }
+        let lines = bytes.split(separator: UInt8(ascii: "\n")).filter { line in
+            line.contains { ![0x20, 0x09, 0x0D].contains($0) }
+        }
+        if lines.count > 1, lines.allSatisfy({ (try? JSONValue.parse(Array($0))) != nil }) {
+            return "the payload is \(lines.count) JSON documents, one per line (NDJSON), not one: process reads one "
+                + "payload. Run 'richpush batch FILE.ndjson' to process each line."
+        }
+        return "the payload is not valid JSON: \(error). Fix the JSON text."
     }
 }

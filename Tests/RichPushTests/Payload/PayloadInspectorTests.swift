@@ -23,6 +23,19 @@ import Testing
         #expect(outcome?.reason == reason)
     }
 
+    @Test func namesAByteOrderMarkAndNDJSONInsteadOfAParserError() throws {
+        let payload = #"{"aps":{"alert":"Hi","mutable-content":1}}"#
+        let bom = try #require(decided("\u{FEFF}" + payload))
+        #expect(bom.reason == .invalidJSON)
+        #expect(bom.message.contains("byte order mark (bytes EF BB BF)"), "\(bom.message)")
+        let lines = try #require(decided(payload + "\n" + payload + "\n\n" + payload + "\n"))
+        #expect(lines.reason == .invalidJSON)
+        #expect(lines.message.contains("3 JSON documents, one per line (NDJSON)"), "\(lines.message)")
+        #expect(lines.message.contains("richpush batch"))
+        let broken = try #require(decided(payload + "\n{"))
+        #expect(broken.message.hasPrefix("the payload is not valid JSON"), "\(broken.message)")
+    }
+
     @Test func pointsAtKeysOutsideAps() {
         #expect(decided(#"{"alert":"hi","mutable-content":1}"#)?.hint?.contains("inside 'aps'") == true)
     }
