@@ -32,6 +32,7 @@ import Testing
         Mistake(
             arguments: ["analytics", "record", "--app-group", "g", "--event", "a", "--event", "b"], status: 64,
             says: "record takes one --event per call (got 2: a, b)"),
+        Mistake(arguments: ["process", "--out", "/proc/x", "p.json"], status: 74, says: "'/proc/x': No such file"),
         Mistake(arguments: ["process", "missing.json"], status: 65, says: "missing.json"),
         Mistake(arguments: ["process", "--cacert", "missing.pem", "p.json"], status: 65, says: "missing.pem"),
         Mistake(arguments: ["batch", "missing", "--out", "o"], status: 65, says: "does not exist"),

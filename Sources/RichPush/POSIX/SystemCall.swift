@@ -134,4 +134,19 @@ public enum SystemCall {
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
         return Int(clamping: limit.rlim_cur)
     }
+
+    /// Creates the folder `path` and any missing parents (mode 0777 less the umask), as `mkdir -p`
+    /// does; a folder already there is fine. A failure names the folder that could not be made and
+    /// the system's reason (`/proc/x`: No such file or directory), as ``SystemError`` words it.
+    public static func makeFolders(_ path: String, operation: String = "create the folder") throws(SystemError) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            prefix += "/" + component
+            if mkdir(prefix, 0o777) == 0 { continue }
+            let code = errno
+            var info = stat()
+            if code == EEXIST, stat(prefix, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { continue }
+            throw SystemError(code: code, operation: operation, path: prefix)
+        }
+    }
 }

@@ -34,10 +34,8 @@ public struct AttachmentStore: Sendable {
         self.newFiles = recordsNewFiles ? PathList() : nil
         let absolute =
             folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
-        do {
-            try FileManager.default.createDirectory(atPath: absolute, withIntermediateDirectories: true)
-        } catch {
-            throw StoreError("cannot create the output folder '\(folder)': \(error.localizedDescription)")
+        do { try SystemCall.makeFolders(absolute, operation: "create the output folder") } catch {
+            throw StoreError(error.message)
         }
         var info = stat()
         guard stat(absolute, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, access(absolute, W_OK) == 0 else {

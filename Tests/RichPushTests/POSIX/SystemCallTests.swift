@@ -19,6 +19,26 @@ import Testing
         }
     }
 
+    @Test func makesFoldersWithTheirParentsAndSaysWhichOneCannotBeMade() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try SystemCall.makeFolders(folder + "/a/b//c")
+        try SystemCall.makeFolders(folder + "/a/b/c")  // already there: fine
+        var isFolder: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: folder + "/a/b/c", isDirectory: &isFolder) && isFolder.boolValue)
+        _ = FileManager.default.createFile(atPath: folder + "/file", contents: Data())
+        #expect(throws: SystemError(code: EEXIST, operation: "create the folder", path: folder + "/file")) {
+            try SystemCall.makeFolders(folder + "/file/x")
+        }
+        do {
+            try SystemCall.makeFolders("/proc/richpush-x", operation: "create the output folder")
+            Issue.record("a folder was made in /proc")
+        } catch {
+            #expect(error.message.hasPrefix("cannot create the output folder '/proc/richpush-x': "), "\(error.message)")
+            #expect(!error.message.contains("The operation could not be completed"))
+        }
+    }
+
     @Test func retriesEINTR() throws {
         var calls = 0
         let result = try SystemCall.retrying("test") { () -> Int32 in
