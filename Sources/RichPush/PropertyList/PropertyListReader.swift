@@ -143,7 +143,8 @@ public struct PropertyListReader: Sendable {
     }
 
     /// How many elements the XML holds at most: each `<` followed by a letter opens one (comments,
-    /// declarations and closing tags start with `!`, `?` or `/`); the `<plist>` element is not an object.
+    /// declarations and closing tags start with `!`, `?` or `/`). The `<plist>` element is counted too:
+    /// Foundation also reads a document without one, so leaving it out could undercount by one.
     static func elementCount(_ bytes: ArraySlice<UInt8>) -> Int {
         var count = 0
         var previous: UInt8 = 0
@@ -153,7 +154,7 @@ public struct PropertyListReader: Sendable {
             }
             previous = byte
         }
-        return max(0, count - 1)
+        return count
     }
 
     private func tooLarge(_ path: String, size: String) -> PropertyListError {
