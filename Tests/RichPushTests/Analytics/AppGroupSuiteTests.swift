@@ -133,7 +133,7 @@ import Testing
             } throws: { error in
                 let error = error as? AnalyticsError
                 return error?.code == .suiteUnreadable && error?.message.contains(plist) == true
-                    && error?.message.contains("expands to more than 2000000 objects") == true
+                    && error?.message.contains("expands to more than 500000 objects") == true
             }
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: plist)).count < 400, "left as it was")
