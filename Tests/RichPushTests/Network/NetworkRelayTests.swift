@@ -79,7 +79,9 @@ import Testing
         #expect(body == Data(bytes))
         let model = TransferEstimate(profile: profile, bytes: 200_000, secure: !http).duration
         #expect(elapsed >= model * 0.8, "took \(elapsed), the model says \(model)")
-        #expect(elapsed <= Sanitizer.scaled(model * 2 + .seconds(4)), "took \(elapsed), the model says \(model)")
+        // Generous above: the suite starts with seconds in which every test waits for the machine; a
+        // relay that stalls (a lost wake-up, a budget that never frees) takes far longer than this.
+        #expect(elapsed <= Sanitizer.scaled(model * 2 + .seconds(15)), "took \(elapsed), the model says \(model)")
     }
 
     @Test func carriesTwoHundredConcurrentConnections() async throws {
