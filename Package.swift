@@ -9,10 +9,14 @@ let package = Package(
         .library(name: "AssetServer", targets: ["AssetServer"]),
     ],
     targets: [
-        // The command-line front end: arguments, printing, exit codes. No logic of its own.
-        .executableTarget(name: "richpush", dependencies: ["RichPush", "AssetServer"]),
+        // The executable: a few lines of @main that hand the process to RichPushCLI.
+        .executableTarget(name: "richpush", dependencies: ["RichPushCLI"]),
 
-        // The library: every pipeline stage.
+        // The command line: the command and option tables, parsing, help, progress lines, and the one
+        // function that maps an error to an exit status. No pipeline logic of its own.
+        .target(name: "RichPushCLI", dependencies: ["RichPush", "AssetServer"]),
+
+        // The library: every pipeline stage. It knows nothing of flags, argv, exit codes or terminals.
         .target(name: "RichPush", dependencies: ["CurlKit", "MagicKit", "Digest", "CNetRelay"]),
 
         // The only Swift code that touches libcurl, libmagic and libcrypto.
@@ -50,7 +54,8 @@ let package = Package(
         .testTarget(name: "DigestTests", dependencies: ["Digest"]),
         .testTarget(name: "RichPushTests", dependencies: ["RichPush", "AssetServer", "TestSupport"]),
         .testTarget(name: "AssetServerTests", dependencies: ["AssetServer", "RichPush", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["RichPush", "AssetServer", "TestSupport"]),
+        .testTarget(name: "RichPushCLITests", dependencies: ["RichPushCLI", "RichPush", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["RichPush", "RichPushCLI", "AssetServer", "TestSupport"]),
     ]
 )
 

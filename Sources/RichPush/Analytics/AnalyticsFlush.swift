@@ -301,7 +301,7 @@ public enum AnalyticsFlush {
 
     private static func advice(_ status: Int) -> String {
         switch status {
-        case 401: return "; check the REST API key (--api-key-file or BRAZE_REST_API_KEY)"
+        case 401: return "; check the REST API key (\(Setting.apiKeyFile) or BRAZE_REST_API_KEY)"
         case 403: return "; the REST API key needs the users.track permission"
         case 400: return "; the request was not retried (sending it unchanged would fail again)"
         default: return ""

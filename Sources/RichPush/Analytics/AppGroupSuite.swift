@@ -39,7 +39,7 @@ public struct AppGroupSuite: Sendable {
         guard FileManager.default.fileExists(atPath: container, isDirectory: &isFolder), isFolder.boolValue else {
             throw AnalyticsError(
                 .suiteNotFound,
-                "'\(container)' is not a folder: give --app-group the App Group container (it holds Library/Preferences)"
+                "'\(container)' is not a folder: give \(Setting.appGroup) the App Group container (it holds Library/Preferences)"
             )
         }
         self.container = container
@@ -68,11 +68,11 @@ public struct AppGroupSuite: Sendable {
         case 0:
             throw AnalyticsError(
                 .suiteNotFound,
-                "no suite in '\(preferences)': give --suite NAME (the App Group's UserDefaults suite name)")
+                "no suite in '\(preferences)': give \(Setting.suite) NAME (the App Group's UserDefaults suite name)")
         default:
             throw AnalyticsError(
                 .suiteNotFound,
-                "'\(preferences)' holds \(names.count) suites (\(names.joined(separator: ", "))): choose one with --suite NAME"
+                "'\(preferences)' holds \(names.count) suites (\(names.joined(separator: ", "))): choose one with \(Setting.suite) NAME"
             )
         }
     }

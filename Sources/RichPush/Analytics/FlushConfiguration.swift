@@ -34,40 +34,44 @@ public struct FlushConfiguration: Sendable {
         options = FlushOptions(user: user)
     }
 
-    /// The endpoint given, or a usage error saying it is required.
-    public static func requireEndpoint(_ url: String?) throws(SetupError) -> String {
-        guard let url else { throw .usage("--endpoint URL is required (the REST endpoint; /users/track is appended)") }
+    /// The endpoint given, or `invalid-combination` saying it is required.
+    public static func requireEndpoint(_ url: String?) throws(ConfigurationError) -> String {
+        guard let url else {
+            throw ConfigurationError(
+                .invalidCombination, "\(Setting.endpoint) URL is required (the REST endpoint; /users/track is appended)")
+        }
         return url
     }
 
-    /// The user from exactly one of `--external-id` and `--braze-id`; none or both is a usage error.
-    public static func user(externalID: String?, brazeID: String?) throws(SetupError) -> UserIdentifier {
+    /// The user from exactly one of an external ID and a Braze ID; none or both is `invalid-combination`.
+    public static func user(externalID: String?, brazeID: String?) throws(ConfigurationError) -> UserIdentifier {
         switch (externalID, brazeID) {
         case (let id?, nil): .externalID(id)
         case (nil, let id?): .brazeID(id)
-        default: throw .usage("give exactly one of --external-id ID and --braze-id ID")
+        default:
+            throw ConfigurationError(
+                .invalidCombination, "give exactly one of \(Setting.externalID) ID and \(Setting.brazeID) ID")
         }
     }
 
     /// The endpoint with its key, trust, host mappings and timeout, checked in that order: an unreadable
-    /// `--cacert`, a malformed `--connect-to`, a missing key and an unusable URL are usage errors; an
-    /// endpoint refused for another reason is exit 1.
-    public func endpoint(environment: [String: String] = ProcessInfo.processInfo.environment) throws(SetupError)
+    /// CA file is `unusable-input`, like every command's; a malformed host mapping, a missing key and an
+    /// unusable URL are `invalid-value`.
+    public func endpoint(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError)
         -> TrackEndpoint
     {
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
-            throw .usage("--cacert \(caFile): no readable file there")
+            throw ConfigurationError(.unusableInput, "\(caFile): no readable file there", setting: .caFile)
         }
         for entry in connectTo where entry.split(separator: ":", omittingEmptySubsequences: false).count != 4 {
-            throw .usage("--connect-to '\(entry)' is not HOST:PORT:HOST2:PORT2")
+            throw ConfigurationError.invalid(.connectTo, "'\(entry)' is not HOST:PORT:HOST2:PORT2")
         }
         let key = try Self.apiKey(file: keyFile, environment: environment)
         var endpoint: TrackEndpoint
         do throws(AnalyticsError) {
             endpoint = try TrackEndpoint(base: endpointURL, apiKey: key)
         } catch {
-            if error.code == .invalidInput { throw .usage(error.message) }
-            throw SetupError(.failure, error.message)
+            throw ConfigurationError.invalid(.endpoint, error.message)
         }
         endpoint.caFile = caFile
         endpoint.connectTo = connectTo
@@ -75,19 +79,20 @@ public struct FlushConfiguration: Sendable {
         return endpoint
     }
 
-    /// The REST API key from `file`, or else from `BRAZE_REST_API_KEY` in `environment`; no key is a
-    /// usage error, and no message ever contains the key.
+    /// The REST API key from `file`, or else from `BRAZE_REST_API_KEY` in `environment`; no key is
+    /// `invalid-combination`, an unreadable file `unusable-input`, and no message ever contains the key.
     public static func apiKey(
         file: String?, environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws(SetupError) -> String {
+    ) throws(ConfigurationError) -> String {
         if let file {
             guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8)
             else {
-                throw .usage("--api-key-file \(file): no readable UTF-8 file there")
+                throw ConfigurationError(.unusableInput, "\(file): no readable UTF-8 file there", setting: .apiKeyFile)
             }
             return text
         }
         if let text = environment["BRAZE_REST_API_KEY"], !text.isEmpty { return text }
-        throw .usage("no REST API key: give --api-key-file FILE or set BRAZE_REST_API_KEY")
+        throw ConfigurationError(
+            .invalidCombination, "no REST API key: give \(Setting.apiKeyFile) FILE or set BRAZE_REST_API_KEY")
     }
 }

@@ -12,12 +12,12 @@ public final class FlushSession: Sendable {
     private let client: TrackClient
 
     /// Checks the configuration (``FlushConfiguration/endpoint(environment:)``) and starts the client;
-    /// a client that cannot start is exit 70.
-    public init(_ configuration: FlushConfiguration) throws(SetupError) {
+    /// a client that cannot start is `unavailable`.
+    public init(_ configuration: FlushConfiguration) throws(ConfigurationError) {
         self.configuration = configuration
         let endpoint = try configuration.endpoint()
         do throws(AnalyticsError) { client = try TrackClient(endpoint: endpoint) } catch {
-            throw SetupError(.software, error.message)
+            throw ConfigurationError(.unavailable, error.message)
         }
     }
 

@@ -24,13 +24,13 @@ public struct AppConfiguration: Sendable, Equatable {
     public init(servicePlist: String?, contentPlists: [String]) throws(AppConfigurationError) {
         if let servicePlist {
             let plist = try PropertyList(contentsOf: servicePlist)
-            try Self.expect(plist, Self.serviceExtensionPoint, flag: "--service-plist")
+            try Self.expect(plist, Self.serviceExtensionPoint, setting: .servicePlist)
             self.servicePlist = servicePlist
             transportSecurity = AppTransportSecurity(PropertyList.dictionary(plist.root, "NSAppTransportSecurity"))
         }
         for path in contentPlists {
             let plist = try PropertyList(contentsOf: path)
-            try Self.expect(plist, Self.contentExtensionPoint, flag: "--content-plist")
+            try Self.expect(plist, Self.contentExtensionPoint, setting: .contentPlist)
             contentExtensions.append(try Self.contentExtension(plist))
         }
     }
@@ -46,7 +46,7 @@ public struct AppConfiguration: Sendable, Equatable {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
             throw AppConfigurationError(
-                .unusableInput, path: folder, problem: "is not a folder (--app takes the app's source folder)")
+                .unusableInput, path: folder, problem: "is not a folder (\(Setting.app) takes the app's source folder)")
         }
         var configuration = AppConfiguration()
         let plists = try AppFolderWalk.infoPlists(in: folder)
@@ -59,7 +59,7 @@ public struct AppConfiguration: Sendable, Equatable {
                         path: path,
                         problem:
                             "is a second service extension (the first is \(existing)): name the one to use with "
-                            + "--service-plist")
+                            + "\(Setting.servicePlist)")
                 }
                 configuration.servicePlist = path
                 configuration.transportSecurity = AppTransportSecurity(
@@ -86,12 +86,12 @@ public struct AppConfiguration: Sendable, Equatable {
         }
     }
 
-    private static func expect(_ plist: PropertyList, _ point: String, flag: String) throws(AppConfigurationError) {
+    private static func expect(_ plist: PropertyList, _ point: String, setting: Setting) throws(AppConfigurationError) {
         let found = extensionPoint(plist)
         guard found == point else {
             let what =
                 found.map { "is for the extension point \($0)" } ?? "has no NSExtension.NSExtensionPointIdentifier"
-            throw AppConfigurationError(path: plist.path, problem: "\(what), not \(point): it does not go with \(flag)")
+            throw AppConfigurationError(path: plist.path, problem: "\(what), not \(point): it does not go with \(setting)")
         }
     }
 

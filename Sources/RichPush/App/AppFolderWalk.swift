@@ -53,7 +53,7 @@ enum AppFolderWalk {
                     .unusableInput, path: folder,
                     problem: "holds more than \(maximumEntries) files and folders within \(maximumDepth) levels: "
                         + "give the app's source folder (the one holding its .xcodeproj), or name the plists with "
-                        + "--service-plist and --content-plist")
+                        + "\(Setting.servicePlist) and \(Setting.contentPlist)")
             }
             for name in names where !name.hasPrefix(".") {
                 let path = current + "/" + name

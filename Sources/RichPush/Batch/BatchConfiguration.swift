@@ -42,6 +42,6 @@ public struct BatchConfiguration: Sendable {
     public func thresholdFailure(_ summary: BatchSummary) -> String? {
         guard summary.displayRate * 100 < failUnderPercent - 1e-9 else { return nil }
         return String(
-            format: "--fail-under %g not met: %.1f%% would show.", failUnderPercent, summary.displayRate * 100)
+            format: "\(Setting.failUnder) %g not met: %.1f%% would show.", failUnderPercent, summary.displayRate * 100)
     }
 }

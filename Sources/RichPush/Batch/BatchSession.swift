@@ -5,7 +5,7 @@ import Synchronization
 /// checked against an earlier run's options, ready to ``start()``.
 ///
 /// ```swift
-/// let session = try BatchSession(configuration)   // no payloads, options changed: SetupError
+/// let session = try BatchSession(configuration)   // no payloads, options changed: ConfigurationError
 /// defer { session.close() }
 /// let run = try session.start()                   // the engine and the runner
 /// defer { run.close() }
@@ -29,8 +29,8 @@ public struct BatchSession: Sendable {
                 everyItem.enumerated().filter { shard.contains(position: $0.offset) }.map(\.element)
             } ?? everyItem
         guard !items.isEmpty else {
-            throw SetupError(
-                .dataError,
+            throw ConfigurationError(
+                .unusableInput,
                 "no payloads in '\(configuration.input)' (looked for *.json\(configuration.recursive ? " below it" : ""))"
             )
         }
@@ -39,8 +39,8 @@ public struct BatchSession: Sendable {
         let need = DescriptorBudget.Need(
             concurrency: min(configuration.concurrency, items.count),
             relayed: configuration.policy.fetch.network != nil || configuration.networkMix != nil, storing: true)
-        if let shortfall = DescriptorBudget.current(raising: true).shortfall(need, option: "--concurrency") {
-            throw SetupError(.unavailable, shortfall)
+        if let shortfall = DescriptorBudget.current(raising: true).shortfall(need, setting: .concurrency) {
+            throw ConfigurationError(.tooFewDescriptors, shortfall)
         }
         let out = configuration.outFolder
         store = try AttachmentStore(folder: out, durable: configuration.durable)
@@ -52,11 +52,11 @@ public struct BatchSession: Sendable {
                 of: configuration.policy, sharedDownloads: configuration.sharedDownloads)
             let changes = BatchPreflight.changedOptions(in: store.folder, now: options)
             if !changes.isEmpty && !configuration.force {
-                throw SetupError(
-                    .usage,
-                    "\(out) holds results made with other options: " + changes.joined(separator: "; ")
-                        + ". Run with the earlier options to resume, add --force to redo every payload with "
-                        + "these, or choose another --out.")
+                throw ConfigurationError(
+                    .changedSettings,
+                    "\(out) holds results made with other settings: " + changes.joined(separator: "; ")
+                        + ". Run with the earlier settings to resume, add \(Setting.force) to redo every payload "
+                        + "with these, or choose another \(Setting.out).")
             }
             try BatchPreflight.record(options, in: store)
         } catch {

@@ -46,7 +46,7 @@ public final class OutputLock: Sendable {
             guard busy else { throw StoreError("cannot lock '\(path)': \(reason)") }
             throw StoreError(
                 "'\(folder)' is in use by another richpush batch (\(holder.isEmpty ? "unknown process" : holder)): "
-                    + "wait for it to finish, or give this run another --out folder")
+                    + "wait for it to finish, or give this run another \(Setting.out) folder")
         }
         let text = "pid \(getpid()), started \(Date().formatted(.iso8601))"
         if ftruncate(descriptor, 0) == 0 {

@@ -77,17 +77,22 @@ public struct BenchConfiguration: Sendable {
     public init(
         devices: Int, payload: String?, url: String?, type: String?, arrival: String?, ramp: Double?, rate: Double?,
         serving: Bool
-    ) throws(SetupError) {
-        guard payload == nil || url == nil else { throw SetupError.usage("give --payload or --url, not both") }
+    ) throws(ConfigurationError) {
+        guard payload == nil || url == nil else {
+            throw ConfigurationError(.invalidCombination, "give \(Setting.payload) or \(Setting.url), not both")
+        }
         let models = [arrival != nil && arrival != "burst", ramp != nil, rate != nil].filter { $0 }.count
         guard models <= 1, arrival == nil || arrival == "burst" else {
-            throw SetupError.usage("choose one arrival model: --arrival burst, --ramp SECONDS or --rate PER_SECOND")
+            throw ConfigurationError(
+                .invalidCombination,
+                "choose one arrival model: \(Setting.arrival) burst, \(Setting.ramp) SECONDS or \(Setting.rate) PER_SECOND")
         }
         if !serving, let url, let corrected = BenchPreflight.correctedURL(url) {
-            throw SetupError.usage("--url \(url) has no scheme: did you mean --url \(corrected) ?")
+            throw ConfigurationError.invalid(.url, "\(url) has no scheme: did you mean \(Setting.url) \(corrected) ?")
         }
         guard serving || payload != nil || url != nil else {
-            throw SetupError.usage("bench needs --payload FILE or --url URL (or --serve DIR)")
+            throw ConfigurationError(
+                .invalidCombination, "a bench needs a target: \(Setting.payload) FILE or \(Setting.url) URL")
         }
         self.devices = devices
         payloadPath = payload
@@ -114,26 +119,30 @@ public struct BenchConfiguration: Sendable {
     }
 
     /// The payload every device receives and the target the report names, from ``payloadPath`` or ``url``.
-    public func payload() throws(SetupError) -> (bytes: [UInt8], target: BenchReport.Target) {
+    public func payload() throws(ConfigurationError) -> (bytes: [UInt8], target: BenchReport.Target) {
         if let payloadPath {
             guard let data = FileManager.default.contents(atPath: payloadPath) else {
-                throw SetupError.usage("cannot read --payload \(payloadPath)")
+                throw ConfigurationError(.unusableInput, "cannot read \(payloadPath)", setting: .payload)
             }
             let bytes = Array(data)
             guard
                 case .attachment(let attURL, let type, _, _, _) = PayloadInspector.inspect(
                     bytes, pushType: policy.pushType)
             else {
-                throw SetupError.usage(
-                    "--payload \(payloadPath) does not request an attachment; check it with 'richpush process'")
+                throw ConfigurationError(
+                    .unusableInput,
+                    "\(payloadPath) does not request an attachment; run it through the extension alone to see why",
+                    setting: .payload)
             }
             return (bytes, BenchReport.Target(url: attURL, type: type, payload: payloadPath))
         }
-        guard let url else { throw SetupError.usage("bench needs --payload FILE or --url URL (or --serve DIR)") }
+        guard let url else { throw ConfigurationError(
+                .invalidCombination, "a bench needs a target: \(Setting.payload) FILE or \(Setting.url) URL") }
         let type = declaredType ?? URL(string: url)?.pathExtension ?? ""
         guard AttachmentFormat.forExtension(type) != nil else {
-            throw SetupError.usage(
-                "cannot tell the attachment type of \(url): give --type (jpg, png, gif, mp3, mp4, ...)")
+            throw ConfigurationError(
+                .invalidCombination,
+                "cannot tell the attachment type of \(url): give \(Setting.type) (jpg, png, gif, mp3, mp4, ...)")
         }
         let body: JSONValue = .object([
             (
@@ -148,10 +157,11 @@ public struct BenchConfiguration: Sendable {
     }
 
     /// Refuses a target that is not on this machine unless ``ownsHost`` says it may be loaded.
-    public func checkHost(_ target: BenchReport.Target) throws(SetupError) {
+    public func checkHost(_ target: BenchReport.Target) throws(ConfigurationError) {
         guard ownsHost || BenchSafety.isLoopback(url: target.url, mappings: policy.fetch.hostMappings) else {
-            throw SetupError.usage(
-                "\(target.url) is not on this machine. A bench sends a burst of requests: pass --i-own-this-host "
+            throw ConfigurationError(
+                .invalidCombination,
+                "\(target.url) is not on this machine. A bench sends a burst of requests: pass \(Setting.ownsHost) "
                     + "to confirm you own that host and may load it.")
         }
     }
@@ -165,9 +175,9 @@ public struct BenchConfiguration: Sendable {
     }
 
     /// Refuses a concurrency the process cannot hold open files for (exit 69, with the numbers and the fix).
-    public func checkDescriptors(_ budget: DescriptorBudget) throws(SetupError) {
-        if let shortfall = budget.shortfall(descriptorNeed, option: "--concurrency") {
-            throw SetupError(.unavailable, shortfall)
+    public func checkDescriptors(_ budget: DescriptorBudget) throws(ConfigurationError) {
+        if let shortfall = budget.shortfall(descriptorNeed, setting: .concurrency) {
+            throw ConfigurationError(.tooFewDescriptors, shortfall)
         }
     }
 

@@ -34,10 +34,10 @@ public enum BenchPreflight {
         message += "[\(outcome.reason.rawValue)]: \(outcome.message)"
         if outcome.reason == .tlsFailed {
             message +=
-                "\nThe server's certificate is not trusted: pass --cacert FILE (the server's CA) if it comes from "
+                "\nThe server's certificate is not trusted: pass \(Setting.caFile) FILE (the server's CA) if it comes from "
                 + "your own CA, or check the host name in the URL."
         } else {
-            message += "\nNo device was started: fix the target (or --connect-to) and run again."
+            message += "\nNo device was started: fix the target (or \(Setting.connectTo)) and run again."
         }
         return Problem(reason: outcome.reason, message: message)
     }

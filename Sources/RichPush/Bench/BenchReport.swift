@@ -392,8 +392,8 @@ public struct BenchReport: Sendable, Codable, Equatable {
         let header = try? BatchJSON.decoder.decode(Header.self, from: data)
         guard let schema = header?.schema, schema.hasPrefix("richpush.bench/") else {
             throw BenchReportError(
-                "not a richpush bench report (no \"schema\": \"\(schemaName)\"); give the files written by "
-                    + "'richpush bench --json'")
+                "not a richpush bench report (no \"schema\": \"\(schemaName)\"); give the files a bench wrote "
+                    + "as JSON (\(Setting.json))")
         }
         guard schema == schemaName else {
             throw BenchReportError(

@@ -33,7 +33,7 @@ public enum BenchSummary {
             lines.append(
                 String(
                     format:
-                        "Client-delayed: %d devices started late because of --concurrency (up to %.0f ms); their latency counts from the scheduled arrival.",
+                        "Client-delayed: %d devices started late because of \(Setting.concurrency) (up to %.0f ms); their latency counts from the scheduled arrival.",
                     report.clientDelayed.devices, report.clientDelayed.maxMilliseconds))
         }
         if report.notStarted > 0 {

@@ -91,8 +91,8 @@ public struct ClientLoad: Sendable, Codable, Equatable {
     public var warning: String? {
         guard bound else { return nil }
         return "Client-bound: " + boundReasons.joined(separator: "; ")
-            + ". Latency measured on a saturated client is not the CDN's latency: lower --concurrency or the "
-            + "arrival rate, or spread the run over machines with --shard."
+            + ". Latency measured on a saturated client is not the CDN's latency: lower \(Setting.concurrency) or the "
+            + "arrival rate, or spread the run over machines with \(Setting.shard)."
     }
 
     /// The CPU time of this process so far (getrusage(RUSAGE_SELF)): user and system seconds.

@@ -18,11 +18,11 @@ public struct Shard: Sendable, Equatable {
     }
 
     /// Reads `I/N` with 1 <= I <= N.
-    public init(parsing text: String) throws(SetupError) {
+    public init(parsing text: String) throws(ConfigurationError) {
         let parts = text.split(separator: "/").map { Int($0) }
         guard parts.count == 2, let index = parts[0], let count = parts[1], count >= 1, (1...count).contains(index)
         else {
-            throw SetupError.usage("--shard takes I/N with 1 <= I <= N, for example 2/4")
+            throw .invalid(.shard, "takes I/N with 1 <= I <= N, for example 2/4")
         }
         self.init(index: index, count: count)
     }

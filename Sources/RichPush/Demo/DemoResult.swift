@@ -75,7 +75,7 @@ public struct DemoResult: Sendable {
                 ? "Every payload got the verdict Samples/expected.tsv expects."
                 : "\(unexpected) payload(s) did not get the expected verdict.")
         if let keepFolder { lines.append("Attachments are in \(keepFolder).") }
-        lines.append("Run one yourself: richpush process --help")
+        lines.append("Run one yourself: richpush process FILE")
         return lines.joined(separator: "\n")
     }
 

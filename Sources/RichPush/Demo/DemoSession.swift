@@ -12,14 +12,15 @@ public struct DemoSamples: Sendable {
     public let names: [String]
     public let expectations: SampleExpectations
 
-    /// Reads the payload names and the expectations; no payloads is unusable input (65).
+    /// Reads the payload names and the expectations; no payloads is `unusable-input`.
     public init(folder: String) throws {
         let payloads = folder + "/payloads"
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: payloads).filter { $0.hasSuffix(".json") }
                 .sorted()
         } catch {
-            throw SetupError(.dataError, "no payloads in '\(payloads)': give the Samples folder with --samples DIR")
+            throw ConfigurationError(
+                .unusableInput, "no payloads in '\(payloads)': give the Samples folder with \(Setting.samples) DIR")
         }
         expectations = try SampleExpectations(
             text: (try? String(contentsOfFile: folder + "/expected.tsv", encoding: .utf8)) ?? "")

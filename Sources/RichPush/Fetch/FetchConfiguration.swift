@@ -2,11 +2,11 @@ import Foundation
 
 /// Everything `richpush fetch` is told: one URL, its budget, the download policy, and the repeat run's sizes.
 ///
-/// ``init(arguments:policy:)`` checks the URL before anything starts (exactly one, with an http or
-/// https scheme); ``FetchSession`` runs it.
+/// ``init(url:policy:)`` checks the URL before anything starts (an http or https scheme);
+/// ``FetchSession`` runs it.
 ///
 /// ```swift
-/// var configuration = try FetchConfiguration(arguments: ["https://cdn.example.com/hero.jpg"], policy: FetchPolicy())
+/// var configuration = try FetchConfiguration(url: "https://cdn.example.com/hero.jpg", policy: FetchPolicy())
 /// configuration.repeatCount = 100
 /// ```
 public struct FetchConfiguration: Sendable {
@@ -23,30 +23,29 @@ public struct FetchConfiguration: Sendable {
     /// Trust, host mappings, ATS, timeouts and caps.
     public var policy: FetchPolicy
 
-    /// A configuration for the one URL in `arguments` (the command's positional words).
+    /// A configuration for `url`.
     ///
-    /// Anything but exactly one URL, or a URL without an http or https scheme, is a usage error; a URL
-    /// without a scheme is shown with `https://` in front.
-    public init(arguments: [String], policy: FetchPolicy) throws(SetupError) {
-        guard arguments.count == 1, let url = arguments.first else {
-            throw .usage("fetch takes exactly one URL")
-        }
+    /// A URL without an http or https scheme is `invalid-value`; a URL without a scheme is shown
+    /// with `https://` in front.
+    public init(url: String, policy: FetchPolicy) throws(ConfigurationError) {
         try Self.checkScheme(url)
         self.url = url
         self.policy = policy
     }
 
-    /// A URL without a scheme is a usage error that shows the URL with one; another scheme is refused.
-    public static func checkScheme(_ url: String) throws(SetupError) {
+    /// A URL without a scheme is `invalid-value` with the URL shown with one; another scheme is refused.
+    public static func checkScheme(_ url: String) throws(ConfigurationError) {
         let lowered = url.lowercased()
         guard !lowered.hasPrefix("https://"), !lowered.hasPrefix("http://") else { return }
         if let range = url.range(of: "://") {
-            throw .usage(
+            throw ConfigurationError(
+                .invalidValue,
                 "'\(url.escapingControlCharacters)': richpush downloads http:// and https:// URLs only, not "
                     + "\(String(url[..<range.lowerBound]).escapingControlCharacters)://")
         }
         let corrected = "https://" + url.drop(while: { $0 == "/" })
-        throw .usage(
+        throw ConfigurationError(
+            .invalidValue,
             "'\(url.escapingControlCharacters)' has no scheme; did you mean \(corrected.escapingControlCharacters) ?")
     }
 

@@ -321,7 +321,7 @@ public final class FetchEngine: Sendable {
             case .malformedURL:
                 (.invalidURL, "'\(url)' is malformed")
             case .dnsFailed:
-                (.dnsFailed, "cannot resolve the host of \(url); check the name or map it with --connect-to")
+                (.dnsFailed, "cannot resolve the host of \(url); check the name or map it with \(Setting.connectTo)")
             case .connectFailed:
                 (.connectFailed, "cannot connect to the host of \(url)")
             case .outOfDescriptors:
@@ -335,7 +335,7 @@ public final class FetchEngine: Sendable {
                 (
                     .tlsFailed,
                     "TLS with the host of \(url) failed; if the server's certificate comes from your own CA, "
-                        + "pass it with --cacert FILE"
+                        + "pass it with \(Setting.caFile) FILE"
                 )
             case .trustStoreUnreadable(let file, let reason):
                 (.tlsFailed, "cannot read the trusted certificates in \(file): \(reason)")

@@ -14,11 +14,11 @@ public final class FetchSession: Sendable {
     public let configuration: FetchConfiguration
     private let engine: FetchEngine
 
-    /// Starts the engine; an engine that cannot start is exit 69 with the reason.
-    public init(_ configuration: FetchConfiguration) throws(SetupError) {
+    /// Starts the engine; an engine that cannot start is `unavailable`, with the reason.
+    public init(_ configuration: FetchConfiguration) throws(ConfigurationError) {
         self.configuration = configuration
         do { engine = try FetchEngine(loops: configuration.loops) } catch {
-            throw SetupError(.unavailable, error.engineStartMessage)
+            throw ConfigurationError(.unavailable, error.engineStartMessage)
         }
     }
 
@@ -55,20 +55,6 @@ public final class FetchSession: Sendable {
         String(
             format: "%d downloads, %d ok, %.0f/s, %.1f MB/s, p99 %.1f ms", summary.downloads, summary.succeeded,
             summary.downloadsPerSecond, summary.megabytesPerSecond, summary.latencyMilliseconds["p99"] ?? 0)
-    }
-
-    /// The exit code of a download: 0 when it succeeded; 74 when the body could not be stored in the
-    /// output the user gave (`storing`), an output problem rather than the server's; 1 otherwise.
-    public static func exitCode(for outcome: Result<FetchResult, FetchError>, storing: Bool) -> ExitCode {
-        switch outcome {
-        case .success: .success
-        case .failure(let error): storing && error.code == .storageFailed ? .ioError : .failure
-        }
-    }
-
-    /// The exit code of a repeat run: 0 when every download succeeded, 1 otherwise.
-    public static func exitCode(for summary: DownloadRunSummary) -> ExitCode {
-        summary.succeeded == summary.downloads ? .success : .failure
     }
 
     /// The JSON report of a download, as `fetch` prints it.

@@ -107,11 +107,11 @@ public struct DescriptorBudget: Sendable, Equatable {
     /// Nil when `need` fits; otherwise the sentence that says why not and what to do, naming
     /// `option` (the concurrency option of the command). The advice never proposes a concurrency
     /// below 1, which no command takes.
-    public func shortfall(_ need: Need, option: String) -> String? {
+    public func shortfall(_ need: Need, setting: Setting) -> String? {
         let total = needed(need)
         guard total > limit else { return nil }
         var text =
-            "\(option) \(need.concurrency) needs about \(total) open files (\(need.perDownload) per download: "
+            "\(setting) \(need.concurrency) needs about \(total) open files (\(need.perDownload) per download: "
             + "\(need.parts); \(open) already open; \(Self.reserve) kept for richpush itself), but this process may "
             + "open only \(limit) (ulimit -n; the hard limit is \(hardLimit == Int.max ? "unlimited" : String(hardLimit))). "
         if total <= hardLimit {
@@ -120,7 +120,7 @@ public struct DescriptorBudget: Sendable, Equatable {
             text += "Raise the hard limit (as root, or in /etc/security/limits.conf) to \(total)"
         }
         let fits = fitting(need)
-        if fits >= 1 && fits < need.concurrency { text += ", or lower \(option) to \(fits)" }
+        if fits >= 1 && fits < need.concurrency { text += ", or lower \(setting) to \(fits)" }
         if open > 64 { text += "; or close the descriptors the parent process left open (\(open))" }
         return text + "."
     }

@@ -129,6 +129,17 @@ public enum SystemCall {
     }
 
     /// The soft limit on open file descriptors.
+    /// The mode a new file gets, as `open(path, O_CREAT, 0666)` would give it: 0666 less the umask.
+    ///
+    /// The umask is read from `/proc/self/status` (Linux 4.7 and later), which, unlike `umask(2)`,
+    /// does not change it for a moment under other threads; 022 when it cannot be read.
+    public static let creationMode: mode_t = {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("Umask:") }
+        let mask = line.flatMap { mode_t($0.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8) } ?? 0o022
+        return 0o666 & ~mask
+    }()
+
     public static var descriptorLimit: Int {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 
-/// A temporary file beside its destination: created exclusively, never through a link, mode 0600.
+/// A temporary file beside its destination: created exclusively, never through a link, mode 0600
+/// while it is written; the file it becomes has the mode the umask gives (``SystemCall/creationMode``).
 ///
 /// It gets its final name by ``commit(as:durable:)`` (a rename inside one folder, atomic for readers
 /// and for a killed process) or disappears by ``discard()``, which every path must reach. Names are
@@ -68,6 +69,8 @@ public final class TemporaryFile: @unchecked Sendable {
                 code: EEXIST, operation: "replace", path: destination,
                 reason: "it is \(kind), not a regular file; give the path of a file (or remove what is there)")
         }
+        // The mode any tool's new file gets (0666 less the umask), not the temporary's 0600.
+        _ = fchmod(descriptor, SystemCall.creationMode)
         if durable { try SystemCall.retrying("flush", path: path) { fsync(descriptor) } }
         try SystemCall.retrying("rename a temporary file to", path: destination) { rename(path, destination) }
         isLinked = true

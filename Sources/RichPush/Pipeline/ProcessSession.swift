@@ -11,16 +11,16 @@ public struct ProcessSession: Sendable {
     private let engine: FetchEngine
     private let service: ServiceExtension
 
-    /// A folder that cannot be written is exit 74; an engine that cannot start, exit 69.
+    /// A folder that cannot be written is `unwritable-output`; an engine that cannot start, `unavailable`.
     public init(policy: ExtensionPolicy, folder: String, durable: Bool = false, tracker: DeliveryTracker? = nil)
-        throws(SetupError)
+        throws(ConfigurationError)
     {
         do { store = try AttachmentStore(folder: folder, durable: durable, recordsNewFiles: true) } catch {
-            throw SetupError(.ioError, error.message)
+            throw ConfigurationError(.unwritableOutput, error.message, setting: nil)
         }
         do { engine = try FetchEngine(loops: 1) } catch {
             store.removeScratch()
-            throw SetupError(.unavailable, error.engineStartMessage)
+            throw ConfigurationError(.unavailable, error.engineStartMessage)
         }
         service = ServiceExtension(engine: engine, store: store, policy: policy, tracker: tracker)
     }

@@ -241,7 +241,7 @@ public struct ServiceExtension: Sendable {
             return finish(
                 .fallback, .atsBlocked,
                 "\(url) is plain http: App Transport Security blocks it in an extension without an arbitrary-loads "
-                    + "exception. Serve the asset over https (or pass --allow-http to emulate such an exception).")
+                    + "exception. Serve the asset over https (or pass \(Setting.allowHTTP) to emulate such an exception).")
         }
         guard scheme == "https" || scheme == "http" else {
             return finish(
@@ -377,7 +377,7 @@ public struct ServiceExtension: Sendable {
         }
         let temporary: TemporaryFile
         do throws(StoreError) { temporary = try store.makeTemporary() } catch {
-            return .failure(FetchError(.storageFailed, error.message + " Check the --out folder."))
+            return .failure(FetchError(.storageFailed, error.message + " Check the \(Setting.out) folder."))
         }
         do throws(FetchError) {
             return .success((temporary, try await engine.fetch(request, writingTo: temporary.descriptor)))

@@ -19,17 +19,8 @@ public enum Verdict: String, Sendable, Codable, CaseIterable, CustomStringConver
     /// The kebab-case code, as the JSON outputs write it.
     public var description: String { rawValue }
 
-    /// Whether the notification shows as the payload intends (exit status 0).
+    /// Whether the notification shows as the payload intends.
     public var showsAsIntended: Bool { self == .attached || self == .noAttachment }
-
-    /// The exit status `richpush process` ends with for this verdict.
-    public var exitStatus: Int32 {
-        switch self {
-        case .attached, .noAttachment: return 0
-        case .fallback, .expired, .notInvoked: return 1
-        case .rejected: return 65
-        }
-    }
 }
 
 /// Why a payload got its verdict: a stable kebab-case code, mirroring Apple's UNError where one applies.

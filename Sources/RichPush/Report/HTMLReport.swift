@@ -207,7 +207,7 @@ public enum HTMLReport {
         let shards = report.shards.count > 1 ? " (\(report.shards.count) shards)" : ""
         return frame.svg(
             legend: [("in flight at once", inFlightColor, 2)]
-                + (capped ? [("--concurrency \(report.config.concurrency)\(shards)", "#212529", 1.5)] : []))
+                + (capped ? [("\(Setting.concurrency) \(report.config.concurrency)\(shards)", "#212529", 1.5)] : []))
     }
 
     /// A histogram of end-to-end latency, up to p99.9 (the rest counted in the title), with p50 and p99 marked.

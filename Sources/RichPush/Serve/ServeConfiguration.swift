@@ -3,12 +3,12 @@ import Foundation
 /// Everything `richpush serve` is told: the folder, the addresses, the HTTPS certificate and key files,
 /// and whether `/users/track` is answered.
 ///
-/// ``init(arguments:samples:tls:certificate:key:)`` checks the folder and the certificate files' pairing
+/// ``init(folder:samples:tls:certificate:key:)`` checks the folder and the certificate files' pairing
 /// before the server starts; the command line loads the files and starts the embedded server from it.
 ///
 /// ```swift
 /// let configuration = try ServeConfiguration(
-///     arguments: ["Samples/assets"], samples: "Samples", tls: true, certificate: nil, key: nil)
+///     folder: "Samples/assets", samples: "Samples", tls: true, certificate: nil, key: nil)
 /// configuration.tlsFiles?.certificate   // "Samples/certs/server.pem"
 /// ```
 public struct ServeConfiguration: Sendable {
@@ -16,7 +16,7 @@ public struct ServeConfiguration: Sendable {
     public struct UsersTrack: Sendable, Equatable {
         /// The REST API key requests must carry.
         public var apiKey: String
-        /// `--track-log FILE`: every accepted object is appended there, one JSON line each.
+        /// Every accepted object is appended there, one JSON line each.
         public var logPath: String?
         /// Requests accepted per window; more get 429.
         public var limit = 20
@@ -28,20 +28,24 @@ public struct ServeConfiguration: Sendable {
             self.logPath = logPath
         }
 
-        /// Reads `--api-key-file`, `--track-log` and `--track-limit N[/S]`; nil when /users/track is not served.
+        /// Reads the key file, the log and the limit `N[/S]`; nil when /users/track is not served.
         ///
-        /// A key file that cannot be read or holds no key, a limit that is not N or N/SECONDS, and a log or
-        /// limit without a key file are usage errors.
-        public static func parse(keyFile: String?, logPath: String?, limit: String?) throws(SetupError) -> UsersTrack? {
+        /// A key file that cannot be read or holds no key is `unusable-input`; a limit that is not N or
+        /// N/SECONDS, and a log or limit without a key file, are `invalid-value`/`invalid-combination`.
+        public static func parse(keyFile: String?, logPath: String?, limit: String?) throws(ConfigurationError) -> UsersTrack? {
             guard let keyFile else {
-                if logPath != nil || limit != nil { throw .usage("--track-log and --track-limit need --api-key-file") }
+                if logPath != nil || limit != nil {
+                    throw ConfigurationError(
+                        .invalidCombination, "\(Setting.trackLog) and \(Setting.trackLimit) need \(Setting.apiKeyFile)")
+                }
                 return nil
             }
             guard let data = FileManager.default.contents(atPath: keyFile),
                 let key = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
                 !key.isEmpty
             else {
-                throw .usage("--api-key-file \(keyFile): no readable file with a key there")
+                throw ConfigurationError(
+                    .unusableInput, "\(keyFile): no readable file with a key there", setting: .apiKeyFile)
             }
             var options = UsersTrack(apiKey: key, logPath: logPath)
             if let limit {
@@ -49,7 +53,8 @@ public struct ServeConfiguration: Sendable {
                 guard (1...2).contains(parts.count), let count = Int(parts[0]), count > 0,
                     let seconds = parts.count == 2 ? Int(parts[1]) : 1, (1...3600).contains(seconds)
                 else {
-                    throw .usage("--track-limit takes N or N/SECONDS (for example 3000/3), not '\(limit)'")
+                    throw ConfigurationError.invalid(
+                        .trackLimit, "takes N or N/SECONDS (for example 3000/3), not '\(limit)'")
                 }
                 options.limit = count
                 options.windowSeconds = seconds
@@ -76,26 +81,26 @@ public struct ServeConfiguration: Sendable {
     public var tlsFiles: TLSFiles?
     /// `/users/track`, when served.
     public var usersTrack: UsersTrack?
-    /// `--per-ip-limit N`: the most connections one client address holds per listener (nil: the
+    /// The most connections one client address holds per listener (nil: the
     /// server's default, the connection limit less an eighth).
     public var perAddressLimit: Int?
-    /// `--head-timeout S`: how long a new connection has for its TLS handshake and whole request head
+    /// How long a new connection has for its TLS handshake and whole request head
     /// (nil: the server's default, 10 s).
     public var headTimeout: Duration?
     /// The repository's `Samples/` folder, when found: the default folder and the test certificate.
     public var samples: String?
 
-    /// A configuration for the folder in `arguments` (the command's positional words; default
-    /// `<samples>/assets`) and, when `tls`, the certificate and key (default: the samples' test pair).
+    /// A configuration for `folder` (default `<samples>/assets`) and, when `tls`, the certificate and
+    /// key (default: the samples' test pair).
     ///
-    /// More than one folder, no folder and no samples, and a certificate without its key (or the
-    /// reverse) are usage errors; a folder that does not exist or is not a folder is exit 65.
-    public init(arguments: [String], samples: String?, tls: Bool, certificate: String?, key: String?)
-        throws(SetupError)
+    /// No folder and no samples, and a certificate without its key (or the reverse) are
+    /// `invalid-combination`; a folder that does not exist or is not a folder is `unusable-input`.
+    public init(folder: String?, samples: String?, tls: Bool, certificate: String?, key: String?)
+        throws(ConfigurationError)
     {
-        guard arguments.count <= 1 else { throw .usage("serve takes one folder, got \(arguments.count)") }
-        guard let root = arguments.first ?? samples.map({ $0 + "/assets" }) else {
-            throw .usage("no folder given and no Samples/assets here: run 'richpush serve DIR'")
+        guard let root = folder ?? samples.map({ $0 + "/assets" }) else {
+            throw ConfigurationError(
+                .invalidCombination, "no folder given and no Samples/assets here: give the folder of assets to serve")
         }
         try Self.requireFolder(root)
         self.root = root
@@ -105,27 +110,33 @@ public struct ServeConfiguration: Sendable {
         case (let certificate?, let key?):
             tlsFiles = TLSFiles(certificate: certificate, key: key)
         case (_?, nil):
-            throw .usage("--cert needs --key (the private key of that certificate), or pass --no-tls")
+            throw ConfigurationError(
+                .invalidCombination,
+                "\(Setting.certificate) needs \(Setting.privateKey) (the private key of that certificate), or pass \(Setting.noTLS)")
         case (nil, _?):
-            throw .usage("--key needs --cert (the certificate chain for that key), or pass --no-tls")
+            throw ConfigurationError(
+                .invalidCombination,
+                "\(Setting.privateKey) needs \(Setting.certificate) (the certificate chain for that key), or pass \(Setting.noTLS)")
         case (nil, nil):
             guard let samples else {
-                throw .usage("HTTPS needs --cert FILE and --key FILE (no Samples/certs here), or pass --no-tls")
+                throw ConfigurationError(
+                    .invalidCombination,
+                    "HTTPS needs \(Setting.certificate) FILE and \(Setting.privateKey) FILE (no Samples/certs here), or pass \(Setting.noTLS)")
             }
             tlsFiles = TLSFiles(certificate: samples + "/certs/server.pem", key: samples + "/certs/server-key.pem")
         }
     }
 
-    /// Stops with exit 65 unless `path` is a folder: the input a server or a bench serves.
-    public static func requireFolder(_ path: String) throws(SetupError) {
+    /// `unusable-input` unless `path` is a folder: the input a server or a bench serves.
+    public static func requireFolder(_ path: String) throws(ConfigurationError) {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw SetupError(
-                .dataError, "'\(path.escapingControlCharacters)' does not exist: give the folder of assets to serve")
+            throw ConfigurationError(
+                .unusableInput, "'\(path.escapingControlCharacters)' does not exist: give the folder of assets to serve")
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw SetupError(
-                .dataError, "'\(path.escapingControlCharacters)' is not a folder: give the folder of assets to serve")
+            throw ConfigurationError(
+                .unusableInput, "'\(path.escapingControlCharacters)' is not a folder: give the folder of assets to serve")
         }
     }
 
@@ -134,10 +145,9 @@ public struct ServeConfiguration: Sendable {
     public var startNotes: [String] {
         var notes = ["serving \(root)"]
         if let samples, tlsFiles?.certificate == samples + "/certs/server.pem" {
-            notes.append("HTTPS uses the test certificate; trust it with --cacert \(samples)/certs/ca.pem")
+            notes.append("HTTPS uses the test certificate; trust it with \(Setting.caFile) \(samples)/certs/ca.pem")
         }
         if usersTrack != nil { notes.append("POST /users/track answers like Braze's REST API") }
-        notes.append("fault modes are query parameters (see 'richpush serve --help'); Ctrl-C stops.")
         return notes
     }
 }

@@ -144,6 +144,9 @@ public struct AttachmentStore: Sendable {
                 (hash, bytes) = try Self.hash(descriptor: temporary.descriptor, path: path)
             }
             let final = folder + "/" + String(hash.prefix(32)) + "." + fileExtension
+            // Readable as the umask allows, like any file a tool makes: an uploader running as
+            // another user must be able to read the attachments.
+            _ = fchmod(temporary.descriptor, SystemCall.creationMode)
             if link(path, final) == 0 {
                 temporary.isLinked = true
                 newFiles?.append(final)

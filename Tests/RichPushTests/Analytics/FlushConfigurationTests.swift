@@ -16,14 +16,12 @@ import Testing
     @Test func theEndpointAndExactlyOneUserAreRequired() throws {
         #expect(try FlushConfiguration.requireEndpoint("https://x") == "https://x")
         #expect(
-            setupError { _ = try FlushConfiguration.requireEndpoint(nil) }
-                == .usage("--endpoint URL is required (the REST endpoint; /users/track is appended)"))
+            isUsage(setupError { _ = try FlushConfiguration.requireEndpoint(nil) }, "--endpoint URL is required (the REST endpoint; /users/track is appended)"))
         #expect(try FlushConfiguration.user(externalID: "u", brazeID: nil) == .externalID("u"))
         #expect(try FlushConfiguration.user(externalID: nil, brazeID: "b") == .brazeID("b"))
         for (external, braze) in [(nil, nil), ("u", "b")] as [(String?, String?)] {
             #expect(
-                setupError { _ = try FlushConfiguration.user(externalID: external, brazeID: braze) }
-                    == .usage("give exactly one of --external-id ID and --braze-id ID"))
+                isUsage(setupError { _ = try FlushConfiguration.user(externalID: external, brazeID: braze) }, "give exactly one of --external-id ID and --braze-id ID"))
         }
     }
 
@@ -33,8 +31,7 @@ import Testing
         try "file-key\n".write(toFile: folder + "/key", atomically: false, encoding: .utf8)
         var configuration = base
         #expect(
-            setupError { _ = try configuration.endpoint(environment: [:]) }
-                == .usage("no REST API key: give --api-key-file FILE or set BRAZE_REST_API_KEY"))
+            isUsage(setupError { _ = try configuration.endpoint(environment: [:]) }, "no REST API key: give --api-key-file FILE or set BRAZE_REST_API_KEY"))
         #expect(try FlushConfiguration.apiKey(file: nil, environment: ["BRAZE_REST_API_KEY": "env-key"]) == "env-key")
         #expect(
             try configuration.endpoint(environment: ["BRAZE_REST_API_KEY": "env-key"]).url.hasSuffix("/users/track"))
@@ -45,11 +42,10 @@ import Testing
         #expect(try configuration.endpoint(environment: [:]).url == "https://rest.example.com/users/track")
         configuration.keyFile = folder + "/none"
         #expect(
-            setupError { _ = try configuration.endpoint(environment: [:]) }
-                == .usage("--api-key-file \(folder)/none: no readable UTF-8 file there"))
+            isUnusable(setupError { _ = try configuration.endpoint(environment: [:]) }, "--api-key-file \(folder)/none: no readable UTF-8 file there"))
         // A key the endpoint refuses is a failure (exit 1), and the message does not contain it.
         let error = setupError { _ = try base.endpoint(environment: ["BRAZE_REST_API_KEY": "secret\nmore"]) }
-        #expect(error?.code == .failure && error?.pointsToHelp == false)
+        #expect(error?.code == .invalidValue)
         #expect(error?.message.contains("secret") == false)
     }
 
@@ -61,21 +57,18 @@ import Testing
         configuration.connectTo = ["nonsense"]
         let noKey: [String: String] = [:]
         #expect(
-            setupError { _ = try configuration.endpoint(environment: noKey) }
-                == .usage("--cacert \(folder)/missing.pem: no readable file there"))
+            isUnusable(setupError { _ = try configuration.endpoint(environment: noKey) }, "--cacert \(folder)/missing.pem: no readable file there"))
         configuration.caFile = Fixtures.caFile
         #expect(
-            setupError { _ = try configuration.endpoint(environment: noKey) }
-                == .usage("--connect-to 'nonsense' is not HOST:PORT:HOST2:PORT2"))
+            isUsage(setupError { _ = try configuration.endpoint(environment: noKey) }, "--connect-to 'nonsense' is not HOST:PORT:HOST2:PORT2"))
         configuration.connectTo = ["rest.example.com:443:127.0.0.1:8443"]
         #expect(
             setupError { _ = try configuration.endpoint(environment: noKey) }?.message.hasPrefix("no REST API key")
                 == true)
         let key = ["BRAZE_REST_API_KEY": "k"]
         #expect(
-            setupError { _ = try configuration.endpoint(environment: key) }
-                == .usage(
-                    "'http://rest.example.com': the REST endpoint must be https (plain http only to 127.0.0.1, for richpush serve)"
+            isUsage(setupError { _ = try configuration.endpoint(environment: key) }, 
+                    "--endpoint 'http://rest.example.com': the REST endpoint must be https (plain http only to 127.0.0.1, for richpush serve)"
                 ))
         configuration.endpointURL = "https://rest.example.com/"
         configuration.requestTimeout = .milliseconds(2500)
@@ -85,7 +78,7 @@ import Testing
         #expect(endpoint.requestTimeout == .milliseconds(2500))
     }
 
-    @Test func theSummarysTextStopMessageAndExitCodes() throws {
+    @Test func theSummarysTextStopMessageAndCompleteness() throws {
         var summary = FlushSummary()
         summary.itemsRead = 4
         summary.resumed = 1
@@ -97,8 +90,7 @@ import Testing
                 == "items read 4 (1 resumed from the outbox), requests sent 2, accepted 3, retried 0, rejected 0, left pending 0"
         )
         #expect(summary.stopMessage == nil)
-        #expect(AnalyticsExit.code(for: summary, interrupted: false) == .success)
-        #expect(AnalyticsExit.code(for: summary, interrupted: true) == .interrupted)
+        #expect(summary.isComplete)
         let rejected = try JSONDecoder().decode(
             RejectedItem.self,
             from: Data(#"{"kind":"event","name":"a\nb","fields":[],"source":"endpoint","reason":"bad"}"#.utf8))
@@ -108,7 +100,7 @@ import Testing
         let lines = summary.text.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 2 && lines[1] == #"rejected: event a\nb (endpoint): bad"#)
         #expect(summary.stopMessage == #"stopped: the endpoint answered 401\nforged"# + "\n  error: one\n  error: two")
-        #expect(AnalyticsExit.code(for: summary, interrupted: false) == .failure)
+        #expect(!summary.isComplete)
     }
 
     @Test func aSessionChecksTheConfigurationBeforeItStarts() throws {
@@ -116,7 +108,6 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         configuration.connectTo = ["a:b"]
         #expect(
-            setupError { _ = try FlushSession(configuration) }
-                == .usage("--connect-to 'a:b' is not HOST:PORT:HOST2:PORT2"))
+            isUsage(setupError { _ = try FlushSession(configuration) }, "--connect-to 'a:b' is not HOST:PORT:HOST2:PORT2"))
     }
 }

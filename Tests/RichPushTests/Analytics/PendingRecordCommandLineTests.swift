@@ -12,7 +12,7 @@ import Testing
         #expect(try SuiteEntry.Field(keyValue: "q=a=b").value == .string("a=b"))
         #expect(try SuiteEntry.Field(keyValue: "empty=").key == "empty")
         for text in ["novalue", "=x", ""] {
-            #expect(setupError { _ = try SuiteEntry.Field(keyValue: text) } == .usage("'\(text)' is not KEY=VALUE"))
+            #expect(isUsage(setupError { _ = try SuiteEntry.Field(keyValue: text) }, "'\(text)' is not KEY=VALUE"))
         }
     }
 
@@ -29,10 +29,8 @@ import Testing
         #expect(
             try PendingRecord.records(event: nil, properties: [], attributes: [], email: "a@b.c") == [.email("a@b.c")])
         #expect(
-            setupError { _ = try PendingRecord.records(event: nil, properties: [], attributes: [], email: nil) }
-                == .usage("nothing to record: give --event NAME, --attribute K=V or --email ADDRESS"))
+            isUsage(setupError { _ = try PendingRecord.records(event: nil, properties: [], attributes: [], email: nil) }, "nothing to record: give --event NAME, --attribute K=V or --email ADDRESS"))
         #expect(
-            setupError { _ = try PendingRecord.records(event: nil, properties: [property], attributes: [], email: nil) }
-                == .usage("--property belongs to an event: give --event NAME too"))
+            isUsage(setupError { _ = try PendingRecord.records(event: nil, properties: [property], attributes: [], email: nil) }, "--property belongs to an event: give --event NAME too"))
     }
 }

@@ -9,8 +9,9 @@ import Testing
     func configuration(
         payload: String? = nil, url: String? = "https://127.0.0.1/hero.jpg", type: String? = nil,
         arrival: String? = nil, ramp: Double? = nil, rate: Double? = nil, serving: Bool = false
-    ) throws(SetupError) -> BenchConfiguration {
-        try BenchConfiguration(
+    ) throws(ConfigurationError) -> BenchConfiguration {
+        useCommandLineSpelling()
+        return try BenchConfiguration(
             devices: 10, payload: payload, url: url, type: type, arrival: arrival, ramp: ramp, rate: rate,
             serving: serving)
     }
@@ -27,9 +28,8 @@ import Testing
         ]
         for (arrival, ramp, rate) in mistakes {
             let error = setupError { _ = try configuration(arrival: arrival, ramp: ramp, rate: rate) }
-            #expect(error?.code == .usage)
-            #expect(error?.pointsToHelp == true)
-            #expect(error?.message.hasPrefix("choose one arrival model") == true)
+            #expect(error?.code == .invalidCombination)
+            #expect(error?.message.hasPrefix("choose one arrival model: --arrival burst") == true)
         }
     }
 
@@ -46,9 +46,9 @@ import Testing
 
     @Test func aURLWithoutASchemeIsAUsageErrorWithTheCorrection() {
         let error = setupError { _ = try configuration(url: "cdn.example.com/hero.jpg") }
-        #expect(error?.code == .usage)
+        #expect(error?.code == .invalidValue)
         #expect(
-            error?.message == "--url cdn.example.com/hero.jpg has no scheme: did you mean --url "
+            error?.text == "--url cdn.example.com/hero.jpg has no scheme: did you mean --url "
                 + "https://cdn.example.com/hero.jpg ?")
         // With the embedded server, a bare path is a path on it.
         #expect(setupError { _ = try configuration(url: "hero.jpg?delay=200", serving: true) } == nil)
@@ -56,9 +56,9 @@ import Testing
 
     @Test func payloadAndURLExcludeEachOtherAndOneIsNeeded() {
         let both = setupError { _ = try configuration(payload: "p.json", url: "https://127.0.0.1/a.jpg") }
-        #expect(both == .usage("give --payload or --url, not both"))
+        #expect(both == ConfigurationError(.invalidCombination, "give --payload or --url, not both"))
         let neither = setupError { _ = try configuration(url: nil) }
-        #expect(neither == .usage("bench needs --payload FILE or --url URL (or --serve DIR)"))
+        #expect(neither == ConfigurationError(.invalidCombination, "a bench needs a target: --payload FILE or --url URL"))
         #expect(setupError { _ = try configuration(url: nil, serving: true) } == nil)
     }
 
@@ -100,7 +100,8 @@ import Testing
         let error = setupError { _ = try configuration(payload: plain, url: nil).payload() }
         #expect(error?.message.contains("does not request an attachment") == true)
         let missing = setupError { _ = try configuration(payload: folder + "/none.json", url: nil).payload() }
-        #expect(missing == .usage("cannot read --payload \(folder)/none.json"))
+        #expect(missing == ConfigurationError(.unusableInput, "cannot read \(folder)/none.json", setting: .payload))
+        #expect(missing?.text == "--payload cannot read \(folder)/none.json")
     }
 
     @Test func theEmbeddedServerMapsTheSampleHostAndTrustsItsCA() throws {
@@ -122,20 +123,21 @@ import Testing
         var remote = try configuration(url: "https://cdn.example.com/hero.jpg")
         let target = try remote.payload().target
         let error = setupError { try remote.checkHost(target) }
-        #expect(error?.code == .usage)
+        #expect(error?.code == .invalidCombination)
         #expect(error?.message.hasPrefix("https://cdn.example.com/hero.jpg is not on this machine.") == true)
         remote.ownsHost = true
         try remote.checkHost(target)
     }
 
     @Test func tooFewOpenFilesNamesTheLimitAndALowerConcurrency() throws {
+        useCommandLineSpelling()
         var config = try configuration()
         config.devices = 5000
         config.concurrency = 1000
         let roomy = DescriptorBudget(limit: 2000, hardLimit: 4096, open: 4)
         try config.checkDescriptors(roomy)
         let error = setupError { try config.checkDescriptors(DescriptorBudget(limit: 500, hardLimit: 4096, open: 4)) }
-        #expect(error?.code == .unavailable)
+        #expect(error?.code == .tooFewDescriptors)
         #expect(
             error?.message.contains("--concurrency 1000 needs about 1068 open files") == true,
             "\(String(describing: error))")
@@ -158,7 +160,7 @@ import Testing
     @Test func aShardIsIOfN() throws {
         #expect(try Shard(parsing: "2/4") == Shard(index: 2, count: 4))
         for text in ["0/4", "5/4", "2", "a/b", "1/0", "1/2/3"] {
-            #expect(throws: SetupError.usage("--shard takes I/N with 1 <= I <= N, for example 2/4")) {
+            #expect(throws: ConfigurationError.invalid(.shard, "takes I/N with 1 <= I <= N, for example 2/4")) {
                 _ = try Shard(parsing: text)
             }
         }

@@ -11,7 +11,7 @@ import Testing
         #expect(need.perDownload == 4)
         let budget = DescriptorBudget(limit: 1024, hardLimit: 4096, open: 30)
         #expect(budget.needed(need) == 30 + DescriptorBudget.reserve + 400)
-        #expect(budget.shortfall(need, option: "--concurrency") == nil)
+        #expect(budget.shortfall(need, setting: .concurrency) == nil)
         #expect(budget.fitting(need) == (1024 - 30 - DescriptorBudget.reserve) / 4)
         let huge = DescriptorBudget.Need(concurrency: Int.max, relayed: true, storing: true)
         #expect(budget.needed(huge) == Int.max, "saturates")
@@ -20,14 +20,14 @@ import Testing
     @Test func adviceFitsWhatTheToolAccepts() throws {
         let need = DescriptorBudget.Need(concurrency: 50, relayed: false, storing: false)
         let tight = try #require(
-            DescriptorBudget(limit: 100, hardLimit: 100, open: 20).shortfall(need, option: "--concurrency"))
+            DescriptorBudget(limit: 100, hardLimit: 100, open: 20).shortfall(need, setting: .concurrency))
         #expect(tight.contains("lower --concurrency to 16"), "\(tight)")
         #expect(tight.contains("Raise the hard limit"))
         let hopeless = try #require(
-            DescriptorBudget(limit: 70, hardLimit: 70, open: 20).shortfall(need, option: "--concurrency"))
+            DescriptorBudget(limit: 70, hardLimit: 70, open: 20).shortfall(need, setting: .concurrency))
         #expect(!hopeless.contains("lower --concurrency"), "\(hopeless)")
         let raisable = try #require(
-            DescriptorBudget(limit: 100, hardLimit: 1 << 20, open: 3).shortfall(need, option: "--concurrency"))
+            DescriptorBudget(limit: 100, hardLimit: 1 << 20, open: 3).shortfall(need, setting: .concurrency))
         #expect(raisable.contains("Raise it with 'ulimit -n 117'"), "\(raisable)")
     }
 

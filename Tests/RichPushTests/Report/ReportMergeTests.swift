@@ -46,17 +46,14 @@ import Testing
     @Test func checksTheCommandLineFirst() throws {
         let none = BenchThresholds()
         #expect(
-            setupError { _ = try ReportMerge(words: ["fold", "a.json"], htmlPath: nil, thresholds: none) }
-                == .usage("report takes the subcommand 'merge'"))
-        #expect(setupError { _ = try ReportMerge(words: [], htmlPath: nil, thresholds: none) }?.code == .usage)
-        #expect(
-            setupError { _ = try ReportMerge(words: ["merge"], htmlPath: nil, thresholds: none) }
-                == .usage("report merge needs at least one JSON report"))
+            isUsage(
+                setupError { _ = try ReportMerge(files: [], htmlPath: nil, thresholds: none) },
+                "a merge needs at least one JSON report"))
         // A file that cannot be read is taken for a bench report; merging it says which file.
-        let merge = try ReportMerge(words: ["merge", "/nonexistent/a.json"], htmlPath: "x.html", thresholds: none)
+        let merge = try ReportMerge(files: ["/nonexistent/a.json"], htmlPath: "x.html", thresholds: none)
         #expect(!merge.isBatch && merge.files == ["/nonexistent/a.json"])
         #expect(
-            setupError { _ = try merge.benchReport() } == SetupError(.dataError, "cannot read '/nonexistent/a.json'"))
+            isUnusable(setupError { _ = try merge.benchReport() }, "cannot read '/nonexistent/a.json'"))
     }
 
     @Test func mergesBenchShardsWithTheWholeRunsThresholds() throws {
@@ -64,15 +61,15 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let files = [try benchShard(1, in: folder), try benchShard(2, in: folder)]
         let merge = try ReportMerge(
-            words: ["merge"] + files, htmlPath: nil, thresholds: BenchThresholds(minDisplayPercent: 80))
+            files: files, htmlPath: nil, thresholds: BenchThresholds(minDisplayPercent: 80))
         let report = try merge.benchReport()
         #expect(report.devices == 4 && report.attached == 3 && report.shards == [1, 2])
         // 75% shown: the merged run fails --fail-under 80 although shard 1 alone (100%) would pass.
         #expect(report.thresholds.count == 1 && report.thresholds.allSatisfy { !$0.passed })
         // The same shard twice does not merge, and the message names the file.
-        let twice = try ReportMerge(words: ["merge", files[0], files[0]], htmlPath: nil, thresholds: BenchThresholds())
+        let twice = try ReportMerge(files: [files[0], files[0]], htmlPath: nil, thresholds: BenchThresholds())
         let error = setupError { _ = try twice.benchReport() }
-        #expect(error?.code == .dataError && error?.message.hasPrefix(files[0] + ": ") == true)
+        #expect(error?.code == .unusableInput && error?.message.hasPrefix(files[0] + ": ") == true)
     }
 
     @Test func mergesBatchSummariesAndSaysWhatIsMissing() throws {
@@ -81,30 +78,27 @@ import Testing
         let first = try batchShard(1, of: 3, requested: 10, attached: 10, in: folder)
         let second = try batchShard(2, of: 3, requested: 10, attached: 5, in: folder)
         let merge = try ReportMerge(
-            words: ["merge", first, second], htmlPath: nil, thresholds: BenchThresholds(minDisplayPercent: 80))
+            files: [first, second], htmlPath: nil, thresholds: BenchThresholds(minDisplayPercent: 80))
         #expect(merge.isBatch)
         let summary = try merge.batchSummary()
         #expect(summary.requested == 20 && summary.attached == 15)
         #expect(ReportMerge.missingShards(summary) == "shards [1, 2] of 3: the merged summary covers only those.")
         #expect(merge.failedThreshold(summary) == "--fail-under 80 not met: 75.0% would show.")
         let lenient = try ReportMerge(
-            words: ["merge", first, second], htmlPath: nil, thresholds: BenchThresholds(minDisplayPercent: 75))
+            files: [first, second], htmlPath: nil, thresholds: BenchThresholds(minDisplayPercent: 75))
         #expect(lenient.failedThreshold(summary) == nil)
         // --html and --max-p99 belong to bench reports.
         for (html, p99) in [("x.html", nil), (nil, 5.0)] as [(String?, Double?)] {
             let error = setupError {
                 _ = try ReportMerge(
-                    words: ["merge", first], htmlPath: html, thresholds: BenchThresholds(maxP99Milliseconds: p99))
+                    files: [first], htmlPath: html, thresholds: BenchThresholds(maxP99Milliseconds: p99))
             }
-            #expect(error == .usage("--html and --max-p99 go with bench reports; these are batch summaries"))
+            #expect(isUsage(error, "--html and --max-p99 go with bench reports; these are batch summaries"))
         }
         // A later file that is not a summary is named.
-        let mixed = try ReportMerge(words: ["merge", first, folder + "/none.json"], htmlPath: nil, thresholds: .init())
+        let mixed = try ReportMerge(files: [first, folder + "/none.json"], htmlPath: nil, thresholds: .init())
         #expect(
-            setupError { _ = try mixed.batchSummary() }
-                == SetupError(
-                    .dataError,
-                    "\(folder)/none.json is not a batch summary.json (give every shard's OUTDIR/summary.json)"))
+            isUnusable(setupError { _ = try mixed.batchSummary() }, "\(folder)/none.json is not a batch summary.json (give every shard's OUTDIR/summary.json)"))
     }
 
     /// Shard `shard`'s bench report as JSON, with `edit` applied to its text (the way a damaged or
@@ -143,9 +137,9 @@ import Testing
             $0.replacingOccurrences(of: find, with: replace)
         }
         try #require(firstEdited || secondEdited, "the edit changed a report")
-        let merge = try ReportMerge(words: ["merge", first, second], htmlPath: nil, thresholds: BenchThresholds())
+        let merge = try ReportMerge(files: [first, second], htmlPath: nil, thresholds: BenchThresholds())
         let error = setupError { _ = try merge.benchReport() }
-        #expect(error?.code == .dataError, "\(String(describing: error))")
+        #expect(error?.code == .unusableInput, "\(String(describing: error))")
         #expect(error?.message.contains(says) == true, "\(String(describing: error))")
     }
 
@@ -154,17 +148,17 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let huge = try batchShard(1, of: 2, requested: Int.max - 5, attached: 10, in: folder)
         let more = try batchShard(2, of: 2, requested: 10, attached: 10, in: folder)
-        let overflow = try ReportMerge(words: ["merge", huge, more], htmlPath: nil, thresholds: BenchThresholds())
+        let overflow = try ReportMerge(files: [huge, more], htmlPath: nil, thresholds: BenchThresholds())
         let error = setupError { _ = try overflow.batchSummary() }
         #expect(
-            error?.code == .dataError && error?.message.contains("adds up past") == true, "\(String(describing: error))"
+            error?.code == .unusableInput && error?.message.contains("adds up past") == true, "\(String(describing: error))"
         )
         let negative = try batchShard(2, of: 2, requested: 10, attached: -1, in: folder)
-        let refused = try ReportMerge(words: ["merge", negative], htmlPath: nil, thresholds: BenchThresholds())
+        let refused = try ReportMerge(files: [negative], htmlPath: nil, thresholds: BenchThresholds())
         let second = setupError { _ = try refused.batchSummary() }
-        #expect(second?.code == .dataError && second?.message.contains("attached is -1") == true)
+        #expect(second?.code == .unusableInput && second?.message.contains("attached is -1") == true)
         let outside = try batchShard(3, of: 2, requested: 10, attached: 10, in: folder)
-        let wrongShard = try ReportMerge(words: ["merge", outside], htmlPath: nil, thresholds: BenchThresholds())
+        let wrongShard = try ReportMerge(files: [outside], htmlPath: nil, thresholds: BenchThresholds())
         #expect(setupError { _ = try wrongShard.batchSummary() }?.message.contains("do not fit shard_count 2") == true)
     }
 }

@@ -12,30 +12,25 @@ import Testing
         _ arguments: [String] = [], samples: String?, tls: Bool = true, certificate: String? = nil,
         key: String? = nil
     ) throws -> ServeConfiguration {
-        try ServeConfiguration(arguments: arguments, samples: samples, tls: tls, certificate: certificate, key: key)
+        try ServeConfiguration(folder: arguments.first, samples: samples, tls: tls, certificate: certificate, key: key)
     }
 
     @Test func theFolderDefaultsToTheSamplesAndMustExist() throws {
         #expect(try configuration(samples: samples).root == samples + "/assets")
         #expect(try configuration([Fixtures.assets], samples: nil, tls: false).root == Fixtures.assets)
         #expect(
-            setupError { _ = try configuration(samples: nil) }
-                == .usage("no folder given and no Samples/assets here: run 'richpush serve DIR'"))
-        #expect(
-            setupError { _ = try configuration(["a", "b"], samples: samples) }
-                == .usage("serve takes one folder, got 2"))
+            isUsage(setupError { _ = try configuration(samples: nil) }, "no folder given and no Samples/assets here: give the folder of assets to serve"))
         let missing = setupError { _ = try configuration(["/nonexistent/assets"], samples: samples) }
         #expect(
-            missing
-                == SetupError(.dataError, "'/nonexistent/assets' does not exist: give the folder of assets to serve"))
+            isUnusable(missing, "'/nonexistent/assets' does not exist: give the folder of assets to serve"))
         let file = setupError { _ = try configuration([Fixtures.caFile], samples: samples) }
         #expect(
-            file?.code == .dataError
+            file?.code == .unusableInput
                 && file?.message.hasSuffix("is not a folder: give the folder of assets to serve") == true)
         // The folder is checked before the certificate pairing.
         #expect(
             setupError { _ = try configuration(["/nonexistent"], samples: nil, certificate: "c.pem") }?.code
-                == .dataError)
+                == .unusableInput)
     }
 
     @Test func aCertificateNeedsItsKeyAndTheSamplesGiveTheTestPair() throws {
@@ -46,14 +41,11 @@ import Testing
         let given = try configuration(samples: samples, certificate: "c.pem", key: "k.pem")
         #expect(given.tlsFiles?.certificate == "c.pem" && given.tlsFiles?.key == "k.pem")
         #expect(
-            setupError { _ = try configuration(samples: samples, certificate: "c.pem") }
-                == .usage("--cert needs --key (the private key of that certificate), or pass --no-tls"))
+            isUsage(setupError { _ = try configuration(samples: samples, certificate: "c.pem") }, "--cert needs --key (the private key of that certificate), or pass --no-tls"))
         #expect(
-            setupError { _ = try configuration(samples: samples, key: "k.pem") }
-                == .usage("--key needs --cert (the certificate chain for that key), or pass --no-tls"))
+            isUsage(setupError { _ = try configuration(samples: samples, key: "k.pem") }, "--key needs --cert (the certificate chain for that key), or pass --no-tls"))
         #expect(
-            setupError { _ = try configuration([Fixtures.assets], samples: nil) }
-                == .usage("HTTPS needs --cert FILE and --key FILE (no Samples/certs here), or pass --no-tls"))
+            isUsage(setupError { _ = try configuration([Fixtures.assets], samples: nil) }, "HTTPS needs --cert FILE and --key FILE (no Samples/certs here), or pass --no-tls"))
         // Without TLS, a lone --cert is not a mistake: it is not used.
         #expect(try configuration(samples: samples, tls: false, certificate: "c.pem").tlsFiles == nil)
     }
@@ -81,8 +73,7 @@ import Testing
         typealias Track = ServeConfiguration.UsersTrack
         #expect(try Track.parse(keyFile: nil, logPath: nil, limit: nil) == nil)
         #expect(
-            setupError { _ = try Track.parse(keyFile: nil, logPath: "log", limit: nil) }
-                == .usage("--track-log and --track-limit need --api-key-file"))
+            isUsage(setupError { _ = try Track.parse(keyFile: nil, logPath: "log", limit: nil) }, "--track-log and --track-limit need --api-key-file"))
         let track = try Track.parse(keyFile: keyFile, logPath: "log", limit: "3000/3")
         #expect(track?.apiKey == "secret-key" && track?.logPath == "log")
         #expect(track?.limit == 3000 && track?.windowSeconds == 3)
@@ -91,13 +82,11 @@ import Testing
         #expect(try Track.parse(keyFile: keyFile, logPath: nil, limit: nil)?.limit == 20)
         for limit in ["0", "x", "5/0", "5/3601", "1/2/3", "/3"] {
             #expect(
-                setupError { _ = try Track.parse(keyFile: keyFile, logPath: nil, limit: limit) }
-                    == .usage("--track-limit takes N or N/SECONDS (for example 3000/3), not '\(limit)'"))
+                isUsage(setupError { _ = try Track.parse(keyFile: keyFile, logPath: nil, limit: limit) }, "--track-limit takes N or N/SECONDS (for example 3000/3), not '\(limit)'"))
         }
         for file in [empty, folder + "/none"] {
             #expect(
-                setupError { _ = try Track.parse(keyFile: file, logPath: nil, limit: nil) }
-                    == .usage("--api-key-file \(file): no readable file with a key there"))
+                isUnusable(setupError { _ = try Track.parse(keyFile: file, logPath: nil, limit: nil) }, "--api-key-file \(file): no readable file with a key there"))
         }
     }
 }

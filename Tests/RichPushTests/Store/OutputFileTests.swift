@@ -45,11 +45,4 @@ import Testing
         discarded.discard()
         #expect(Fixtures.files(in: folder).isEmpty, "a discarded output leaves nothing")
     }
-
-    @Test func suggestionsPickTheClosestKnownWord() {
-        #expect(Suggestion.closest(to: "--budgte", in: ["--out", "--budget"]) == "--budget")
-        #expect(Suggestion.closest(to: "--concurency", in: ["--concurrency", "--recursive"]) == "--concurrency")
-        #expect(Suggestion.closest(to: "--xyz", in: ["--budget"]) == nil)
-        #expect(Suggestion.editDistance("abc", "acb") == 1)
-    }
 }

@@ -1,0 +1,169 @@
+import RichPush
+
+/// A usage mistake: a message for stderr and exit code 64.
+struct UsageError: Error, CustomStringConvertible {
+    var description: String
+    /// Not a mistake: a parse-only run (``Arguments/parseOnly``) reached the end of the options.
+    var endOfOptions = false
+    init(_ description: String) { self.description = description }
+}
+
+/// A command that could not do its work: the message for stderr and the exit code, from the one table.
+struct CommandFailure: Error, CustomStringConvertible {
+    var code: ExitCode
+    var message: String
+    init(_ code: ExitCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+    var description: String { message }
+}
+
+/// The command line as a queue of words, checked against the options a command declares, then read.
+///
+/// Options take the `--name value` or `--name=value` form. ``init(_:options:)`` refuses, before
+/// anything is read or started, a word that names no option the command declares (with the closest
+/// one, "did you mean"), a value given to a flag, and an option without its value. Whatever is left
+/// when a command has read its options must be its positional arguments.
+struct Arguments {
+    private var words: [String]
+    /// Every spelling of every option the command declares, for "did you mean".
+    private(set) var known: [String]
+    /// Every spelling of each declared option, by each of its spellings: reading `--verbose` also takes `-v`.
+    private var spellings: [String: [String]] = [:]
+
+    /// Options refused with their own message, wherever they appear: a secret must never be taken
+    /// from the command line, where it shows in `ps` and the shell's history.
+    static let refused: [String: String] = Dictionary(
+        uniqueKeysWithValues: ["--api-key", "--rest-api-key"].map {
+            (
+                $0,
+                "the REST API key is never taken from the command line (it would show in ps and shell history): "
+                    + "use --api-key-file FILE or BRAZE_REST_API_KEY"
+            )
+        })
+
+    /// Words checked against `options`; a mistake is a usage error that names the word.
+    init(_ words: [String], options: [Option]) throws(UsageError) {
+        self.words = words
+        known = options.flatMap(\.names)
+        for option in options { for name in option.names { spellings[name] = option.names } }
+        let declared = Dictionary(
+            options.flatMap { option in option.names.map { ($0, option) } }, uniquingKeysWith: { first, _ in first })
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            index += 1
+            guard word.hasPrefix("-"), word != "-" else { continue }
+            let name = String(word.prefix(while: { $0 != "=" }))
+            guard let option = declared[name] else {
+                if let message = Self.refused[name] { throw UsageError(message) }
+                let shown = name.escapingControlCharacters
+                if let suggestion = Suggestion.closest(to: name, in: known.filter { $0.hasPrefix("--") }) {
+                    throw UsageError("unknown option \(shown); did you mean \(suggestion)?")
+                }
+                throw UsageError("unknown option \(shown)")
+            }
+            if option.value == nil {
+                guard name == word else { throw UsageError("\(name) takes no value") }
+            } else if name == word {
+                guard index < words.count else { throw UsageError("\(name) needs a value (\(option.value ?? ""))") }
+                index += 1
+            }
+        }
+    }
+
+    /// Stop at the end of the options: ``positionals()`` throws a ``UsageError`` with
+    /// ``UsageError/endOfOptions`` instead of returning, so a test can parse a command's options
+    /// without running it (every command reads its positionals last, before it starts anything).
+    var parseOnly = false
+
+    /// Words taken as they are, for a caller that checks them itself.
+    init(unchecked words: [String]) {
+        self.words = words
+        known = []
+    }
+
+    /// The words not taken yet, for a command that reads its own sub-actions (`analytics record ...`).
+    var remainingWords: [String] { words }
+
+    /// Removes `--name` (or an alias) and says whether it was there.
+    mutating func flag(_ names: String...) -> Bool {
+        let names = spelled(names)
+        var found = false
+        words.removeAll { word in
+            let hit = names.contains(word)
+            found = found || hit
+            return hit
+        }
+        return found
+    }
+
+    /// Removes every `--name VALUE` and returns the values in order.
+    mutating func values(_ names: String...) throws(UsageError) -> [String] {
+        try values(names)
+    }
+
+    private mutating func values(_ names: [String]) throws(UsageError) -> [String] {
+        let names = spelled(names)
+        var result: [String] = []
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            if let name = names.first(where: { word.hasPrefix($0 + "=") }) {
+                result.append(String(word.dropFirst(name.count + 1)))
+                words.remove(at: index)
+            } else if names.contains(word) {
+                guard index + 1 < words.count else { throw UsageError("\(word) needs a value") }
+                result.append(words[index + 1])
+                words.removeSubrange(index...(index + 1))
+            } else {
+                index += 1
+            }
+        }
+        return result
+    }
+
+    /// `names` and every other spelling their declarations give.
+    private func spelled(_ names: [String]) -> [String] {
+        var all: [String] = []
+        for name in names { all += spellings[name] ?? [name] }
+        return all
+    }
+
+    /// Removes `--name VALUE` and returns the last value given.
+    mutating func value(_ names: String...) throws(UsageError) -> String? {
+        var result: [String] = []
+        for name in names { result += try values([name]) }
+        return result.last
+    }
+
+    /// Reads `--name N` as a number within `range`.
+    mutating func number<T: LosslessStringConvertible & Comparable>(
+        _ name: String, in range: ClosedRange<T>
+    ) throws(UsageError) -> T? {
+        guard let text = try value(name) else { return nil }
+        guard let number = T(text), range.contains(number) else {
+            throw UsageError("\(name) takes a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return number
+    }
+
+    /// The remaining words, which must all be positional.
+    func positionals() throws(UsageError) -> [String] {
+        if let unknown = words.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
+            let name = String(unknown.prefix(while: { $0 != "=" }))
+            let shown = name.escapingControlCharacters
+            if let suggestion = Suggestion.closest(to: name, in: known.filter { $0.hasPrefix("--") }) {
+                throw UsageError("unknown option \(shown); did you mean \(suggestion)?")
+            }
+            throw UsageError("unknown option \(shown)")
+        }
+        if parseOnly {
+            var end = UsageError("end of options")
+            end.endOfOptions = true
+            throw end
+        }
+        return words
+    }
+}

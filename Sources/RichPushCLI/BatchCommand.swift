@@ -1,0 +1,129 @@
+import Foundation
+import RichPush
+import Synchronization
+
+/// `richpush batch`: a folder (or NDJSON file) of payloads through the emulated extension.
+enum BatchCommand {
+    static let command = Command(
+        name: "batch", synopsis: "batch DIR",
+        summary: "Run a folder (or NDJSON file) of payloads, concurrently and resumably.",
+        about: """
+            Run a whole campaign's payloads through the emulated extension, concurrently and resumably.
+
+            Usage: richpush batch INPUT --out OUTDIR [options]
+
+            INPUT is a folder of *.json payloads (one payload per file; --recursive goes below it), an
+            NDJSON file (one payload per line; '-' reads it from stdin), or a file holding one payload
+            (pretty-printed or not). Anything else (a README, an empty file) is refused before the run
+            (exit 65). Each payload goes through exactly what 'richpush process' does, as its own device.
+            OUTDIR receives:
+              payloads/<name>    each mutated payload, under the input's relative name
+                                 (NDJSON lines: payloads/<file>/<line>.json)
+              attachments/       the stored attachments
+              results.ndjson     one record per payload, in input order: verdict, reason, warnings, HTTP
+                                 status, bytes, sniffed MIME, local file, timings
+              summary.json       counts per verdict and reason, display rate, download-time percentiles
+            A summary table goes to stderr, with a live progress line (elapsed, rate, in flight, failed,
+            ETA) redrawn four times a second when stderr is a terminal, or once a second with --progress.
+
+            Ctrl-C (or SIGTERM) stops starting payloads, cancels downloads in flight, writes the results
+            of what finished and exits 130. Run the same command again to resume: payloads with a
+            complete output are skipped (--force redoes them). A resume with options that change verdicts
+            (--budget, --allow-http, --cacert, --max-bytes, ...) stops and names them (exit 64): run with
+            the earlier options, choose another OUTDIR, or add --force to redo everything. One batch at a
+            time per OUTDIR: a second batch on a folder in use exits 74 and names the other run.
+            """,
+        options: [
+            OptionGroup(
+                "Options",
+                [
+                    Option("--out", "OUTDIR", "Where everything is written (required).", example: "out"),
+                    Option("--concurrency", "N", "Payloads in flight at once (default 32).", example: "4"),
+                    Option("--recursive", nil, "Also read *.json files in subfolders of INPUT.", aliases: ["-r"]),
+                    Option(
+                        "--junit", "FILE",
+                        "Also write a JUnit XML report: one test case per payload, in input order ('-': stdout).",
+                        example: "junit.xml"),
+                    .failUnder(devices: false),
+                    Option("--force", nil, "Redo payloads an earlier run completed (and accept changed options)."),
+                    Option(
+                        "--share-downloads", nil,
+                        "Download each URL once per run (every payload still gets its own verdict)."),
+                    Option(
+                        "--shard", "I/N",
+                        "Run every N-th payload (the I-th of N shards; stable over runs and machines); "
+                            + "'richpush report merge' combines the shards' summary.json files.", example: "1/2"),
+                ]),
+            .progress, .extensionPolicy(), .app, .download, .mix, .tracking, .output,
+        ],
+        footer: """
+            Example:
+              richpush batch Samples/payloads --out batch-out --cacert Samples/certs/ca.pem \\
+                  --connect-to cdn.example.com:443:127.0.0.1:<tls-port> --junit batch-out/junit.xml
+            """,
+        exitNotes: [
+            .failure:
+                "a payload's attachment would not show or a content extension would crash on it (or the share that shows is under --fail-under)",
+            .dataError: "no usable input (no payloads, a missing --cacert or --app)",
+            .ioError: "OUTDIR not writable, or in use by another batch",
+        ],
+        run: { try await run($0) })
+
+    static func run(_ arguments: Arguments) async throws -> ExitCode {
+        var arguments = arguments
+        var options = try BatchOptions(parsing: &arguments)
+        options.configuration.tracker = try options.tracking.start()
+        defer { options.tracking.stop() }
+        let session = try BatchSession(options.configuration)
+        defer { session.close() }
+        // After OUTDIR exists and is cleaned (a JUnit file often goes inside it), before any payload runs.
+        let junit = try OutputOptions.prepare(options.junitPath, option: "--junit")
+        defer { junit?.discard() }
+        let batch = try session.start()
+        defer { batch.close() }
+        // The line is redrawn on a clock from the latest progress, so it moves while payloads are slow.
+        let display = ProgressLine(mode: options.progress)
+        let latest = Mutex<BatchRunner.Progress?>(nil)
+        display.start { latest.withLock { $0 }.map { BatchProgressText.line($0) } ?? "starting" }
+        // On a signal, also stop the engine: that ends every download in flight at once.
+        let run = await runInterruptibly(
+            { () -> Result<BatchSummary, StoreError> in
+                do throws(StoreError) {
+                    return .success(try await batch.run(progress: { progress in latest.withLock { $0 = progress } }))
+                } catch {
+                    return .failure(error)
+                }
+            }, onSignal: { batch.stop() })
+        if let last = latest.withLock({ $0 }) { display.draw(final: true) { BatchProgressText.line(last) } }
+        display.finish()
+        let summary = try run.value.mapError { CommandFailure(.ioError, $0.message) }.get()
+        await batch.removeSharedDownloads()
+        if let junit {
+            let xml: String
+            do throws(StoreError) { xml = try batch.junitXML(summary: summary) } catch {
+                throw CommandFailure(.ioError, "--junit: \(error.message)")
+            }
+            try commit(Array(xml.utf8), to: junit, option: "--junit", durable: options.configuration.durable)
+        }
+        printError(summary.text(folder: session.folder))
+        // Path A: the delivery events of this run's payloads, 75 to a request, after the verdicts.
+        _ = await options.tracking.flush()
+        if summary.interrupted || run.interrupted {
+            printError(
+                "Interrupted: \(summary.total - summary.recorded) payload(s) left. Run the same command to resume.")
+            return .interrupted
+        }
+        if let starved = summary.reasons[ReasonCode.tooManyOpenFiles.rawValue], starved > 0 {
+            printError(
+                "richpush batch: \(starved) payload(s) failed because richpush ran out of file descriptors "
+                    + "(too-many-open-files): the client's limit, not the host's. They are not kept as final: raise "
+                    + "'ulimit -n' (or lower --concurrency) and run the same command again to redo them.")
+            return .unavailable
+        }
+        if let failure = options.configuration.thresholdFailure(summary) {
+            printError("richpush batch: " + failure)
+            return .failure
+        }
+        return .success
+    }
+}

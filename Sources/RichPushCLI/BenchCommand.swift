@@ -1,0 +1,160 @@
+import AssetServer
+import Foundation
+import RichPush
+
+/// `richpush bench`: a campaign's burst of downloads against the asset host.
+enum BenchCommand {
+    static let command = Command(
+        name: "bench", synopsis: "bench",
+        summary: "Reproduce a campaign's burst of downloads; report the share of devices that show it.",
+        about: """
+            Reproduce a campaign's burst at the asset host and report the share of devices that would show the image.
+
+            Usage: richpush bench (--payload FILE | --url URL) --devices N [options]
+                   richpush bench --serve DIR --devices N [options]     # against the embedded server
+
+            Each emulated device receives the push at its scheduled time and runs the whole extension
+            pipeline (download with its own budget and caps, sniff, validate, store) on its own connection,
+            as separate phones do (--reuse shares connections, to compare). Latency counts from each
+            device's scheduled arrival (open loop), so a saturated client or server shows as latency; if the
+            client's own --concurrency cap started devices late, the report says so.
+
+            Before the burst, one trial download checks the target: a TLS trust failure (pass --cacert), an
+            unknown host or a refused connection stops the run at once (exit 69) instead of failing every device.
+
+            The report: devices, the display rate (devices whose attachment would show within the budget;
+            devices a time limit or Ctrl-C kept from running count as not shown), verdict and reason counts
+            with a sample message each, HTTP status codes, latency statistics per phase (dns, connect, tls,
+            first_byte, download, end_to_end: min, mean, stdev, p50 to p99.9, max), devices/s and MB/s, the
+            client's own CPU use and scheduling lag (it says when the client, not the host, set the pace),
+            the thresholds, and a per-second timeline. As text on stdout (on stderr when a report takes
+            stdout), as JSON (--json; merge shards with 'richpush report merge'), as an HTML page with
+            charts (--html). Every report file is opened before the burst. Nothing is stored unless --out
+            is given.
+            """,
+        options: [
+            OptionGroup(
+                "Options",
+                [
+                    Option(
+                        "--payload", "FILE", "The payload every device receives (its ab.att.url is the target).",
+                        example: "Samples/payloads/01-jpeg-attached.json"),
+                    Option(
+                        "--url", "URL",
+                        "The asset URL (a payload is made for it; --type sets ab.att.type, default: the URL's "
+                            + "extension). With --serve, a path such as 'hero.jpg?delay=200' means "
+                            + "https://cdn.example.com/<path> on the server.", example: "hero.jpg"),
+                    Option("--type", "TYPE", "ab.att.type for --url.", example: "jpg"),
+                    Option(
+                        "--devices", "N", "Devices in the whole run (all shards), at most 1,000,000 (required).",
+                        example: "10"),
+                    Option("--arrival", "burst", "All devices at once (the default).", example: "burst"),
+                    Option("--ramp", "SECONDS", "Arrivals spread evenly over SECONDS.", example: "2"),
+                    Option("--rate", "PER_SECOND", "Arrivals at a fixed rate.", example: "100"),
+                    Option(
+                        "--jitter", "SECONDS", "Delay each arrival by a random 0..SECONDS (reproducible with --seed).",
+                        example: "1"),
+                    Option("--concurrency", "N", "Devices in flight at most (default 1000).", example: "8"),
+                    Option(
+                        "--shard", "I/N", "Run the I-th of N equal slices of the device schedule (every N-th device).",
+                        example: "1/2"),
+                    Option(
+                        "--json", "FILE", "Write the JSON report (schema: Samples/schemas); '-' is stdout.",
+                        example: "report.json"),
+                    Option("--html", "FILE", "Write a self-contained HTML report with charts.", example: "report.html"),
+                    Option(
+                        "--serve", "DIR",
+                        "Start the embedded asset server on DIR (HTTPS, test certificate) and map cdn.example.com "
+                            + "to it. Default target: hero.jpg.", example: "Samples/assets"),
+                    Option(
+                        "--out", "DIR", "Keep the stored attachments in DIR (default: keep nothing; same verdicts).",
+                        example: "out"),
+                    Option(
+                        "--time-limit", "SECONDS",
+                        "Launch no device after this (default: the schedule plus the budget plus 60 s); the devices "
+                            + "not launched count as not shown.", example: "60"),
+                    .failUnder(devices: true), .maxP99,
+                    Option(
+                        "--i-own-this-host", nil,
+                        "Required to target anything but this machine (127.0.0.1, ::1, localhost)."),
+                    Option("--no-preflight", nil, "Skip the trial download before the burst."),
+                ]),
+            .progress, .extensionPolicy(), .app, .download, .mix, .tracking,
+        ],
+        footer: """
+            Examples:
+              richpush bench --serve Samples/assets --devices 2000
+              richpush bench --serve Samples/assets --url 'hero.jpg?rate=200000' --devices 500 --ramp 5 --html burst.html
+              richpush bench --url https://cdn.example.com/hero.jpg --devices 10000 --shard 1/4 --json shard-1.json \\
+                  --i-own-this-host
+            """,
+        exitNotes: [
+            .failure: "a threshold failed (each is named on stderr, PASS or FAIL with its measured value)",
+            .unavailable:
+                "the trial download found the target unreachable or untrusted, a server could not start, or too few open files",
+        ],
+        run: { try await run($0) })
+
+    static func run(_ arguments: Arguments) async throws -> ExitCode {
+        var arguments = arguments
+        var options = try BenchOptions(parsing: &arguments)
+        // Every report file is opened before the burst: a report that cannot be written costs no run.
+        let outputs = try OutputPlan([("--json", options.jsonPath), ("--html", options.htmlPath)])
+        defer { outputs.discard() }
+        options.configuration.tracker = try options.tracking.start()
+        defer { options.tracking.stop() }
+        let server = try options.serveFolder.map { try startServer($0, for: &options.configuration) }
+        defer { server?.stop() }
+        let session = try BenchSession(options.configuration)
+        defer { session.close() }
+        let trial = await runInterruptibly { await session.trial() }
+        if let problem = trial.value, !trial.interrupted {
+            printError("richpush bench: \(problem.message)")
+            return .unavailable
+        }
+        let display = BenchProgressLine(mode: options.progress)
+        printError("richpush bench: " + session.startLine)
+        // Stopped during the trial: no device runs, and the report says so.
+        let run = await runInterruptibly { [trial] in
+            await session.run(startingDevices: !trial.interrupted, progress: { display.update($0) })
+        }
+        display.finish()
+        let report = run.value.report
+        // A report on stdout keeps it for `jq`: the text goes to stderr then.
+        if outputs.takesStandardOutput { printError(BenchSummary.text(report)) } else { printLine(BenchSummary.text(report)) }
+        // Path A: every device's delivery event, 75 to a request, after the burst (never inside it).
+        _ = await options.tracking.flush()
+        if outputs.has("--json") { try outputs.commit("--json", Array((try report.json() + "\n").utf8)) }
+        if outputs.has("--html") { try outputs.commit("--html", Array(HTMLReport.render(report).utf8)) }
+        if run.interrupted {
+            printError("richpush bench: interrupted; the report covers the devices that finished.")
+            return .interrupted
+        }
+        for threshold in run.value.failedThresholds {
+            printError("richpush bench: threshold failed: \(threshold.message).")
+        }
+        if let starved = report.reasons[ReasonCode.tooManyOpenFiles.rawValue], starved > 0 {
+            printError(
+                "richpush bench: \(starved) device(s) failed because richpush ran out of file descriptors "
+                    + "(too-many-open-files): the client's limit, not the host's, so the report understates the "
+                    + "host. Raise 'ulimit -n' or lower --concurrency, and run it again.")
+            return .unavailable
+        }
+        return run.value.passed ? .success : .failure
+    }
+
+    /// Starts the embedded asset server on `folder` with the test certificate and points
+    /// `configuration` at it (`cdn.example.com` maps to the server).
+    static func startServer(_ folder: String, for configuration: inout BenchConfiguration) throws -> AssetServer {
+        let certs = SamplesFolder.locate().map { $0 + "/certs" }
+        guard let certs, FileManager.default.fileExists(atPath: certs + "/server.pem") else {
+            throw UsageError("--serve needs the test certificate in Samples/certs: run from the repository")
+        }
+        // The bench is the server's only client: no per-address share, so a burst may take every slot.
+        let server = try AssetServer(
+            root: folder, tls: TLSIdentity.load(certificate: certs + "/server.pem", key: certs + "/server-key.pem"),
+            perAddressLimit: .max)
+        configuration.serve(httpsPort: Int(server.httpsPort ?? 0), caFile: certs + "/ca.pem")
+        return server
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import RichPush
+
+/// The options of `richpush bench`, read into a ``BenchConfiguration`` and what only the command
+/// line handles (report files, the embedded server, the progress line, Path A's flush).
+struct BenchOptions {
+    var configuration: BenchConfiguration
+    /// `--json FILE`, `--html FILE`.
+    var jsonPath: String?
+    var htmlPath: String?
+    /// `--serve DIR`: the embedded server's folder.
+    var serveFolder: String?
+    var progress: ProgressLine.Mode
+    var tracking: TrackOptions
+
+    /// Reads every option out of `arguments`; a mistake is a usage error (64).
+    init(parsing arguments: inout Arguments) throws {
+        let payloadPath = try arguments.value("--payload")
+        let url = try arguments.value("--url")
+        let declaredType = try arguments.value("--type")
+        guard let devices: Int = try arguments.number("--devices", in: 1...1_000_000) else {
+            throw UsageError("bench needs --devices N (the run is always bounded)")
+        }
+        let arrival = try arguments.value("--arrival")
+        let ramp: Double? = try arguments.number("--ramp", in: 0.001...86_400)
+        let rate: Double? = try arguments.number("--rate", in: 0.001...10_000_000)
+        let jitter: Double = try arguments.number("--jitter", in: 0...86_400) ?? 0
+        let seed: UInt64 = try arguments.number("--seed", in: 0...UInt64.max) ?? 1
+        let concurrency: Int = try arguments.number("--concurrency", in: 1...100_000) ?? 1000
+        jsonPath = try arguments.value("--json")
+        htmlPath = try arguments.value("--html")
+        serveFolder = try arguments.value("--serve")
+        let keep = try arguments.value("--out")
+        let timeLimit: Double? = try arguments.number("--time-limit", in: 1...86_400)
+        let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
+        let maxP99: Double? = try arguments.number("--max-p99", in: 0.001...86_400_000)
+        let ownsHost = arguments.flag("--i-own-this-host")
+        let noProgress = arguments.flag("--no-progress")
+        let forceProgress = arguments.flag("--progress")
+        let noPreflight = arguments.flag("--no-preflight")
+        let shard = try arguments.value("--shard").map { try Shard(parsing: $0) } ?? .whole
+        let policy = try PolicyOptions(parsing: &arguments).policy
+        tracking = try TrackOptions(parsing: &arguments, policy: policy)
+        let mix = try TLSOptions.networkMix(&arguments, network: policy.fetch.network)
+        _ = try arguments.positionals().first.map { throw UsageError("bench takes no argument '\($0)'") }
+        configuration = try BenchConfiguration(
+            devices: devices, payload: payloadPath, url: url, type: declaredType, arrival: arrival, ramp: ramp,
+            rate: rate, serving: serveFolder != nil)
+        configuration.jitterSeconds = jitter
+        configuration.seed = seed
+        configuration.concurrency = concurrency
+        configuration.keepFolder = keep
+        configuration.timeLimitSeconds = timeLimit
+        configuration.thresholds = BenchThresholds(minDisplayPercent: failUnder, maxP99Milliseconds: maxP99)
+        configuration.ownsHost = ownsHost
+        configuration.preflight = !noPreflight
+        configuration.shard = shard
+        configuration.policy = policy
+        configuration.networkMix = mix
+        progress = ProgressLine.mode(
+            progress: forceProgress, noProgress: noProgress, stderrIsTerminal: isatty(2) == 1)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import RichPush
+
+/// `richpush fetch`: one URL through the fetch engine, with the device's limits, reported as JSON.
+enum FetchCommand {
+    static let command = Command(
+        name: "fetch", synopsis: "fetch URL",
+        summary: "Download one asset as a service extension would, and report how it went.",
+        about: """
+            Download one asset as a notification service extension would, and report how it went.
+
+            Usage: richpush fetch URL [options]
+
+            Prints one JSON object on stdout (ok; download: status, bytes, timings in ms; or reason and
+            message) and a one-line summary on stderr. With --repeat, downloads the URL many times and
+            prints throughput and latency instead.
+            """,
+        options: [
+            OptionGroup(
+                "Options",
+                [
+                    Option(
+                        "--output", "FILE",
+                        "Store the body in FILE (a hidden temporary beside it, renamed when the download "
+                            + "succeeded). '-' writes the body on stdout, and the JSON report goes to stderr "
+                            + "instead; a FIFO or device is written directly.", aliases: ["-o"], example: "body.bin"),
+                    .budget(default: 30),
+                    Option(
+                        "--repeat", "N", "Download N times and print a throughput summary (bodies discarded).",
+                        example: "3"),
+                    Option(
+                        "--parallel", "N", "Downloads in flight at once with --repeat (default 16).", example: "2"),
+                    Option("--loops", "N", "Fetch loop threads (default: one per core).", example: "1"),
+                ]),
+            .download,
+        ],
+        footer: """
+            Example:
+              richpush fetch https://cdn.example.com/hero.jpg --cacert Samples/certs/ca.pem \\
+                  --connect-to cdn.example.com:443:127.0.0.1:8443 -o hero.jpg
+            """,
+        exitNotes: [
+            .failure: "the download failed (its reason is in the JSON), or one of --repeat's did",
+            .usage: "usage error, or a URL without an http or https scheme (the message shows it with https://)",
+            .ioError: "the body cannot be written to --output",
+        ],
+        run: { try await run($0) })
+
+    static func run(_ arguments: Arguments) async throws -> ExitCode {
+        var arguments = arguments
+        let outputPath = try arguments.value("-o", "--output")
+        let budget: Double? = try arguments.number("--budget", in: 0.001...3600)
+        let repeatCount: Int? = try arguments.number("--repeat", in: 1...10_000_000)
+        let parallel: Int? = try arguments.number("--parallel", in: 1...100_000)
+        let loops: Int? = try arguments.number("--loops", in: 1...256)
+        let policy = try TLSOptions(parsing: &arguments).policy
+        let urls = try arguments.positionals()
+        guard urls.count == 1, let url = urls.first else { throw UsageError("fetch takes exactly one URL") }
+        var configuration = try FetchConfiguration(url: url, policy: policy)
+        if let budget { configuration.budget = .milliseconds(Int64(budget * 1000)) }
+        configuration.repeatCount = repeatCount
+        if let parallel { configuration.parallel = parallel }
+        if let loops { configuration.loops = loops }
+        let output = repeatCount == nil ? try OutputOptions.prepare(outputPath, option: "--output") : nil
+        defer { output?.discard() }
+        let session = try FetchSession(configuration)
+        defer { session.close() }
+        if repeatCount != nil {
+            let summary = await session.repeated()
+            printLine(try JSON.string(summary))
+            printError("richpush: " + FetchSession.summaryLine(summary))
+            return summary.succeeded == summary.downloads ? .success : .failure
+        }
+        let run = await runInterruptibly { await session.download(writingTo: output?.descriptor ?? -1) }
+        if run.interrupted {
+            printError("richpush fetch: interrupted; nothing was written.")
+            return .interrupted
+        }
+        if case .success = run.value, let output { try commit([], to: output, option: "--output") }
+        let json = try JSON.string(FetchSession.report(run.value, url: configuration.url))
+        // With the body on stdout, the report goes to stderr so the two never mix.
+        if output?.target != .standardOutput { printLine(json) } else { printError(json) }
+        printError("richpush: " + FetchSession.summaryLine(run.value))
+        return ExitStatus.code(for: run.value, storing: output != nil)
+    }
+}

@@ -1,0 +1,131 @@
+import RichPush
+
+/// Every option of richpush, declared once. Shared groups (the extension, the app's files, downloads,
+/// the network mix, delivery tracking, outputs, progress) are reused by every command that takes them;
+/// options of one command are declared beside the shared ones, under the command's name.
+extension Option {
+    // The extension's policy.
+    static func budget(default seconds: Int) -> Option {
+        Option(
+            "--budget", "SECONDS",
+            "The extension's time budget: one deadline for the whole run of a payload (default \(seconds)"
+                + (seconds == 30 ? ", as on the device)." : "; the device's is 30)."),
+            example: "5")
+    }
+    static let pushType = Option(
+        "--push-type", "TYPE", "alert (4096-byte payload limit) or voip (5120); default alert.", example: "voip")
+    static let binaryMegabytes = Option(
+        "--binary-mb", nil, "Count Apple's size caps in 2^20-byte megabytes (default 10^6-byte ones).")
+
+    // The app's own files.
+    static let app = Option(
+        "--app", "DIR",
+        "Read the app's notification extensions from its source folder: every Info.plist whose "
+            + "NSExtensionPointIdentifier is the service or a content extension (App Transport Security, and "
+            + "which expanded view shows).", example: "Samples/app")
+    static let servicePlist = Option(
+        "--service-plist", "FILE",
+        "The service extension's Info.plist: its NSAppTransportSecurity decides every URL and redirect "
+            + "(instead of --allow-http).", example: "Samples/app/NotificationService/Info.plist")
+    static let contentPlist = Option(
+        "--content-plist", "FILE", "A content extension's Info.plist (repeatable).",
+        example: "Samples/app/NotificationContent/Info.plist")
+    static let requireKey = Option(
+        "--require-key", "[EXT:]KEY[=T]",
+        "A key-value pair a content extension (EXT: its target folder; default: every one) reads from the "
+            + "payload, of type T: string (default), number, bool or array (repeatable); a payload without it, "
+            + "or with another type, gets the content-extension outcome would-crash.", example: "deep_link")
+
+    // Downloads.
+    static let connectTimeout = Option(
+        "--connect-timeout", "SECONDS", "Time allowed for DNS, TCP and TLS (default 10).", example: "2")
+    static let allowHTTP = Option(
+        "--allow-http", nil,
+        "Emulate an extension whose Info.plist allows arbitrary loads; without it, App Transport Security "
+            + "blocks http:// URLs.")
+    static let caFile = Option(
+        "--cacert", "FILE",
+        "Trust this CA (PEM) besides the system's; verification is never off (the test CA is "
+            + "Samples/certs/ca.pem). A file that is missing or holds no certificate stops the run (exit 65).",
+        example: "Samples/certs/ca.pem")
+    static let connectTo = Option(
+        "--connect-to", "H:P:H2:P2", "Send connections for H:P to H2:P2, as curl does (repeatable).",
+        example: "cdn.example.com:443:127.0.0.1:8443")
+    static let maxRedirects = Option("--max-redirs", "N", "Redirects followed at most (default 5).", example: "2")
+    static let maxBytes = Option(
+        "--max-bytes", "N", "Refuse bodies larger than N bytes (default: Apple's cap for the type).",
+        example: "1000000")
+    static let stallWindow = Option(
+        "--stall-window", "SECONDS", "Fail when under 1 byte/s arrives for this long (default: off).",
+        example: "3")
+    static let reuse = Option(
+        "--reuse", nil, "Share connections between downloads (default: a fresh connection each, as phones).")
+    static let network = Option(
+        "--network", "PROFILE",
+        "Download over an emulated network (3g, lte, edge, wifi, very-bad, ... or "
+            + "down=2mbit,rtt=150ms,loss=1%,jitter=20ms); see 'richpush network list'.", example: "lte")
+
+    // The network mix.
+    static let networkMix = Option(
+        "--network-mix", "MIX",
+        "Give each device a built-in profile by share, drawn with --seed: 3g=20,lte=70,wifi=10 (percentages "
+            + "summing to 100); the report breaks results down per profile. Not with --network.",
+        example: "3g=20,lte=80")
+    static let seed = Option(
+        "--seed", "N", "The seed of every random draw (the network mix, --jitter); default 1, the same on a resume.",
+        example: "7")
+
+    // Delivery tracking (Path A).
+    static let trackEndpoint = Option(
+        "--track-endpoint", "URL",
+        "Log a delivery event per payload through URL/users/track (Braze's REST endpoint, or richpush "
+            + "serve's), for the user in the payload's top-level braze_id; sent after the verdicts, 75 to a "
+            + "request, within --budget in all. The key comes from --api-key-file FILE or BRAZE_REST_API_KEY, "
+            + "never the command line.", example: "http://127.0.0.1:9/")
+    static let trackEvent = Option(
+        "--track-event", "NAME", "The delivery event's name (default rich_push_delivered).", example: "delivered")
+    static let apiKeyFile = Option(
+        "--api-key-file", "FILE", "Read the REST API key from FILE (else BRAZE_REST_API_KEY).",
+        example: "key.txt")
+
+    // Outputs and progress.
+    static let fsync = Option(
+        "--fsync", nil, "fsync each file before it gets its name (survives power loss; slower).")
+    static let progress = Option(
+        "--progress", nil, "A progress line every second even when stderr is not a terminal (CI logs).")
+    static let noProgress = Option("--no-progress", nil, "No progress line.")
+
+    // Thresholds (batch, bench, report merge).
+    static func failUnder(devices: Bool) -> Option {
+        Option(
+            "--fail-under", "PERCENT",
+            "Shorthand for --threshold 'display>=PERCENT%': the least share of "
+                + (devices ? "devices" : "requested attachments") + " that must show.", example: "99")
+    }
+    static let maxP99 = Option(
+        "--max-p99", "MS", "Shorthand for --threshold 'p99<=MS': the highest p99 end-to-end latency.",
+        example: "800")
+}
+
+extension OptionGroup {
+    /// The extension's policy, with the budget's default of the command.
+    static func extensionPolicy(budgetDefault: Int = 30) -> OptionGroup {
+        OptionGroup("Extension options", [.budget(default: budgetDefault), .pushType, .binaryMegabytes])
+    }
+    static let app = OptionGroup("App options", [.app, .servicePlist, .contentPlist, .requireKey])
+    static let download = OptionGroup(
+        "Download options",
+        [.connectTimeout, .allowHTTP, .caFile, .connectTo, .maxRedirects, .maxBytes, .stallWindow, .reuse, .network])
+    static let mix = OptionGroup("Network mix options", [.networkMix, .seed])
+    static let tracking = OptionGroup("Delivery tracking options", [.trackEndpoint, .trackEvent, .apiKeyFile])
+    static let output = OptionGroup("Output options", [.fsync])
+    static let progress = OptionGroup("Progress options", [.progress, .noProgress])
+
+    /// The groups several commands share, in the order the README shows them.
+    static let shared: [OptionGroup] = [.extensionPolicy(), .download, .app, .mix, .tracking, .progress, .output]
+
+    /// `richpush help options`: each shared group as a titled Markdown table (the README's).
+    static var sharedMarkdown: String {
+        shared.map { "#### \($0.title)\n\n\($0.markdown)" }.joined(separator: "\n\n")
+    }
+}

@@ -1,0 +1,72 @@
+import RichPush
+
+/// The options of every command that runs the extension: its budget, push type, size caps, and
+/// the download options (``TLSOptions``).
+///
+/// ```swift
+/// var arguments = Arguments(["--budget", "5", "--cacert", "ca.pem"])
+/// let policy = try PolicyOptions(parsing: &arguments).policy   // an ExtensionPolicy
+/// ```
+struct PolicyOptions {
+    /// The extension policy the options describe.
+    var policy = ExtensionPolicy()
+    /// Whether `--budget` was given (a command with another default keeps the user's).
+    var budgetGiven = false
+
+    /// Reads the options out of `arguments`.
+    init(parsing arguments: inout Arguments) throws {
+        if let seconds: Double = try arguments.number("--budget", in: 0.001...3600) {
+            policy.budget = .milliseconds(Int64(seconds * 1000))
+            budgetGiven = true
+        }
+        if let type = try arguments.value("--push-type") {
+            guard let pushType = ExtensionPolicy.PushType(rawValue: type.lowercased()) else {
+                throw UsageError(
+                    "--push-type takes one of \(ExtensionPolicy.PushType.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
+            }
+            policy.pushType = pushType
+        }
+        policy.binaryMegabytes = arguments.flag("--binary-mb")
+        policy.fetch = try TLSOptions(parsing: &arguments).policy
+        try readApp(&arguments)
+    }
+
+    /// `--app`, `--service-plist`, `--content-plist`, `--require-key`: a plist or folder that cannot be
+    /// used is unusable input (65) naming the file and the problem; a plist given to the wrong option,
+    /// or a malformed option, is a usage error (64).
+    private mutating func readApp(_ arguments: inout Arguments) throws {
+        let folder = try arguments.value("--app")
+        let service = try arguments.value("--service-plist")
+        let contents = try arguments.values("--content-plist")
+        let keys = try arguments.values("--require-key")
+        do {
+            policy.requiredKeys = try keys.map { text throws(AppConfigurationError) in try RequiredKey(parsing: text) }
+            guard folder != nil || service != nil || !contents.isEmpty else {
+                if !keys.isEmpty {
+                    throw UsageError(
+                        "--require-key needs the content extensions: give --app DIR or --content-plist FILE")
+                }
+                return
+            }
+            var app = AppConfiguration()
+            if let folder { app = try AppConfiguration.scan(folder: folder) }
+            let given = try AppConfiguration(servicePlist: service, contentPlists: contents)
+            if given.servicePlist != nil {
+                app.servicePlist = given.servicePlist
+                app.transportSecurity = given.transportSecurity
+            }
+            app.contentExtensions += given.contentExtensions
+            if app.servicePlist != nil && policy.fetch.allowHTTP {
+                throw UsageError(
+                    "--allow-http and a service extension plist both set App Transport Security: give one "
+                        + "(--allow-http stands for NSAllowsArbitraryLoads)")
+            }
+            policy.app = app
+        } catch let error as AppConfigurationError {
+            // A file or folder that cannot be used is unusable input (65); a wrong option is a usage error (64).
+            guard error.code == .unusableInput else { throw UsageError(error.description) }
+            throw CommandFailure(.dataError, error.description)
+        }
+    }
+}

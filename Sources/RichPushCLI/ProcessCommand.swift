@@ -1,0 +1,164 @@
+import Foundation
+import RichPush
+
+/// `richpush process`: one payload through the emulated service extension.
+enum ProcessCommand {
+    static let command = Command(
+        name: "process", synopsis: "process [FILE]",
+        summary: "Run one payload (stdin or FILE) through the emulated extension; mutated payload on stdout.",
+        about: """
+            Run one APNs payload through the emulated Notification Service Extension.
+
+            Usage: richpush process [options] < payload.json > mutated.json
+                   richpush process [options] payload.json
+
+            Reads the payload (stdin, or the file given), decides what an iPhone running Braze's service
+            extension would show, downloads and checks the attachment, stores it in --out, and writes the
+            payload on stdout with one added top-level object, "richpush": the verdict, the reason code,
+            warnings, and for an attached asset the local file, its UTI, size and SHA-256. Every other byte
+            of the payload is kept as it was. A one-line verdict goes to stderr.
+
+            Verdicts: attached, no-attachment (exit 0); fallback, expired, not-invoked (exit 1); rejected, or
+            a payload file that cannot be read (exit 65). An attachment that shows but that a content
+            extension of --app would crash on (would-crash) or not show (configuration-error) is exit 1 too.
+            Ctrl-C leaves no file behind.
+            """,
+        options: [
+            OptionGroup(
+                "Options",
+                [
+                    Option("--out", "DIR", "Where attachments are stored (default ./richpush-out; made only when one is).",
+                        example: "out"),
+                    Option(
+                        "--report", "FILE",
+                        "Also write the full outcome as JSON (download timings, sniffed type); '-' is stdout, after the payload.",
+                        example: "report.json"),
+                    Option("--quiet", nil, "No verdict line on stderr.", aliases: ["-q"]),
+                ]),
+            .extensionPolicy(), .app, .download, .tracking, .output,
+        ],
+        footer: """
+            Example:
+              richpush serve &      # prints its URLs, e.g. https://127.0.0.1:40123/
+              echo '{"aps":{"alert":"Hi","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg","type":"jpg"}}}' |
+                richpush process --cacert Samples/certs/ca.pem --connect-to cdn.example.com:443:127.0.0.1:40123 --out out
+            """,
+        exitNotes: [
+            .failure: "the attachment would not show (fallback, expired, not-invoked), or a content extension would crash on it or not show it",
+            .dataError: "the payload cannot be read, or APNs would refuse it (rejected); a missing --app, --cacert or plist",
+        ],
+        run: { try await run($0) })
+
+    /// The largest input read; anything larger is far over APNs' limit and only its size matters.
+    static let readLimit = 1 << 20
+
+    static func run(_ arguments: Arguments) async throws -> ExitCode {
+        var arguments = arguments
+        let output = try OutputOptions(parsing: &arguments, defaultFolder: "richpush-out")
+        let reportPath = try arguments.value("--report")
+        let quiet = arguments.flag("--quiet", "-q")
+        let policy = try PolicyOptions(parsing: &arguments).policy
+        var tracking = try TrackOptions(parsing: &arguments, policy: policy)
+        let positionals = try arguments.positionals()
+        guard positionals.count <= 1 else { throw UsageError("process takes one payload file (or stdin)") }
+        // Every output is checked before the work: a report into a missing folder writes nothing.
+        let report = try OutputOptions.prepare(reportPath, option: "--report")
+        defer { report?.discard() }
+        let tracker = try tracking.start()
+        defer { tracking.stop() }
+        let session = try ProcessSession(
+            policy: policy, folder: output.folder ?? "richpush-out", durable: output.durable, tracker: tracker)
+        defer { session.close() }
+        let result: ProcessResult
+        switch readInput(positionals.first ?? "-") {
+        case .success(let bytes):
+            // Ctrl-C or SIGTERM ends the download cleanly (its temporary file is removed), then exits 130.
+            let run = await runInterruptibly { await session.process(bytes) }
+            result = run.value
+            if run.interrupted {
+                session.removeNewFiles()
+                printError("richpush process: interrupted; nothing was written.")
+                return .interrupted
+            }
+        case .failure(let failure): result = .unreadable(failure.message, outOfDescriptors: failure.outOfDescriptors)
+        }
+        do { try write(result, report: report, durable: output.durable) } catch {
+            // The payload names the stored file: without the payload and its report, the file is taken back.
+            session.removeNewFiles()
+            throw error
+        }
+        if !quiet { printError("richpush: " + result.outcome.escapedSummaryLine) }
+        // Path A: the delivery event goes out after the verdict, which it never delays.
+        _ = await tracking.flush()
+        // Out of descriptors: the verdict is the client's, not the payload's or the host's.
+        if result.outcome.reason == .tooManyOpenFiles { return .unavailable }
+        return ExitStatus.code(for: result.outcome)
+    }
+
+    /// Writes the report (when asked for), the mutated payload on stdout, then puts the report in place.
+    private static func write(_ result: ProcessResult, report: PendingOutput?, durable: Bool) throws {
+        if let report {
+            do {
+                let text = try JSON.string(result.outcome, pretty: true) + "\n"
+                try SystemCall.writeAll(report.descriptor, Array(text.utf8), path: report.displayPath)
+            } catch {
+                throw CommandFailure(.ioError, "--report: \(ExitStatus.failure(for: error).message)")
+            }
+        }
+        if let mutated = result.mutatedPayload {
+            let text = mutated.last == UInt8(ascii: "\n") ? mutated : mutated + [UInt8(ascii: "\n")]
+            do { try SystemCall.writeAll(1, text, path: "stdout") } catch {
+                throw CommandFailure(.ioError, error.message)
+            }
+        }
+        if let report {
+            do { try report.commit(durable: durable) } catch {
+                throw CommandFailure(.ioError, "--report: \(error.message)")
+            }
+        }
+    }
+
+    /// Reads the payload from a file or stdin ("-"), at most ``readLimit`` bytes plus one.
+    ///
+    /// A named input must be a regular file: a FIFO with no writer would block forever, a device
+    /// might never end. Stdin is read as it is (a pipe is the usual case), with the same bound.
+    static func readInput(_ source: String) -> Result<[UInt8], ReadFailure> {
+        do throws(SystemError) {
+            guard source != "-" else { return .success(try readStandardInput()) }
+            let descriptor = try SystemCall.openRegularFile(source)
+            defer { close(descriptor) }
+            return .success(try SystemCall.readAll(descriptor, upTo: readLimit + 1, path: source))
+        } catch {
+            let hint = error.reason != nil ? " Give a payload file, or '-' to read stdin." : ""
+            return .failure(
+                ReadFailure(
+                    message: error.message.escapingControlCharacters + hint,
+                    outOfDescriptors: error.code == EMFILE || error.code == ENFILE))
+        }
+    }
+
+    /// Reads stdin to its end (at most ``readLimit`` bytes plus one), giving up when SIGINT or
+    /// SIGTERM arrives: a pipe whose writer never finishes must not make Ctrl-C ineffective.
+    static func readStandardInput() throws(SystemError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        while bytes.count <= readLimit {
+            var ready = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+            let count = poll(&ready, 1, 100)
+            if TerminationSignal.received { return [] }
+            if count < 0 && errno != EINTR { throw SystemError.current("read", path: "stdin") }
+            guard count > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: min(64 * 1024, readLimit + 1 - bytes.count))
+            let wanted = chunk.count
+            let got = try SystemCall.retrying("read", path: "stdin") { read(0, &chunk, wanted) }
+            if got == 0 { break }
+            bytes += chunk[0..<got]
+        }
+        return bytes
+    }
+
+    struct ReadFailure: Error {
+        var message: String
+        /// The process had no descriptor left to open the input: the client's failure, not the input's.
+        var outOfDescriptors = false
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import RichPush
+
+/// `richpush report merge`: combine the JSON reports of a sharded bench.
+enum ReportCommand {
+    static let command = Command(
+        name: "report", synopsis: "report merge", summary: "Combine the JSON reports of a sharded bench or batch.",
+        about: """
+            Combine the reports of a sharded run.
+
+            Usage: richpush report merge FILE... [options]
+            """,
+        subcommands: [merge])
+
+    static let merge = Command(
+        name: "merge", synopsis: "merge FILE...", summary: "Merge bench reports or batch summaries into one.",
+        about: """
+            Merge the reports of the shards of one run into the report one machine would have written.
+
+            Usage: richpush report merge A.json B.json ... [--html FILE] [--fail-under PCT] [--max-p99 MS] > merged.json
+                   richpush report merge shard-1/summary.json shard-2/summary.json ... > summary.json   (batch shards)
+
+            Bench reports (bench --json, of the shards of one run: same target and settings, different
+            --shard) merge into the report one machine would have produced for the same measurements:
+            counts and histograms add up, percentiles are recomputed from the merged histograms, and the
+            per-second timelines line up by offset from each shard's start. Batch summaries
+            (OUTDIR/summary.json of batch --shard) add their counts up. The merged JSON goes to stdout, so
+            --html takes a file. Reports of the richpush.bench/1 format (older versions) cannot be merged:
+            re-run those shards. --fail-under and --max-p99 apply to the merged run as they do to
+            'richpush bench' (exit 1, named on stderr, when one fails).
+            """,
+        options: [
+            OptionGroup(
+                "Options",
+                [
+                    Option("--html", "FILE", "Also write the merged bench report as HTML.", example: "merged.html"),
+                    .failUnder(devices: true), .maxP99,
+                ])
+        ],
+        footer: """
+            Example:
+              richpush report merge shard-1.json shard-2.json shard-3.json shard-4.json --html burst.html > burst.json
+            """,
+        exitNotes: [
+            .failure: "a threshold failed on the merged run",
+            .dataError: "a file that cannot be read, is not a report, or does not merge with the others",
+        ],
+        run: { try run($0) })
+
+    static func run(_ arguments: Arguments) throws -> ExitCode {
+        var arguments = arguments
+        let html = try arguments.value("--html")
+        let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
+        let maxP99: Double? = try arguments.number("--max-p99", in: 0.001...86_400_000)
+        let merge = try ReportMerge(
+            files: try arguments.positionals(), htmlPath: html,
+            thresholds: BenchThresholds(minDisplayPercent: failUnder, maxP99Milliseconds: maxP99))
+        // Checked before any file is merged: the HTML's folder, and stdout, which the JSON takes.
+        let outputs = try OutputPlan([("--html", html)], reservedStandardOutput: "the merged JSON")
+        defer { outputs.discard() }
+        if merge.isBatch { return try mergeBatchSummaries(merge) }
+        let result = try merge.benchReport()
+        if outputs.has("--html") { try outputs.commit("--html", Array(HTMLReport.render(result).utf8)) }
+        printLine(try result.json())
+        printError(BenchSummary.text(result))
+        let failed = result.thresholds.filter { !$0.passed }
+        for threshold in failed { printError("richpush report: threshold failed: \(threshold.message).") }
+        return failed.isEmpty ? .success : .failure
+    }
+
+    /// Combines the `summary.json` of batch shards (`batch --shard I/N`) into the summary one machine
+    /// would have written: counts add up, the display rate and download percentiles are recomputed.
+    static func mergeBatchSummaries(_ merge: ReportMerge) throws -> ExitCode {
+        let result = try merge.batchSummary()
+        if let warning = ReportMerge.missingShards(result) { printError("richpush report: " + warning) }
+        printLine(try BatchJSON.pretty(result))
+        printError(result.text(folder: "(merged)"))
+        if let failure = merge.failedThreshold(result) {
+            printError("richpush report: " + failure)
+            return .failure
+        }
+        return .success
+    }
+}

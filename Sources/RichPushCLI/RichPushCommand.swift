@@ -1,0 +1,120 @@
+import AssetServer
+import Foundation
+import RichPush
+
+/// The entry point: picks the subcommand, runs it, and turns every error into a message and an exit code.
+public enum RichPushCommand {
+    /// Every command, in the order the command list shows them: dispatch and help both read this table.
+    static let commands: [Command] = [
+        ProcessCommand.command, BatchCommand.command, BenchCommand.command, ReportCommand.command,
+        DemoCommand.command, ServeCommand.command, FetchCommand.command, SniffCommand.command,
+        NetworkCommand.command, AnalyticsCommand.command,
+    ]
+
+    /// The command list: what `richpush` alone, `richpush help` and an unknown command print.
+    static var commandList: String {
+        let width = commands.map(\.synopsis.count).max() ?? 0
+        let rows = commands.map {
+            "  " + $0.synopsis.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary
+        }
+        return "Commands:\n" + rows.joined(separator: "\n") + "\n  "
+            + "help [COMMAND]".padding(toLength: width + 2, withPad: " ", startingAt: 0) + "Show help for a command."
+    }
+
+    static var overview: String {
+        """
+        richpush: emulate the iOS Notification Service Extension for rich push (Braze first).
+
+        Usage: richpush <command> [options]
+
+        \(commandList)
+
+        Run 'richpush help <command>' or 'richpush <command> --help' for a command's options;
+        'richpush help options' prints the option groups commands share, as the README's tables;
+        'richpush --version' prints the version and libcurl's.
+
+        \(ExitCode.helpTable)
+        """
+    }
+
+    /// Runs the process: the command named by the first argument, then exits with its status.
+    public static func main() async -> Never {
+        // Before anything else: a Ctrl-C from now on cancels the run instead of killing it mid-write.
+        occupyStandardDescriptors()
+        // The library's messages name settings as this command line spells them.
+        Setting.spelling = Command.spelling
+        guard ensureDescriptorHeadroom() else {
+            printError(
+                "richpush: too many open files: the limit (\(SystemCall.descriptorLimit)) is below the "
+                    + "\(minimumDescriptors) richpush needs. Raise it with 'ulimit -n 1024' and run again.")
+            exit(ExitCode.unavailable.rawValue)
+        }
+        TerminationSignal.install()
+        // A closed stdout must surface as a write error (exit 74), not kill the process.
+        signal(SIGPIPE, SIG_IGN)
+        var words = Array(CommandLine.arguments.dropFirst())
+        guard let name = words.first else {
+            printError(overview)
+            exit(ExitCode.usage.rawValue)
+        }
+        words.removeFirst()
+        let code: ExitCode
+        do {
+            code = try await run(name, words)
+        } catch let error as UsageError {
+            printError("richpush \(name): \(error)\nRun 'richpush \(name) --help' for usage.")
+            code = .usage
+        } catch {
+            let failure = ExitStatus.failure(for: error)
+            let help = failure.code == .usage ? "\nRun 'richpush \(name) --help' for usage." : ""
+            printError("richpush \(name): \(failure.message)" + help)
+            code = failure.code
+        }
+        // A signal always ends a run as interrupted, even one that came as the work finished.
+        if TerminationSignal.received && code != .interrupted && code != .usage {
+            printError("richpush \(name): interrupted.")
+            exit(ExitCode.interrupted.rawValue)
+        }
+        exit(code.rawValue)
+    }
+
+    /// Runs the command `name` with the words after it: its subcommand when it has them, its help
+    /// for `--help` or `-h`, else its options checked against its table, then its work.
+    static func run(_ name: String, _ words: [String]) async throws -> ExitCode {
+        if let command = commands.first(where: { $0.name == name }) {
+            return try await command.dispatch(words)
+        }
+        switch name {
+        case "help", "--help", "-h":
+            guard let topic = words.first else { return show(overview) }
+            if topic == "options" { return show(OptionGroup.sharedMarkdown) }
+            guard var command = commands.first(where: { $0.name == topic }) else {
+                throw unknownCommand(topic)
+            }
+            if let action = words.dropFirst().first, let sub = command.subcommands.first(where: { $0.name == action }) {
+                command = sub
+            }
+            return show(command.helpText)
+        case "version", "--version":
+            printLine("richpush \(version) (\(CurlRuntimeInfo.version))")
+            return .success
+        default:
+            throw unknownCommand(name)
+        }
+    }
+
+    /// richpush's version, as `richpush --version` prints it.
+    static let version = "0.2.0"
+
+    /// An unknown command: the closest command's name, and the list.
+    static func unknownCommand(_ name: String) -> CommandFailure {
+        let shown = name.escapingControlCharacters
+        let guess = Suggestion.closest(to: name, in: commands.map(\.name)).map { " Did you mean '\($0)'?" } ?? ""
+        return CommandFailure(.usage, "unknown command '\(shown)'.\(guess)\n\n\(commandList)")
+    }
+
+    static func show(_ text: String) -> ExitCode {
+        printLine(text)
+        return .success
+    }
+}

@@ -1,0 +1,173 @@
+import AssetServer
+import Foundation
+import RichPush
+
+/// `richpush serve`: the embedded asset server in the foreground.
+enum ServeCommand {
+    static let command = Command(
+        name: "serve", synopsis: "serve [DIR]",
+        summary: "Serve a folder of assets over HTTP and HTTPS on 127.0.0.1, with fault modes.",
+        about: """
+            Serve a folder of assets over HTTP and HTTPS on 127.0.0.1, with fault modes.
+
+            Usage: richpush serve [DIR] [options]
+
+            DIR defaults to Samples/assets. The URLs the server listens on are printed on stdout, one per
+            line (http first, then https); everything else goes to stderr. Stop it with Ctrl-C (exit 130).
+
+            """ + faultModes,
+        options: [
+            OptionGroup(
+                "Options",
+                [
+                    Option("--port", "N", "HTTP port (default 0: any free port).", example: "0"),
+                    Option("--https-port", "N", "HTTPS port (default 0: any free port).", example: "0"),
+                    Option(
+                        "--cert", "FILE", "Certificate chain (PEM) for HTTPS (default Samples/certs/server.pem).",
+                        example: "Samples/certs/server.pem"),
+                    Option(
+                        "--key", "FILE", "Private key (PEM) for HTTPS (default Samples/certs/server-key.pem).",
+                        example: "Samples/certs/server-key.pem"),
+                    Option("--no-tls", nil, "Serve plain HTTP only."),
+                    Option("--host", "ADDRESS", "IPv4 address to bind (default 127.0.0.1).", example: "127.0.0.1"),
+                    Option(
+                        "--per-ip-limit", "N",
+                        "Connections one client address may hold per listener (default: all but an eighth of the "
+                            + "connection limit, 3584 of 4096); more are closed on accept.", example: "100"),
+                    Option(
+                        "--head-timeout", "SECONDS",
+                        "Seconds a new connection has for its TLS handshake and whole request head (default 10); a "
+                            + "client that has not finished by then is closed, however it trickles.", example: "5"),
+                    Option(
+                        "--access-log", nil, "Print one line per request on stderr: method, target, status, body bytes, ms."),
+                    Option(
+                        "--api-key-file", "FILE",
+                        "Also answer POST /users/track like Braze's REST API, for the key read from FILE.",
+                        example: "key.txt"),
+                    Option(
+                        "--track-log", "FILE", "Append every object /users/track accepted to FILE, one JSON line each.",
+                        example: "track.ndjson"),
+                    Option(
+                        "--track-limit", "N[/S]",
+                        "Requests /users/track accepts per S-second window (default 20/1); more get 429.",
+                        example: "3000/3"),
+                ])
+        ],
+        footer: """
+            Example:
+              richpush serve Samples/assets --port 8080
+              curl --cacert Samples/certs/ca.pem -o /dev/null -w '%{http_code} %{size_download}\\n' \\
+                   'https://127.0.0.1:<https-port>/hero.jpg?truncate=1000'
+            """,
+        exitNotes: [
+            .dataError: "a missing DIR, certificate or key",
+            .unavailable: "a port that cannot be bound",
+        ],
+        run: { try run($0) })
+
+    /// The fault modes, as the help lists them.
+    static let faultModes = """
+        Fault modes are query parameters, so a payload URL alone can ask for one:
+          delay=MS        wait before the status line      status=CODE     answer with that HTTP status
+          redirect=N      N redirects, then the asset      to=URL          one redirect to URL (any scheme)
+          type=MIME       force the Content-Type           gzip=1          gzip the body (Content-Encoding)
+          size=BYTES      body of exactly BYTES (padded)   chunked=1       no Content-Length
+          endless=1       a body that never ends           truncate=BYTES  send BYTES, then close
+          length=BYTES    declare this Content-Length      stall=BYTES     go silent after BYTES (stall-ms=MS)
+          rate=BPS        trickle at BPS bytes/second      reset=BYTES     TCP reset after BYTES (0: at once)
+          every=K         apply the faults to every K-th request only (for a bench: a share of bad responses)
+        An unknown parameter is answered 400 with the list above; n=, v=, id=, tag=, shared= and names
+        starting with _ are tags that only make a URL distinct, and are ignored.
+        """
+
+    static func run(_ arguments: Arguments) throws -> ExitCode {
+        var arguments = arguments
+        let httpPort: UInt16 = try arguments.number("--port", in: 0...65535) ?? 0
+        let httpsPort: UInt16 = try arguments.number("--https-port", in: 0...65535) ?? 0
+        let noTLS = arguments.flag("--no-tls")
+        let accessLog = arguments.flag("--access-log")
+        let host = try arguments.value("--host") ?? "127.0.0.1"
+        let perAddressLimit: Int? = try arguments.number("--per-ip-limit", in: 1...1_000_000)
+        let headTimeout: Int? = try arguments.number("--head-timeout", in: 1...3600)
+        let certificate = try arguments.value("--cert")
+        let key = try arguments.value("--key")
+        let usersTrack = try ServeConfiguration.UsersTrack.parse(
+            keyFile: try arguments.value("--api-key-file"), logPath: try arguments.value("--track-log"),
+            limit: try arguments.value("--track-limit"))
+        let folders = try arguments.positionals()
+        guard folders.count <= 1 else { throw UsageError("serve takes one folder, got \(folders.count)") }
+        var configuration = try ServeConfiguration(
+            folder: folders.first, samples: SamplesFolder.locate(), tls: !noTLS,
+            certificate: certificate, key: key)
+        configuration.host = host
+        configuration.httpPort = httpPort
+        configuration.httpsPort = httpsPort
+        configuration.usersTrack = usersTrack
+        configuration.perAddressLimit = perAddressLimit
+        configuration.headTimeout = headTimeout.map { .seconds($0) }
+        let server = try startServer(configuration, accessLog: accessLog)
+        printLine(server.httpBaseURL + "/")
+        if let https = server.httpsBaseURL { printLine(https + "/") }
+        for note in configuration.startNotes { printError("richpush: " + note) }
+        printError("richpush: fault modes are query parameters (see 'richpush serve --help'); Ctrl-C stops.")
+        let semaphore = DispatchSemaphore(value: 0)
+        Task.detached {
+            _ = await TerminationSignal.wait()
+            semaphore.signal()
+        }
+        semaphore.wait()
+        server.stop()
+        printError("richpush: stopped after \(server.requestCount) requests")
+        return TerminationSignal.received ? .interrupted : .success
+    }
+
+    /// Loads the HTTPS identity (a file that does not load is exit 65) and starts the embedded server
+    /// (one that cannot start is exit 69).
+    static func startServer(_ configuration: ServeConfiguration, accessLog: Bool) throws -> AssetServer {
+        var identity: TLSIdentity?
+        if let files = configuration.tlsFiles {
+            do { identity = try TLSIdentity.load(certificate: files.certificate, key: files.key) } catch {
+                throw CommandFailure(.dataError, error.message)
+            }
+        }
+        raiseDescriptorLimit()
+        var logger: (@Sendable (AccessLogEntry) -> Void)?
+        if accessLog { logger = { @Sendable (entry: AccessLogEntry) in writeAccessLine(entry.line) } }
+        let usersTrack = configuration.usersTrack.map { track in
+            var options = UsersTrackOptions(apiKey: track.apiKey, logPath: track.logPath)
+            options.limit = track.limit
+            options.windowSeconds = track.windowSeconds
+            return options
+        }
+        do {
+            return try AssetServer(
+                root: configuration.root, tls: identity, host: configuration.host, httpPort: configuration.httpPort,
+                httpsPort: configuration.httpsPort, perAddressLimit: configuration.perAddressLimit,
+                headTimeout: configuration.headTimeout ?? AssetServer.defaultHeadTimeout, accessLog: logger,
+                usersTrack: usersTrack)
+        } catch {
+            throw CommandFailure(.unavailable, "the server could not start: \(error.message)")
+        }
+    }
+}
+
+/// Stops (unusable input, 65) unless `path` is a folder: the input a server or a bench serves.
+func requireFolder(_ path: String) throws {
+    try ServeConfiguration.requireFolder(path)
+}
+
+/// Raises the soft limit on open descriptors to the hard limit, so the server's connection limit
+/// (which fits under the soft limit) is not a few hundred on a default `ulimit -n`.
+private func raiseDescriptorLimit() {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+    limit.rlim_cur = limit.rlim_max
+    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+}
+
+/// Writes one access-log line to stderr with a single write(2): lines from the server's threads never
+/// interleave, and a failing stderr drops the line instead of ending the server.
+private func writeAccessLine(_ line: String) {
+    let bytes = Array(("richpush: " + line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import RichPush
+
+/// The options of every command that downloads: trust, host mappings, ATS, timeouts and caps.
+///
+/// ```swift
+/// var arguments = Arguments(["--cacert", "ca.pem", "--allow-http"])
+/// let fetch = try TLSOptions(parsing: &arguments).policy   // a FetchPolicy
+/// ```
+struct TLSOptions {
+    /// The fetch policy the options describe (defaults for what was not given).
+    var policy = FetchPolicy()
+
+    /// Reads `--network-mix MIX` (batch and bench), which cannot be given with `--network`.
+    static func networkMix(_ arguments: inout Arguments, network: NetworkProfile?) throws -> NetworkMix? {
+        guard let text = try arguments.value("--network-mix") else { return nil }
+        guard network == nil else {
+            throw UsageError("give --network or --network-mix, not both (a mix names each device's profile)")
+        }
+        do throws(NetworkError) { return try NetworkMix(parsing: text) } catch {
+            throw UsageError("--network-mix: \(error.message)")
+        }
+    }
+
+    /// Reads the options out of `arguments`; a missing `--cacert` file is unusable input (65).
+    init(parsing arguments: inout Arguments) throws {
+        if let network = try arguments.value("--network") {
+            do throws(NetworkError) { policy.network = try NetworkProfile(parsing: network) } catch {
+                throw UsageError("--network: \(error.message)")
+            }
+        }
+        policy.allowHTTP = arguments.flag("--allow-http")
+        if arguments.flag("--reuse") { policy.connections = .shared }
+        if let seconds: Double = try arguments.number("--connect-timeout", in: 0.001...3600) {
+            policy.connectTimeout = .milliseconds(Int64(seconds * 1000))
+        }
+        if let seconds: Double = try arguments.number("--stall-window", in: 1...3600) {
+            policy.stallWindow = .milliseconds(Int64(seconds * 1000))
+        }
+        policy.maxBytes = try arguments.number("--max-bytes", in: 0...Int64.max)
+        policy.maxRedirects = try arguments.number("--max-redirs", in: 0...50) ?? policy.maxRedirects
+        if let caFile = try arguments.value("--cacert") {
+            guard FileManager.default.isReadableFile(atPath: caFile) else {
+                throw CommandFailure(
+                    .dataError,
+                    "--cacert \(caFile.escapingControlCharacters): no readable file there; give the CA "
+                        + "certificate (PEM) of the server")
+            }
+            policy.caFile = caFile
+        }
+        do {
+            policy.hostMappings = try arguments.values("--connect-to").map { text throws in
+                try HostMapping(parsing: text)
+            }
+        } catch let error as FetchError {
+            throw UsageError("--connect-to \(error.message)")
+        }
+    }
+}

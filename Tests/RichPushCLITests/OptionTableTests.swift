@@ -1,0 +1,205 @@
+import Foundation
+import RichPush
+import TestSupport
+import Testing
+
+@testable import RichPushCLI
+
+/// The one option table: every option of every command parses (its parser takes it), every help is
+/// generated from the table, every option the README shows exists, and every setting the library
+/// names is an option.
+@Suite struct OptionTableTests {
+    /// Every command with its full name (`analytics flush`), subcommands included.
+    static var everyCommand: [(path: String, command: Command)] {
+        RichPushCommand.commands.flatMap { command in
+            [(command.name, command)] + command.subcommands.map { ("\(command.name) \($0.name)", $0) }
+        }.filter { $0.command.run != nil }
+    }
+
+    /// Files the examples name, made in `folder`.
+    static func fixtures(in folder: String) throws -> [String: String] {
+        let key = folder + "/key.txt"
+        try Data("test-key\n".utf8).write(to: URL(fileURLWithPath: key))
+        let group = folder + "/group"
+        try FileManager.default.createDirectory(atPath: group + "/Library/Preferences", withIntermediateDirectories: true)
+        try Data(
+            #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict/></plist>"#.utf8
+        ).write(to: URL(fileURLWithPath: group + "/Library/Preferences/group.com.example.plist"))
+        return ["key.txt": key, "Samples/app-group": group]
+    }
+
+    /// What a command needs besides the option under test for its parser to reach its end.
+    static func base(_ path: String, fixtures: [String: String]) -> [String] {
+        let group = fixtures["Samples/app-group"] ?? ""
+        switch path {
+        case "batch": return ["--out", "out"]
+        case "bench": return ["--devices", "1"]
+        case "analytics record", "analytics show": return ["--app-group", group]
+        case "analytics flush":
+            return ["--app-group", group, "--endpoint", "http://127.0.0.1:9", "--external-id", "u1"]
+        default: return []
+        }
+    }
+
+    /// Options that only parse beside another (their parser says so with a usage error otherwise).
+    static func companions(_ name: String, in path: String, fixtures: [String: String]) -> [String] {
+        switch (path, name) {
+        case (_, "--require-key"): return ["--app", Fixtures.root + "/Samples/app"]
+        case (_, "--track-event") where path != "serve" && path != "analytics flush",
+            (_, "--api-key-file") where path != "serve" && path != "analytics flush":
+            return ["--track-endpoint", "http://127.0.0.1:9/"]
+        case ("serve", "--track-log"), ("serve", "--track-limit"): return ["--api-key-file", fixtures["key.txt"] ?? ""]
+        case (_, "--property"): return ["--event", "opened"]
+        case ("analytics flush", "--external-id"), ("analytics flush", "--braze-id"): return []
+        default: return []
+        }
+    }
+
+    /// An example value, with the repository's and the fixtures' paths made absolute.
+    static func value(of option: Option, fixtures: [String: String]) -> String? {
+        guard let example = option.example else { return nil }
+        if let made = fixtures[example] { return made }
+        return example.hasPrefix("Samples/") ? Fixtures.root + "/" + example : example
+    }
+
+    @Test func everyOptionOfEveryCommandParses() async throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let fixtures = try Self.fixtures(in: folder)
+        // The delivery-tracking options read the key from the environment when no file is given.
+        setenv("BRAZE_REST_API_KEY", "test-key", 1)
+        var checked = 0
+        for (path, command) in Self.everyCommand {
+            for option in command.allOptions {
+                guard let run = command.run else { continue }
+                for spelling in option.names {
+                    var words = Self.base(path, fixtures: fixtures)
+                    if path == "analytics flush" && (option.name == "--external-id" || option.name == "--braze-id") {
+                        words = Array(words.dropLast(2))
+                    }
+                    words += Self.companions(option.name, in: path, fixtures: fixtures)
+                    words.append(spelling)
+                    if option.value != nil {
+                        let value = Self.value(of: option, fixtures: fixtures)
+                        #expect(value != nil, "\(path) \(option.name) declares no example value")
+                        words.append(value ?? "")
+                    }
+                    var arguments = try Arguments(words, options: command.allOptions)
+                    arguments.parseOnly = true
+                    do {
+                        _ = try await run(arguments)
+                        Issue.record("\(path) \(words) ran past its options")
+                    } catch let error as UsageError where error.endOfOptions {
+                        checked += 1
+                    } catch {
+                        Issue.record("\(path) \(words.joined(separator: " ")): \(error)")
+                    }
+                }
+            }
+        }
+        #expect(checked > 150)
+    }
+
+    @Test func everyHelpIsGeneratedFromTheTable() {
+        for (path, command) in Self.everyCommand {
+            let help = command.helpText
+            for option in command.allOptions {
+                #expect(help.contains("  " + option.signature), "\(path)'s help lacks \(option.signature)")
+            }
+            #expect(help.components(separatedBy: "Exit status").count == 2, "\(path) prints the exit table once")
+            for line in help.split(separator: "\n") where line.hasPrefix("  -") {
+                let name = String(line.dropFirst(2).prefix { $0 != " " && $0 != "," })
+                #expect(
+                    command.allOptions.contains { $0.names.contains(name) }, "\(path)'s help shows \(name), not declared")
+            }
+        }
+    }
+
+    @Test func noCommandDeclaresAnOptionTwice() {
+        for (path, command) in Self.everyCommand {
+            let names = command.allOptions.flatMap(\.names)
+            #expect(Set(names).count == names.count, "\(path) declares \(names.sorted()) with a repeat")
+        }
+    }
+
+    @Test func everySettingTheLibraryNamesIsAnOption() {
+        let declared = Set(Self.everyCommand.flatMap { $0.command.allOptions.flatMap(\.names) })
+        for setting in Setting.allCases {
+            #expect(declared.contains(Command.spelling(setting)), "\(setting.rawValue) is spelled as no option")
+        }
+    }
+
+    /// Every `--option` the README shows after `richpush COMMAND` is one that command declares.
+    @Test func everyOptionTheREADMEShowsExists() throws {
+        let readme = try String(contentsOfFile: Fixtures.root + "/README.md", encoding: .utf8)
+        // Shell lines continue with a trailing backslash.
+        let lines = readme.replacingOccurrences(of: "\\\n", with: " ").split(separator: "\n").map(String.init)
+        let commands = Dictionary(uniqueKeysWithValues: Self.everyCommand.map { ($0.path, $0.command) })
+        var checked = 0
+        for line in lines {
+            for invocation in line.components(separatedBy: "richpush ").dropFirst() {
+                let words = invocation.split(separator: " ").map(String.init)
+                guard let first = words.first else { continue }
+                let twoWords = words.count > 1 ? first + " " + words[1] : first
+                guard let command = commands[twoWords] ?? commands[first] else { continue }
+                // Up to the end of this invocation: a pipe, a `;`, a closing quote or backtick.
+                for word in words.dropFirst() {
+                    if word.hasPrefix("|") || word.hasPrefix(";") || word.hasPrefix("&&") || word.contains("`") { break }
+                    guard word.hasPrefix("--") || (word.hasPrefix("-") && word.count == 2 && word != "--") else {
+                        continue
+                    }
+                    let name = String(word.prefix { $0 != "=" && $0 != ")" && $0 != "," && $0 != "]" })
+                    if name == "--help" || name == "-h" { continue }
+                    #expect(
+                        command.allOptions.contains { $0.names.contains(name) },
+                        "README: 'richpush \(twoWords) ... \(name)' is no option of that command")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked > 30)
+    }
+
+    /// The README's option tables are the table's own rendering.
+    @Test func theREADMEsOptionTablesComeFromTheTable() throws {
+        let readme = try String(contentsOfFile: Fixtures.root + "/README.md", encoding: .utf8)
+        for group in OptionGroup.shared {
+            #expect(readme.contains(group.markdown), "README lacks the generated table of \(group.title)")
+        }
+    }
+
+    @Test func anUndeclaredOptionIsRefusedBeforeAnythingRuns() throws {
+        let options = ProcessCommand.command.allOptions
+        #expect(throws: UsageError.self) { _ = try Arguments(["--budgte", "3"], options: options) }
+        do {
+            _ = try Arguments(["--budgte", "3"], options: options)
+        } catch {
+            #expect(error.description == "unknown option --budgte; did you mean --budget?")
+        }
+        do {
+            _ = try Arguments(["--reuse=yes"], options: DownloadsFixture.options)
+        } catch {
+            #expect(error.description == "--reuse takes no value")
+        }
+        do {
+            _ = try Arguments(["--budget"], options: options)
+        } catch {
+            #expect(error.description == "--budget needs a value (SECONDS)")
+        }
+        do {
+            _ = try Arguments(["--api-key=secret"], options: options)
+        } catch {
+            #expect(error.description.hasPrefix("the REST API key is never taken from the command line"))
+            #expect(!error.description.contains("secret"))
+        }
+        // An alias is read with its option.
+        var quiet = try Arguments(["-q"], options: options)
+        let given = quiet.flag("--quiet")
+        #expect(given)
+        #expect(try quiet.positionals().isEmpty)
+    }
+}
+
+private enum DownloadsFixture {
+    static let options = OptionGroup.download.options
+}
