@@ -10,7 +10,9 @@ let package = Package(
     ],
     targets: [
         // The executable: a few lines of @main that hand the process to RichPushCLI.
-        .executableTarget(name: "richpush", dependencies: ["RichPushCLI"]),
+        .executableTarget(name: "richpush", dependencies: ["RichPushCLI", "CProcessStart"]),
+        // Before the Swift runtime: closed descriptors 0-2 are occupied, so no runtime file takes them.
+        .target(name: "CProcessStart"),
 
         // The command line: the command and option tables, parsing, help, progress lines, and the one
         // function that maps an error to an exit status. No pipeline logic of its own.
@@ -62,6 +64,7 @@ let package = Package(
 // Shared compiler settings, applied in one place to every Swift target.
 let cTargets: Set<String> = [
     "CCurl", "CMagic", "CCrypto", "CMicroHTTPD", "CCurlShim", "CAssetServerShim", "CFuzzerShim", "CNetRelay",
+    "CProcessStart",
 ]
 for target in package.targets where !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.swiftLanguageMode(.v6)]

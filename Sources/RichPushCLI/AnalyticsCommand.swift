@@ -62,7 +62,8 @@ enum AnalyticsCommand {
             Usage: richpush analytics show --app-group DIR [--suite NAME] [--json]
             """,
         options: [
-            OptionGroup("Options", [appGroup, suiteName, Option("--json", nil, "Print the listing as JSON on stdout.")])
+            OptionGroup(
+                "Options", [appGroup, suiteName, Option("--json", nil, "Print the listing as JSON on stdout.")])
         ],
         exitNotes: [
             .failure: "show found a defect", .dataError: "the suite or outbox is not one (damaged, too large)",

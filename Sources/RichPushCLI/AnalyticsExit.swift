@@ -1,4 +1,5 @@
 import RichPush
+
 /// The exit codes of `richpush analytics record|show|flush`, from the one table every command
 /// shares (``ExitCode``; the README's "Verdicts and exit codes"): the only place they are decided.
 ///

@@ -121,7 +121,11 @@ enum BenchCommand {
         display.finish()
         let report = run.value.report
         // A report on stdout keeps it for `jq`: the text goes to stderr then.
-        if outputs.takesStandardOutput { printError(BenchSummary.text(report)) } else { printLine(BenchSummary.text(report)) }
+        if outputs.takesStandardOutput {
+            printError(BenchSummary.text(report))
+        } else {
+            printLine(BenchSummary.text(report))
+        }
         // Path A: every device's delivery event, 75 to a request, after the burst (never inside it).
         _ = await options.tracking.flush()
         if outputs.has("--json") { try outputs.commit("--json", Array((try report.json() + "\n").utf8)) }

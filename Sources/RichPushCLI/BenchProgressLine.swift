@@ -1,5 +1,5 @@
-import RichPush
 import Foundation
+import RichPush
 import Synchronization
 
 /// The live progress of a bench: redrawn in place on a terminal, or one line per second for a CI log.

@@ -1,4 +1,5 @@
 import RichPush
+
 /// The exit status of every richpush command: one table, in `--help` and in the README.
 ///
 /// Codes follow sysexits(3) where one fits. A threshold that is not met (`--fail-under`, and any

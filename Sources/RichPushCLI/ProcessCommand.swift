@@ -27,7 +27,8 @@ enum ProcessCommand {
             OptionGroup(
                 "Options",
                 [
-                    Option("--out", "DIR", "Where attachments are stored (default ./richpush-out; made only when one is).",
+                    Option(
+                        "--out", "DIR", "Where attachments are stored (default ./richpush-out; made only when one is).",
                         example: "out"),
                     Option(
                         "--report", "FILE",
@@ -44,8 +45,10 @@ enum ProcessCommand {
                 richpush process --cacert Samples/certs/ca.pem --connect-to cdn.example.com:443:127.0.0.1:40123 --out out
             """,
         exitNotes: [
-            .failure: "the attachment would not show (fallback, expired, not-invoked), or a content extension would crash on it or not show it",
-            .dataError: "the payload cannot be read, or APNs would refuse it (rejected); a missing --app, --cacert or plist",
+            .failure:
+                "the attachment would not show (fallback, expired, not-invoked), or a content extension would crash on it or not show it",
+            .dataError:
+                "the payload cannot be read, or APNs would refuse it (rejected); a missing --app, --cacert or plist",
         ],
         run: { try await run($0) })
 

@@ -1,5 +1,5 @@
-import RichPush
 import Foundation
+import RichPush
 import Synchronization
 
 /// A live progress line on stderr, redrawn on a clock so it moves even when nothing completes.

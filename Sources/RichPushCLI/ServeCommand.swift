@@ -39,7 +39,8 @@ enum ServeCommand {
                         "Seconds a new connection has for its TLS handshake and whole request head (default 10); a "
                             + "client that has not finished by then is closed, however it trickles.", example: "5"),
                     Option(
-                        "--access-log", nil, "Print one line per request on stderr: method, target, status, body bytes, ms."),
+                        "--access-log", nil,
+                        "Print one line per request on stderr: method, target, status, body bytes, ms."),
                     Option(
                         "--api-key-file", "FILE",
                         "Also answer POST /users/track like Braze's REST API, for the key read from FILE.",

@@ -4,7 +4,8 @@ import RichPush
 /// `richpush sniff`: what files really are, and what iOS would make of them.
 enum SniffCommand {
     static let command = Command(
-        name: "sniff", synopsis: "sniff FILE...", summary: "Tell what files really are, and whether iOS would attach them.",
+        name: "sniff", synopsis: "sniff FILE...",
+        summary: "Tell what files really are, and whether iOS would attach them.",
         about: """
             Tell what files really are (libmagic), and whether iOS would attach them.
 

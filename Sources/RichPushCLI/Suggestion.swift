@@ -1,4 +1,5 @@
 import RichPush
+
 /// "Did you mean": the closest known word to a mistyped one, by edit distance.
 ///
 /// ```swift

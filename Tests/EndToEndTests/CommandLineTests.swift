@@ -43,7 +43,7 @@ import Testing
         Mistake(arguments: ["demo", "--samples", "missing"], status: 65, says: "missing"),
         Mistake(arguments: ["process", "--report", "nofolder/r.json", "p.json"], status: 74, says: "does not exist"),
         Mistake(arguments: ["process", "--report", "assets", "p.json"], status: 74, says: "folder"),
-        Mistake(arguments: ["fetch", "-o", "nofolder/x", "https://127.0.0.1:9/x"], status: 74, says: "-o:"),
+        Mistake(arguments: ["fetch", "-o", "nofolder/x", "https://127.0.0.1:9/x"], status: 74, says: "--output:"),
         Mistake(
             arguments: ["batch", "p.json", "--out", "o", "--junit", "nofolder/j.xml"], status: 74, says: "--junit"),
     ]

@@ -1,6 +1,7 @@
 import RichPush
-@testable import RichPushCLI
 import Testing
+
+@testable import RichPushCLI
 
 /// The analytics commands' one exit table: every result and every error code, and the table's rule
 /// that 1 means only "a defect found" or "not delivered".

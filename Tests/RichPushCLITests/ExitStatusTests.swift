@@ -1,8 +1,8 @@
 import Foundation
-@testable import RichPush
 import TestSupport
 import Testing
 
+@testable import RichPush
 @testable import RichPushCLI
 
 /// The one exit mapping: every library error code maps to one status of the table, the same in
@@ -61,8 +61,11 @@ import Testing
         #expect(ExitStatus.code(for: outcome) == .failure)
         outcome.contentExtension = ContentOutcome(outcome: .shows, message: "shows")
         #expect(ExitStatus.code(for: outcome) == .success)
-        #expect(ExitStatus.code(for: Outcome(verdict: .rejected, reason: .ok, message: "", payloadBytes: 100)) == .dataError)
-        #expect(ExitStatus.code(for: Outcome(verdict: .expired, reason: .ok, message: "", payloadBytes: 100)) == .failure)
+        #expect(
+            ExitStatus.code(for: Outcome(verdict: .rejected, reason: .ok, message: "", payloadBytes: 100)) == .dataError
+        )
+        #expect(
+            ExitStatus.code(for: Outcome(verdict: .expired, reason: .ok, message: "", payloadBytes: 100)) == .failure)
     }
 }
 

@@ -21,7 +21,8 @@ import Testing
         let key = folder + "/key.txt"
         try Data("test-key\n".utf8).write(to: URL(fileURLWithPath: key))
         let group = folder + "/group"
-        try FileManager.default.createDirectory(atPath: group + "/Library/Preferences", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: group + "/Library/Preferences", withIntermediateDirectories: true)
         try Data(
             #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict/></plist>"#.utf8
         ).write(to: URL(fileURLWithPath: group + "/Library/Preferences/group.com.example.plist"))
@@ -110,7 +111,8 @@ import Testing
             for line in help.split(separator: "\n") where line.hasPrefix("  -") {
                 let name = String(line.dropFirst(2).prefix { $0 != " " && $0 != "," })
                 #expect(
-                    command.allOptions.contains { $0.names.contains(name) }, "\(path)'s help shows \(name), not declared")
+                    command.allOptions.contains { $0.names.contains(name) },
+                    "\(path)'s help shows \(name), not declared")
             }
         }
     }
@@ -144,7 +146,9 @@ import Testing
                 guard let command = commands[twoWords] ?? commands[first] else { continue }
                 // Up to the end of this invocation: a pipe, a `;`, a closing quote or backtick.
                 for word in words.dropFirst() {
-                    if word.hasPrefix("|") || word.hasPrefix(";") || word.hasPrefix("&&") || word.contains("`") { break }
+                    if word.hasPrefix("|") || word.hasPrefix(";") || word.hasPrefix("&&") || word.contains("`") {
+                        break
+                    }
                     guard word.hasPrefix("--") || (word.hasPrefix("-") && word.count == 2 && word != "--") else {
                         continue
                     }

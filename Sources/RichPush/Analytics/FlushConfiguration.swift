@@ -38,7 +38,8 @@ public struct FlushConfiguration: Sendable {
     public static func requireEndpoint(_ url: String?) throws(ConfigurationError) -> String {
         guard let url else {
             throw ConfigurationError(
-                .invalidCombination, "\(Setting.endpoint) URL is required (the REST endpoint; /users/track is appended)")
+                .invalidCombination, "\(Setting.endpoint) URL is required (the REST endpoint; /users/track is appended)"
+            )
         }
         return url
     }

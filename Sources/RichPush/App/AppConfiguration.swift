@@ -91,7 +91,8 @@ public struct AppConfiguration: Sendable, Equatable {
         guard found == point else {
             let what =
                 found.map { "is for the extension point \($0)" } ?? "has no NSExtension.NSExtensionPointIdentifier"
-            throw AppConfigurationError(path: plist.path, problem: "\(what), not \(point): it does not go with \(setting)")
+            throw AppConfigurationError(
+                path: plist.path, problem: "\(what), not \(point): it does not go with \(setting)")
         }
     }
 

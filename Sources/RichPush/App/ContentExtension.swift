@@ -55,19 +55,22 @@ public struct RequiredKey: Sendable, Equatable, CustomStringConvertible {
             scope = String(text[..<colon])
             text = String(text[text.index(after: colon)...])
             guard scope?.isEmpty == false else {
-                throw AppConfigurationError(path: "\(Setting.requireKey)", problem: "has an empty extension name before ':'")
+                throw AppConfigurationError(
+                    path: "\(Setting.requireKey)", problem: "has an empty extension name before ':'")
             }
         }
         let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         guard let key = parts.first, !key.isEmpty else {
             throw AppConfigurationError(
-                path: "\(Setting.requireKey)", problem: "needs [EXTENSION:]KEY or [EXTENSION:]KEY=string|number|bool|array")
+                path: "\(Setting.requireKey)",
+                problem: "needs [EXTENSION:]KEY or [EXTENSION:]KEY=string|number|bool|array")
         }
         var type = ValueType.string
         if parts.count == 2 {
             guard let parsed = ValueType(rawValue: parts[1]) else {
                 throw AppConfigurationError(
-                    path: "\(Setting.requireKey) \(text)", problem: "has an unknown type; use string, number, bool or array")
+                    path: "\(Setting.requireKey) \(text)",
+                    problem: "has an unknown type; use string, number, bool or array")
             }
             type = parsed
         }

@@ -85,7 +85,8 @@ public struct BenchConfiguration: Sendable {
         guard models <= 1, arrival == nil || arrival == "burst" else {
             throw ConfigurationError(
                 .invalidCombination,
-                "choose one arrival model: \(Setting.arrival) burst, \(Setting.ramp) SECONDS or \(Setting.rate) PER_SECOND")
+                "choose one arrival model: \(Setting.arrival) burst, \(Setting.ramp) SECONDS or \(Setting.rate) PER_SECOND"
+            )
         }
         if !serving, let url, let corrected = BenchPreflight.correctedURL(url) {
             throw ConfigurationError.invalid(.url, "\(url) has no scheme: did you mean \(Setting.url) \(corrected) ?")
@@ -136,8 +137,10 @@ public struct BenchConfiguration: Sendable {
             }
             return (bytes, BenchReport.Target(url: attURL, type: type, payload: payloadPath))
         }
-        guard let url else { throw ConfigurationError(
-                .invalidCombination, "a bench needs a target: \(Setting.payload) FILE or \(Setting.url) URL") }
+        guard let url else {
+            throw ConfigurationError(
+                .invalidCombination, "a bench needs a target: \(Setting.payload) FILE or \(Setting.url) URL")
+        }
         let type = declaredType ?? URL(string: url)?.pathExtension ?? ""
         guard AttachmentFormat.forExtension(type) != nil else {
             throw ConfigurationError(

@@ -21,11 +21,13 @@ public struct BenchThresholds: Sendable, Equatable {
             let passed = actual + 1e-9 >= limit
             results.append(
                 ThresholdResult(
-                    name: "display_rate", option: Setting.failUnder.description, limit: limit, actual: actual, passed: passed,
+                    name: "display_rate", option: Setting.failUnder.description, limit: limit, actual: actual,
+                    passed: passed,
                     message: passed
                         ? String(format: "display rate %.1f%% meets \(Setting.failUnder) %g%%", actual, limit)
                         : String(
-                            format: "display rate %.1f%% is under \(Setting.failUnder) %g%% by %.1f points", actual, limit,
+                            format: "display rate %.1f%% is under \(Setting.failUnder) %g%% by %.1f points", actual,
+                            limit,
                             limit - actual)))
         }
         if let limit = maxP99Milliseconds {
@@ -33,7 +35,8 @@ public struct BenchThresholds: Sendable, Equatable {
             let passed = actual <= limit
             results.append(
                 ThresholdResult(
-                    name: "p99_end_to_end", option: Setting.maxP99.description, limit: limit, actual: actual, passed: passed,
+                    name: "p99_end_to_end", option: Setting.maxP99.description, limit: limit, actual: actual,
+                    passed: passed,
                     message: passed
                         ? String(format: "p99 end-to-end %.1f ms meets \(Setting.maxP99) %g ms", actual, limit)
                         : String(

@@ -241,7 +241,8 @@ public struct ServiceExtension: Sendable {
             return finish(
                 .fallback, .atsBlocked,
                 "\(url) is plain http: App Transport Security blocks it in an extension without an arbitrary-loads "
-                    + "exception. Serve the asset over https (or pass \(Setting.allowHTTP) to emulate such an exception).")
+                    + "exception. Serve the asset over https (or pass \(Setting.allowHTTP) to emulate such an exception)."
+            )
         }
         guard scheme == "https" || scheme == "http" else {
             return finish(

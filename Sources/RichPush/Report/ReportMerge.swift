@@ -24,14 +24,17 @@ public struct ReportMerge: Sendable {
 
     /// Checks the files and the settings that go with each kind of report.
     public init(files: [String], htmlPath: String?, thresholds: BenchThresholds) throws(ConfigurationError) {
-        guard !files.isEmpty else { throw ConfigurationError(.invalidCombination, "a merge needs at least one JSON report") }
+        guard !files.isEmpty else {
+            throw ConfigurationError(.invalidCombination, "a merge needs at least one JSON report")
+        }
         self.files = files
         self.htmlPath = htmlPath
         self.thresholds = thresholds
         isBatch = files.first.flatMap { Self.batchSummary(at: $0) } != nil
         if isBatch, htmlPath != nil || thresholds.maxP99Milliseconds != nil {
             throw ConfigurationError(
-                .invalidCombination, "\(Setting.html) and \(Setting.maxP99) go with bench reports; these are batch summaries")
+                .invalidCombination,
+                "\(Setting.html) and \(Setting.maxP99) go with bench reports; these are batch summaries")
         }
     }
 
@@ -40,7 +43,9 @@ public struct ReportMerge: Sendable {
     public func benchReport() throws(ConfigurationError) -> BenchReport {
         var merged: BenchReport?
         for file in files {
-            guard let data = Self.contents(of: file) else { throw ConfigurationError(.unusableInput, "cannot read '\(file)'") }
+            guard let data = Self.contents(of: file) else {
+                throw ConfigurationError(.unusableInput, "cannot read '\(file)'")
+            }
             do throws(BenchReportError) {
                 let report = try BenchReport.read(data)
                 if merged == nil { merged = report } else { try merged?.merge(report) }
@@ -67,7 +72,8 @@ public struct ReportMerge: Sendable {
                 try summary.check()
                 if merged == nil { merged = summary } else { try merged?.merge(summary) }
             } catch {
-                throw ConfigurationError(.unusableInput, "\(file): a damaged batch summary (\(error.message)); write it again")
+                throw ConfigurationError(
+                    .unusableInput, "\(file): a damaged batch summary (\(error.message)); write it again")
             }
         }
         guard let result = merged else { throw ConfigurationError(.unusableInput, "no summary to merge") }

@@ -32,7 +32,9 @@ public struct ServeConfiguration: Sendable {
         ///
         /// A key file that cannot be read or holds no key is `unusable-input`; a limit that is not N or
         /// N/SECONDS, and a log or limit without a key file, are `invalid-value`/`invalid-combination`.
-        public static func parse(keyFile: String?, logPath: String?, limit: String?) throws(ConfigurationError) -> UsersTrack? {
+        public static func parse(keyFile: String?, logPath: String?, limit: String?) throws(ConfigurationError)
+            -> UsersTrack?
+        {
             guard let keyFile else {
                 if logPath != nil || limit != nil {
                     throw ConfigurationError(
@@ -112,16 +114,19 @@ public struct ServeConfiguration: Sendable {
         case (_?, nil):
             throw ConfigurationError(
                 .invalidCombination,
-                "\(Setting.certificate) needs \(Setting.privateKey) (the private key of that certificate), or pass \(Setting.noTLS)")
+                "\(Setting.certificate) needs \(Setting.privateKey) (the private key of that certificate), or pass \(Setting.noTLS)"
+            )
         case (nil, _?):
             throw ConfigurationError(
                 .invalidCombination,
-                "\(Setting.privateKey) needs \(Setting.certificate) (the certificate chain for that key), or pass \(Setting.noTLS)")
+                "\(Setting.privateKey) needs \(Setting.certificate) (the certificate chain for that key), or pass \(Setting.noTLS)"
+            )
         case (nil, nil):
             guard let samples else {
                 throw ConfigurationError(
                     .invalidCombination,
-                    "HTTPS needs \(Setting.certificate) FILE and \(Setting.privateKey) FILE (no Samples/certs here), or pass \(Setting.noTLS)")
+                    "HTTPS needs \(Setting.certificate) FILE and \(Setting.privateKey) FILE (no Samples/certs here), or pass \(Setting.noTLS)"
+                )
             }
             tlsFiles = TLSFiles(certificate: samples + "/certs/server.pem", key: samples + "/certs/server-key.pem")
         }
@@ -132,11 +137,13 @@ public struct ServeConfiguration: Sendable {
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw ConfigurationError(
-                .unusableInput, "'\(path.escapingControlCharacters)' does not exist: give the folder of assets to serve")
+                .unusableInput, "'\(path.escapingControlCharacters)' does not exist: give the folder of assets to serve"
+            )
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
             throw ConfigurationError(
-                .unusableInput, "'\(path.escapingControlCharacters)' is not a folder: give the folder of assets to serve")
+                .unusableInput,
+                "'\(path.escapingControlCharacters)' is not a folder: give the folder of assets to serve")
         }
     }
 

@@ -6,6 +6,9 @@ import Testing
 /// `analytics flush`'s configuration and session: the checks made before anything is sent, in their
 /// order, where the key comes from, and the summary's text and exit codes.
 @Suite struct FlushConfigurationTests {
+    /// Messages spell settings as the command line does, as users read them.
+    init() { useCommandLineSpelling() }
+
     /// A configuration on a fresh App Group container, and its folder (removed by the caller).
     func configuration(endpoint: String = "https://rest.example.com") throws -> (FlushConfiguration, String) {
         let folder = try Fixtures.temporaryFolder()
@@ -16,12 +19,16 @@ import Testing
     @Test func theEndpointAndExactlyOneUserAreRequired() throws {
         #expect(try FlushConfiguration.requireEndpoint("https://x") == "https://x")
         #expect(
-            isUsage(setupError { _ = try FlushConfiguration.requireEndpoint(nil) }, "--endpoint URL is required (the REST endpoint; /users/track is appended)"))
+            isUsage(
+                setupError { _ = try FlushConfiguration.requireEndpoint(nil) },
+                "--endpoint URL is required (the REST endpoint; /users/track is appended)"))
         #expect(try FlushConfiguration.user(externalID: "u", brazeID: nil) == .externalID("u"))
         #expect(try FlushConfiguration.user(externalID: nil, brazeID: "b") == .brazeID("b"))
         for (external, braze) in [(nil, nil), ("u", "b")] as [(String?, String?)] {
             #expect(
-                isUsage(setupError { _ = try FlushConfiguration.user(externalID: external, brazeID: braze) }, "give exactly one of --external-id ID and --braze-id ID"))
+                isUsage(
+                    setupError { _ = try FlushConfiguration.user(externalID: external, brazeID: braze) },
+                    "give exactly one of --external-id ID and --braze-id ID"))
         }
     }
 
@@ -31,7 +38,9 @@ import Testing
         try "file-key\n".write(toFile: folder + "/key", atomically: false, encoding: .utf8)
         var configuration = base
         #expect(
-            isUsage(setupError { _ = try configuration.endpoint(environment: [:]) }, "no REST API key: give --api-key-file FILE or set BRAZE_REST_API_KEY"))
+            isUsage(
+                setupError { _ = try configuration.endpoint(environment: [:]) },
+                "no REST API key: give --api-key-file FILE or set BRAZE_REST_API_KEY"))
         #expect(try FlushConfiguration.apiKey(file: nil, environment: ["BRAZE_REST_API_KEY": "env-key"]) == "env-key")
         #expect(
             try configuration.endpoint(environment: ["BRAZE_REST_API_KEY": "env-key"]).url.hasSuffix("/users/track"))
@@ -42,7 +51,9 @@ import Testing
         #expect(try configuration.endpoint(environment: [:]).url == "https://rest.example.com/users/track")
         configuration.keyFile = folder + "/none"
         #expect(
-            isUnusable(setupError { _ = try configuration.endpoint(environment: [:]) }, "--api-key-file \(folder)/none: no readable UTF-8 file there"))
+            isUnusable(
+                setupError { _ = try configuration.endpoint(environment: [:]) },
+                "--api-key-file \(folder)/none: no readable UTF-8 file there"))
         // A key the endpoint refuses is a failure (exit 1), and the message does not contain it.
         let error = setupError { _ = try base.endpoint(environment: ["BRAZE_REST_API_KEY": "secret\nmore"]) }
         #expect(error?.code == .invalidValue)
@@ -57,19 +68,24 @@ import Testing
         configuration.connectTo = ["nonsense"]
         let noKey: [String: String] = [:]
         #expect(
-            isUnusable(setupError { _ = try configuration.endpoint(environment: noKey) }, "--cacert \(folder)/missing.pem: no readable file there"))
+            isUnusable(
+                setupError { _ = try configuration.endpoint(environment: noKey) },
+                "--cacert \(folder)/missing.pem: no readable file there"))
         configuration.caFile = Fixtures.caFile
         #expect(
-            isUsage(setupError { _ = try configuration.endpoint(environment: noKey) }, "--connect-to 'nonsense' is not HOST:PORT:HOST2:PORT2"))
+            isUsage(
+                setupError { _ = try configuration.endpoint(environment: noKey) },
+                "--connect-to 'nonsense' is not HOST:PORT:HOST2:PORT2"))
         configuration.connectTo = ["rest.example.com:443:127.0.0.1:8443"]
         #expect(
             setupError { _ = try configuration.endpoint(environment: noKey) }?.message.hasPrefix("no REST API key")
                 == true)
         let key = ["BRAZE_REST_API_KEY": "k"]
         #expect(
-            isUsage(setupError { _ = try configuration.endpoint(environment: key) }, 
-                    "--endpoint 'http://rest.example.com': the REST endpoint must be https (plain http only to 127.0.0.1, for richpush serve)"
-                ))
+            isUsage(
+                setupError { _ = try configuration.endpoint(environment: key) },
+                "--endpoint 'http://rest.example.com': the REST endpoint must be https (plain http only to 127.0.0.1, for richpush serve)"
+            ))
         configuration.endpointURL = "https://rest.example.com/"
         configuration.requestTimeout = .milliseconds(2500)
         let endpoint = try configuration.endpoint(environment: key)
@@ -108,6 +124,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         configuration.connectTo = ["a:b"]
         #expect(
-            isUsage(setupError { _ = try FlushSession(configuration) }, "--connect-to 'a:b' is not HOST:PORT:HOST2:PORT2"))
+            isUsage(
+                setupError { _ = try FlushSession(configuration) }, "--connect-to 'a:b' is not HOST:PORT:HOST2:PORT2"))
     }
 }

@@ -4,6 +4,9 @@ import Testing
 
 /// `analytics record`'s command line: `KEY=VALUE` fields and the records they make, in order.
 @Suite struct PendingRecordCommandLineTests {
+    /// Messages spell settings as the command line does, as users read them.
+    init() { useCommandLineSpelling() }
+
     @Test func aFieldIsKeyEqualsValueWithItsJSONType() throws {
         let count = try SuiteEntry.Field(keyValue: "count=42")
         #expect(count == SuiteEntry.Field(key: "count", value: AnalyticsValue(commandLine: "42")))
@@ -29,8 +32,13 @@ import Testing
         #expect(
             try PendingRecord.records(event: nil, properties: [], attributes: [], email: "a@b.c") == [.email("a@b.c")])
         #expect(
-            isUsage(setupError { _ = try PendingRecord.records(event: nil, properties: [], attributes: [], email: nil) }, "nothing to record: give --event NAME, --attribute K=V or --email ADDRESS"))
+            isUsage(
+                setupError { _ = try PendingRecord.records(event: nil, properties: [], attributes: [], email: nil) },
+                "nothing to record: give --event NAME, --attribute K=V or --email ADDRESS"))
         #expect(
-            isUsage(setupError { _ = try PendingRecord.records(event: nil, properties: [property], attributes: [], email: nil) }, "--property belongs to an event: give --event NAME too"))
+            isUsage(
+                setupError {
+                    _ = try PendingRecord.records(event: nil, properties: [property], attributes: [], email: nil)
+                }, "--property belongs to an event: give --event NAME too"))
     }
 }

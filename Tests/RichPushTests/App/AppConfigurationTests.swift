@@ -5,6 +5,9 @@ import Testing
 
 /// Finding and reading the extensions' Info.plist files: XML and binary, and every way they go wrong.
 @Suite struct AppConfigurationTests {
+    /// Messages spell settings as the command line does, as users read them.
+    init() { useCommandLineSpelling() }
+
     static let app = Fixtures.root + "/Samples/app"
 
     @Test func scansTheSampleAppForItsExtensions() throws {

@@ -6,6 +6,9 @@ import Testing
 /// A batch set up from its configuration: the shard's payloads, an empty input, a resume with other
 /// options, and the `--fail-under` threshold.
 @Suite struct BatchSessionTests {
+    /// Messages spell settings as the command line does, as users read them.
+    init() { useCommandLineSpelling() }
+
     /// `count` payloads that request no attachment (no download: the run needs no server).
     func writePayloads(_ count: Int, into input: String) throws {
         try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
@@ -52,7 +55,7 @@ import Testing
         configuration.policy.budget = .seconds(5)
         let error = setupError { _ = try BatchSession(configuration) }
         #expect(error?.code == .changedSettings)
-        #expect(error?.message.contains("holds results made with other options") == true)
+        #expect(error?.message.contains("holds results made with other settings") == true)
         #expect(error?.message.contains("budget") == true)
         // The refused session let go of the folder: a forced one takes it.
         configuration.force = true

@@ -6,6 +6,9 @@ import Testing
 /// A bench's configuration: the choices that exclude each other, the payload made for `--url`,
 /// the embedded server's target, and the checks made before a run.
 @Suite struct BenchConfigurationTests {
+    /// Messages spell settings as the command line does, as users read them.
+    init() { useCommandLineSpelling() }
+
     func configuration(
         payload: String? = nil, url: String? = "https://127.0.0.1/hero.jpg", type: String? = nil,
         arrival: String? = nil, ramp: Double? = nil, rate: Double? = nil, serving: Bool = false
@@ -58,7 +61,8 @@ import Testing
         let both = setupError { _ = try configuration(payload: "p.json", url: "https://127.0.0.1/a.jpg") }
         #expect(both == ConfigurationError(.invalidCombination, "give --payload or --url, not both"))
         let neither = setupError { _ = try configuration(url: nil) }
-        #expect(neither == ConfigurationError(.invalidCombination, "a bench needs a target: --payload FILE or --url URL"))
+        #expect(
+            neither == ConfigurationError(.invalidCombination, "a bench needs a target: --payload FILE or --url URL"))
         #expect(setupError { _ = try configuration(url: nil, serving: true) } == nil)
     }
 

@@ -1,9 +1,13 @@
 import Foundation
 import RichPush
+import TestSupport
 import Testing
 
 /// The report: device accounting, the arrival models, and merging shards.
 @Suite struct BenchReportTests {
+    /// Messages spell settings as the command line does, as users read them.
+    init() { useCommandLineSpelling() }
+
     let config = BenchReport.Config(
         devices: 400, arrival: "ramp", rampSeconds: 4, ratePerSecond: nil, jitterSeconds: 0.5, seed: 7,
         concurrency: 100, connections: "fresh", budgetSeconds: 30, shardCount: 2)

@@ -12,7 +12,11 @@ import Testing
     var engine: FetchEngine { rig.engine }
     var folder: String { rig.folder }
 
-    init() throws { rig = try LocalRig() }
+    init() throws {
+        // Messages spell settings as the command line does, as users read them.
+        useCommandLineSpelling()
+        rig = try LocalRig()
+    }
 
     func cleanUp() { rig.cleanUp() }
 

@@ -13,7 +13,11 @@ import Testing
     var engine: FetchEngine { rig.engine }
     var folder: String { rig.folder }
 
-    init() throws { rig = try LocalRig() }
+    init() throws {
+        // Messages spell settings as the command line does, as users read them.
+        useCommandLineSpelling()
+        rig = try LocalRig()
+    }
 
     /// A policy that trusts the test CA and maps the sample host to the local HTTPS port.
     var policy: FetchPolicy { Fixtures.fetchPolicy(mapping: server) }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import RichPush
@@ -6,6 +7,9 @@ import Testing
 /// The descriptor budget's arithmetic and advice, and how running out mid-run turns a host's
 /// failure into the client's.
 @Suite struct DescriptorBudgetTests {
+    /// Messages spell settings as the command line does, as users read them.
+    init() { useCommandLineSpelling() }
+
     @Test func countsEachDownloadsShareAndWhatIsOpen() {
         let need = DescriptorBudget.Need(concurrency: 100, relayed: true, storing: true)
         #expect(need.perDownload == 4)

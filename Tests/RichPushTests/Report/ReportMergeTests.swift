@@ -6,6 +6,9 @@ import Testing
 /// `report merge`: the command line's checks, which kind of report the files are, bench shards merged
 /// with the thresholds of the whole run, and batch summaries with their shard warning and threshold.
 @Suite struct ReportMergeTests {
+    /// Messages spell settings as the command line does, as users read them.
+    init() { useCommandLineSpelling() }
+
     let config = BenchReport.Config(
         devices: 4, arrival: "burst", rampSeconds: nil, ratePerSecond: nil, jitterSeconds: 0, seed: 1,
         concurrency: 4, connections: "fresh", budgetSeconds: 30, shardCount: 2)
@@ -98,7 +101,9 @@ import Testing
         // A later file that is not a summary is named.
         let mixed = try ReportMerge(files: [first, folder + "/none.json"], htmlPath: nil, thresholds: .init())
         #expect(
-            isUnusable(setupError { _ = try mixed.batchSummary() }, "\(folder)/none.json is not a batch summary.json (give every shard's OUTDIR/summary.json)"))
+            isUnusable(
+                setupError { _ = try mixed.batchSummary() },
+                "\(folder)/none.json is not a batch summary.json (give every shard's OUTDIR/summary.json)"))
     }
 
     /// Shard `shard`'s bench report as JSON, with `edit` applied to its text (the way a damaged or
@@ -151,7 +156,8 @@ import Testing
         let overflow = try ReportMerge(files: [huge, more], htmlPath: nil, thresholds: BenchThresholds())
         let error = setupError { _ = try overflow.batchSummary() }
         #expect(
-            error?.code == .unusableInput && error?.message.contains("adds up past") == true, "\(String(describing: error))"
+            error?.code == .unusableInput && error?.message.contains("adds up past") == true,
+            "\(String(describing: error))"
         )
         let negative = try batchShard(2, of: 2, requested: 10, attached: -1, in: folder)
         let refused = try ReportMerge(files: [negative], htmlPath: nil, thresholds: BenchThresholds())

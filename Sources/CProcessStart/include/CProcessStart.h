@@ -1,0 +1,8 @@
+#ifndef CPROCESSSTART_H
+#define CPROCESSSTART_H
+
+/// How many of descriptors 0, 1 and 2 were found closed and opened on /dev/null before the Swift
+/// runtime started (see process_start.c). Calling it also keeps the constructor linked in.
+int richpush_standard_descriptors_occupied(void);
+
+#endif
