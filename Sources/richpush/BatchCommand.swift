@@ -106,8 +106,11 @@ enum BatchCommand {
                     + "'ulimit -n' (or lower --concurrency) and run the same command again to redo them.")
             return .unavailable
         }
-        if let failure = options.configuration.thresholdFailure(summary) {
-            printError("richpush batch: " + failure)
+        let decision = GateDecision(summary)
+        if !decision.passed {
+            printError(
+                "richpush batch: the gate failed: "
+                    + decision.failed.map { $0.expression ?? $0.name }.joined(separator: ", "))
             return .failure
         }
         return .success

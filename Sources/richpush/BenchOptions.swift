@@ -51,7 +51,9 @@ struct BenchOptions {
         configuration.concurrency = concurrency
         configuration.keepFolder = keep
         configuration.timeLimitSeconds = timeLimit
-        configuration.thresholds = BenchThresholds(minDisplayPercent: failUnder, maxP99Milliseconds: maxP99)
+        configuration.thresholds =
+            (failUnder.map { [Threshold(.display, .greaterOrEqual, $0, origin: "--fail-under")] } ?? [])
+            + (maxP99.map { [Threshold(.latency(percentile: 99), .lessOrEqual, $0, origin: "--max-p99")] } ?? [])
         configuration.ownsHost = ownsHost
         configuration.preflight = !noPreflight
         configuration.shard = shard

@@ -26,11 +26,14 @@ enum ReportCommand {
         let html = try arguments.value("--html")
         let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
         let maxP99: Double? = try arguments.number("--max-p99", in: 0.001...86_400_000)
-        let merge = try ReportMerge(
-            words: try arguments.positionals(), htmlPath: html,
-            thresholds: BenchThresholds(minDisplayPercent: failUnder, maxP99Milliseconds: maxP99))
+        var thresholds: [ReportMerge.ThresholdText] = []
+        if let failUnder { thresholds.append(.init("display>=\(failUnder)%", origin: "--fail-under")) }
+        if let maxP99 { thresholds.append(.init("p99<=\(maxP99)ms", origin: "--max-p99")) }
+        let merge = try ReportMerge(words: try arguments.positionals(), htmlPath: html, thresholds: thresholds)
         if merge.isBatch { return try mergeBatchSummaries(merge) }
-        let result = try merge.benchReport()
+        let merged = try merge.benchReport()
+        for warning in merged.warnings { printError("richpush report: warning: " + warning + ".") }
+        let result = merged.value
         printLine(try result.json())
         if let html {
             do { try writeOutput(Array(HTMLReport.render(result).utf8), to: html) } catch {
@@ -47,14 +50,11 @@ enum ReportCommand {
     /// Combines the `summary.json` of batch shards (`batch --shard I/N`) into the summary one machine
     /// would have written: counts add up, the display rate and download percentiles are recomputed.
     static func mergeBatchSummaries(_ merge: ReportMerge) throws -> ExitCode {
-        let result = try merge.batchSummary()
-        if let warning = ReportMerge.missingShards(result) { printError("richpush report: " + warning) }
+        let merged = try merge.batchSummary()
+        for warning in merged.warnings { printError("richpush report: warning: " + warning + ".") }
+        let result = merged.value
         printLine(try BatchJSON.pretty(result))
-        printError(result.text(folder: "(merged)"))
-        if let failure = merge.failedThreshold(result) {
-            printError("richpush report: " + failure)
-            return .failure
-        }
-        return .success
+        printError(result.text(folder: nil))
+        return GateDecision(result).passed ? .success : .failure
     }
 }

@@ -5,59 +5,109 @@ import Foundation
 ///
 /// Bench reports (`richpush bench --json`) merge counts and histograms and recompute percentiles;
 /// batch summaries (`OUTDIR/summary.json` of `batch --shard`) add their counts up. Which kind the files
-/// are is decided by the first one. ``init(words:htmlPath:thresholds:)`` checks the command line before
+/// are is decided by the first one. ``init(words:htmlPath:thresholds:requireAllShards:)`` checks the command line before
 /// any file is merged.
 ///
 /// ```swift
-/// let merge = try ReportMerge(words: ["merge", "a.json", "b.json"], htmlPath: nil, thresholds: BenchThresholds())
-/// let report = try merge.benchReport()
+/// let merge = try ReportMerge(words: ["merge", "a.json", "b.json"], htmlPath: nil, thresholds: [.init("p95<800ms")])
+/// let merged = try merge.benchReport()   // merged.value, merged.warnings
 /// ```
 public struct ReportMerge: Sendable {
     /// The reports to merge, in order.
     public var files: [String]
     /// `--html FILE` (bench reports only).
     public var htmlPath: String?
-    /// `--fail-under` and `--max-p99`, applied to the merged run.
-    public var thresholds: BenchThresholds
+    /// The gate's thresholds, applied to the merged run (the defaults apply to every metric these
+    /// do not name; see ``Gate``).
+    public var thresholds: [Threshold]
+    /// Whether a missing shard is a refusal rather than a warning.
+    public var requireAllShards = false
     /// Whether the files are batch summaries rather than bench reports.
     public var isBatch: Bool
 
-    /// Checks the positional `words` (`merge` and the files) and the options that go with each kind of report.
-    public init(words: [String], htmlPath: String?, thresholds: BenchThresholds) throws(SetupError) {
+    /// A threshold as the caller wrote it, with the name of where it came from.
+    public struct ThresholdText: Sendable {
+        public var text: String
+        public var origin: String
+        public init(_ text: String, origin: String = "threshold") {
+            self.text = text
+            self.origin = origin
+        }
+    }
+
+    /// Checks the positional `words` (`merge` and the files) and the options that go with each kind
+    /// of report; `thresholds` are read for the kind the files are (bench or batch metrics).
+    public init(words: [String], htmlPath: String?, thresholds: [ThresholdText], requireAllShards: Bool = false)
+        throws(SetupError)
+    {
         guard words.first == "merge" else { throw .usage("report takes the subcommand 'merge'") }
         files = Array(words.dropFirst())
         guard !files.isEmpty else { throw .usage("report merge needs at least one JSON report") }
         self.htmlPath = htmlPath
-        self.thresholds = thresholds
+        self.requireAllShards = requireAllShards
         isBatch = files.first.flatMap { Self.batchSummary(at: $0) } != nil
-        if isBatch, htmlPath != nil || thresholds.maxP99Milliseconds != nil {
-            throw .usage("--html and --max-p99 go with bench reports; these are batch summaries")
+        if isBatch, htmlPath != nil {
+            throw .usage("an HTML report goes with bench reports; these are batch summaries")
         }
+        let kind: GateKind = isBatch ? .batch : .bench
+        var parsed: [Threshold] = []
+        for threshold in thresholds {
+            do throws(ThresholdError) {
+                parsed.append(try Threshold(parsing: threshold.text, for: kind, origin: threshold.origin))
+            } catch {
+                throw .usage(error.message)
+            }
+        }
+        self.thresholds = parsed
     }
 
-    /// The merged bench report, finalized, with the thresholds evaluated for the whole run (each
-    /// shard's own results are dropped). An unreadable file or one that does not merge is exit 65.
-    public func benchReport() throws(SetupError) -> BenchReport {
+    /// A merged report or summary, and what the merge warns about (missing shards, inputs of older
+    /// versions without an identity).
+    public struct Merged<Value: Sendable>: Sendable {
+        public var value: Value
+        public var warnings: [String]
+    }
+
+    /// The merged bench report, finalized, with the gate decided for the whole run (each shard's own
+    /// results are dropped). An unreadable file, one that does not merge, a duplicate, a foreign run
+    /// or overlapping shards are exit 65.
+    public func benchReport() throws(SetupError) -> Merged<BenchReport> {
         var merged: BenchReport?
+        var check = MergeCheck()
         for file in files {
             guard let data = Self.contents(of: file) else { throw SetupError(.dataError, "cannot read '\(file)'") }
+            let report: BenchReport
+            do throws(BenchReportError) { report = try BenchReport.read(data) } catch {
+                throw SetupError(.dataError, "\(file): \(error.message)")
+            }
+            do throws(MergeRefusal) {
+                try check.admit(
+                    file: file, identity: report.identity, shards: report.shards, shardCount: report.config.shardCount)
+            } catch {
+                throw SetupError(.dataError, error.message)
+            }
             do throws(BenchReportError) {
-                let report = try BenchReport.read(data)
                 if merged == nil { merged = report } else { try merged?.merge(report) }
             } catch {
                 throw SetupError(.dataError, "\(file): \(error.message)")
             }
         }
         guard var result = merged else { throw SetupError(.dataError, "no report to merge") }
+        let warnings: [String]
+        do throws(MergeRefusal) { warnings = try check.finish(requireAllShards: requireAllShards) } catch {
+            throw SetupError(.dataError, error.message)
+        }
         result.finalize()
-        result.thresholds = thresholds.evaluate(result)
-        return result
+        result.decide(thresholds)
+        return Merged(value: result, warnings: warnings)
     }
 
-    /// The merged batch summary; a file that is not a batch summary, or whose numbers cannot be right
-    /// (a negative count, counts that add up past `Int.max`), is exit 65.
-    public func batchSummary() throws(SetupError) -> BatchSummary {
+    /// The merged batch summary, with the gate decided for the whole; a file that is not a batch
+    /// summary, whose numbers cannot be right (a negative count, counts that add up past `Int.max`),
+    /// a duplicate, a foreign run or overlapping shards are exit 65.
+    public func batchSummary() throws(SetupError) -> Merged<BatchSummary> {
         var merged: BatchSummary?
+        var check = MergeCheck()
         for file in files {
             guard let summary = Self.batchSummary(at: file) else {
                 throw SetupError(
@@ -65,30 +115,31 @@ public struct ReportMerge: Sendable {
             }
             do throws(ReportDamage) {
                 try summary.check()
+            } catch {
+                throw SetupError(.dataError, "\(file): a damaged batch summary (\(error.message)); write it again")
+            }
+            do throws(MergeRefusal) {
+                try check.admit(
+                    file: file, identity: summary.identity, shards: summary.shards ?? [1],
+                    shardCount: summary.shardCount ?? 1)
+            } catch {
+                throw SetupError(.dataError, error.message)
+            }
+            do throws(ReportDamage) {
                 if merged == nil { merged = summary } else { try merged?.merge(summary) }
             } catch {
                 throw SetupError(.dataError, "\(file): a damaged batch summary (\(error.message)); write it again")
             }
         }
-        guard let result = merged else { throw SetupError(.dataError, "no summary to merge") }
-        return result
-    }
-
-    /// A warning when the merged summary covers only some of the run's shards, or nil.
-    public static func missingShards(_ summary: BatchSummary) -> String? {
-        guard let count = summary.shardCount, let shards = summary.shards, shards != Array(1...count) else {
-            return nil
+        guard var result = merged else { throw SetupError(.dataError, "no summary to merge") }
+        let warnings: [String]
+        do throws(MergeRefusal) { warnings = try check.finish(requireAllShards: requireAllShards) } catch {
+            throw SetupError(.dataError, error.message)
         }
-        return "shards \(shards) of \(count): the merged summary covers only those."
-    }
-
-    /// Why the merged batch summary fails `--fail-under` (``BenchThresholds/minDisplayPercent``), or nil.
-    public func failedThreshold(_ summary: BatchSummary) -> String? {
-        guard let failUnder = thresholds.minDisplayPercent, summary.displayRate * 100 < failUnder - 1e-9 else {
-            return nil
-        }
-        return String(
-            format: "--fail-under %g not met: %.1f%% would show.", failUnder, summary.displayRate * 100)
+        result.shards = result.shards ?? [1]
+        result.shardCount = result.shardCount ?? 1
+        result.decide(thresholds)
+        return Merged(value: result, warnings: warnings)
     }
 
     /// The largest report or summary read: a bench report of a week's timeline is a few tens of MB.

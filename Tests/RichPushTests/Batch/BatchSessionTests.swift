@@ -61,7 +61,7 @@ import Testing
         forced.close()
     }
 
-    @Test func failUnderNamesTheShareThatWouldShow() async throws {
+    @Test func theGateNamesTheShareThatWouldShow() async throws {
         let folder = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try writePayloads(1, into: folder + "/in")
@@ -71,11 +71,21 @@ import Testing
         var summary = try await run.run()
         run.close()
         session.close()
-        summary.displayRate = 0.95
-        #expect(configuration.thresholdFailure(summary) == "--fail-under 100 not met: 95.0% would show.")
-        configuration.failUnderPercent = 95
-        #expect(configuration.thresholdFailure(summary) == nil)
-        configuration.failUnderPercent = 95.5
-        #expect(configuration.thresholdFailure(summary) == "--fail-under 95.5 not met: 95.0% would show.")
+        // The run decided its gate into summary.json: the defaults, all met.
+        #expect(summary.passed != nil && summary.thresholds?.count == 3)
+        (summary.requested, summary.attached) = (20, 19)
+        summary.decide([])
+        #expect(
+            GateDecision(summary).failed.map(\.message) == [
+                "display 95.0% fails the threshold display>=100% by 5 points"
+            ])
+        summary.decide([Threshold(.display, .greaterOrEqual, 95)])
+        #expect(GateDecision(summary).passed)
+        summary.decide([Threshold(.display, .greaterOrEqual, 95.5)])
+        #expect(
+            GateDecision(summary).failed.map(\.message) == [
+                "display 95.0% fails the threshold display>=95.5% by 0.5 points"
+            ])
+        _ = configuration
     }
 }
