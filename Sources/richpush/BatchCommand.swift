@@ -8,7 +8,8 @@ enum BatchCommand {
         Run a whole campaign's payloads through the emulated extension, concurrently and resumably.
 
         Usage: richpush batch INPUT --out OUTDIR [process options] [--concurrency N] [--recursive]
-                              [--junit FILE] [--fail-under PERCENT] [--force] [--progress | --no-progress]
+                              [--junit FILE] [--threshold EXPR ...] [--fail-under PERCENT] [--force]
+                              [--progress | --no-progress]
                               [--share-downloads]
 
         INPUT is a folder of *.json payloads (one payload per file; --recursive goes below it), an
@@ -30,17 +31,25 @@ enum BatchCommand {
         (--budget, --allow-http, --cacert, --max-bytes, ...) stops and names them (exit 64): run with
         the earlier options, choose another OUTDIR, or add --force to redo everything.
 
-        Exit status: 0 when every requested attachment would show (or the share that would is at
-        least --fail-under), 1 otherwise (the threshold not met); 65 no usable input; 74 OUTDIR not
-        writable or in use by another batch.
+        The CI gate: the exit status, the JUnit file (one case per threshold after the payloads) and the
+        summary come from one decision, also written to summary.json ("thresholds", "passed"). Without
+        --threshold the defaults are display>=100% (every requested attachment shows), would_crash==0 and
+        configuration_error==0 (an image in a content extension that would crash fails); a --threshold
+        on a metric replaces that metric's default only. Payloads never run count as not shown.
+
+        Exit status: 0 when every threshold is met, 1 otherwise (named on stderr); 65 no usable input;
+        69 richpush ran out of file descriptors; 74 OUTDIR not writable or in use by another batch;
+        130 interrupted.
 
         Options:
           --out OUTDIR         Where everything is written (required).
           --concurrency N      Payloads in flight at once (default 32).
           --recursive          Also read *.json files in subfolders of INPUT.
           --junit FILE         Also write a JUnit XML report: one test case per payload ('-': stdout).
-          --fail-under PCT     Pass when at least PCT percent of requested attachments would show
-                               (default 100).
+          --threshold EXPR     A gate threshold, repeatable: METRIC OP NUMBER[UNIT], OP one of < <= > >= == !=.
+                               Metrics: display (%), would_crash, configuration_error, not_run,
+                               reason:CODE (counts). Example: --threshold 'display>=99%'.
+          --fail-under PCT     Shorthand for --threshold 'display>=PCT%' (default 100).
           --force              Redo payloads an earlier run completed (and accept changed options).
           --progress           A progress line every second even when stderr is not a terminal (CI logs).
           --no-progress        No progress line.

@@ -18,6 +18,7 @@ struct BatchOptions {
         let recursive = arguments.flag("--recursive", "-r")
         junitPath = try arguments.value("--junit")
         let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
+        let thresholds = try BenchOptions.thresholds(try arguments.values("--threshold"), for: .batch)
         let force = arguments.flag("--force")
         progress = ProgressLine.mode(
             progress: arguments.flag("--progress"), noProgress: arguments.flag("--no-progress"),
@@ -48,6 +49,6 @@ struct BatchOptions {
         configuration.shard = shard
         configuration.tracker = tracking.tracker
         configuration.thresholds =
-            (failUnder.map { [Threshold(.display, .greaterOrEqual, $0, origin: "--fail-under")] } ?? [])
+            thresholds + (failUnder.map { [Threshold(.display, .greaterOrEqual, $0, origin: "--fail-under")] } ?? [])
     }
 }

@@ -6,7 +6,8 @@ enum ReportCommand {
     static let help = """
         Combine bench reports.
 
-        Usage: richpush report merge A.json B.json ... [--html FILE] [--fail-under PCT] [--max-p99 MS] > merged.json
+        Usage: richpush report merge A.json B.json ... [--html FILE] [--threshold EXPR ...] [--fail-under PCT]
+                                     [--max-p99 MS] [--require-all-shards] > merged.json
                richpush report merge shard-1/summary.json shard-2/summary.json ... > summary.json   (batch shards)
 
         Merges the JSON reports of the shards of one 'richpush bench' run (same target and settings,
@@ -14,8 +15,16 @@ enum ReportCommand {
         counts and histograms add up, percentiles are recomputed from the merged histograms, and the
         per-second timelines line up by offset from each shard's start. Writes the merged JSON on stdout.
         Reports of the richpush.bench/1 format (older versions) cannot be merged: re-run those shards.
-        --fail-under and --max-p99 apply to the merged run as they do to 'richpush bench' (exit 1, named
-        on stderr, when one fails).
+        --threshold, --fail-under and --max-p99 apply to the merged run as they do to 'richpush bench' or
+        'richpush batch' (exit 1, named on stderr, when one fails; the defaults apply to the metrics none
+        names).
+
+        Every report carries its run's identity: a random run id per shard, the shard and shard count, and
+        a digest of the options that decide verdicts. Shards of one campaign share the digest and the
+        shard count. A report given twice, the same shard from two runs, reports of another campaign, or
+        overlapping shards are refused (exit 65). Missing shards are a warning on stderr;
+        --require-all-shards makes them a refusal (exit 65). Reports of older versions (no identity)
+        merge with a warning. A merged batch summary names no results file.
 
         Example:
           richpush report merge shard-1.json shard-2.json shard-3.json shard-4.json --html burst.html > burst.json
@@ -26,10 +35,14 @@ enum ReportCommand {
         let html = try arguments.value("--html")
         let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
         let maxP99: Double? = try arguments.number("--max-p99", in: 0.001...86_400_000)
-        var thresholds: [ReportMerge.ThresholdText] = []
+        var thresholds = try arguments.values("--threshold").map {
+            ReportMerge.ThresholdText($0, origin: "--threshold")
+        }
+        let requireAll = arguments.flag("--require-all-shards")
         if let failUnder { thresholds.append(.init("display>=\(failUnder)%", origin: "--fail-under")) }
         if let maxP99 { thresholds.append(.init("p99<=\(maxP99)ms", origin: "--max-p99")) }
-        let merge = try ReportMerge(words: try arguments.positionals(), htmlPath: html, thresholds: thresholds)
+        let merge = try ReportMerge(
+            words: try arguments.positionals(), htmlPath: html, thresholds: thresholds, requireAllShards: requireAll)
         if merge.isBatch { return try mergeBatchSummaries(merge) }
         let merged = try merge.benchReport()
         for warning in merged.warnings { printError("richpush report: warning: " + warning + ".") }
