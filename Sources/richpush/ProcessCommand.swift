@@ -72,6 +72,8 @@ enum ProcessCommand {
         _ = await tracking.flush()
         // Out of descriptors: the verdict is the client's, not the payload's or the host's.
         if result.outcome.reason == .tooManyOpenFiles { return .unavailable }
+        // An image that shows in a content extension that crashes is not what the payload intends.
+        if result.outcome.verdict.showsAsIntended && !result.outcome.showsAsIntended { return .failure }
         return ExitCode(rawValue: result.outcome.verdict.exitStatus) ?? .failure
     }
 
