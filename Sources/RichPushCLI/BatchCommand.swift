@@ -44,7 +44,7 @@ enum BatchCommand {
                         "--junit", "FILE",
                         "Also write a JUnit XML report: one test case per payload, in input order ('-': stdout).",
                         example: "junit.xml"),
-                    .failUnder(devices: false),
+                    .threshold(bench: false), .failUnder(devices: false),
                     Option("--force", nil, "Redo payloads an earlier run completed (and accept changed options)."),
                     Option(
                         "--share-downloads", nil,
@@ -63,7 +63,7 @@ enum BatchCommand {
             """,
         exitNotes: [
             .failure:
-                "a payload's attachment would not show or a content extension would crash on it (or the share that shows is under --fail-under)",
+                "the gate failed: by default a payload's attachment would not show, or a content extension would crash on it or not show it; else a --threshold (named on stderr)",
             .dataError: "no usable input (no payloads, a missing --cacert or --app)",
             .ioError: "OUTDIR not writable, or in use by another batch",
         ],
@@ -120,8 +120,11 @@ enum BatchCommand {
                     + "'ulimit -n' (or lower --concurrency) and run the same command again to redo them.")
             return .unavailable
         }
-        if let failure = options.configuration.thresholdFailure(summary) {
-            printError("richpush batch: " + failure)
+        let decision = GateDecision(summary)
+        if !decision.passed {
+            printError(
+                "richpush batch: the gate failed: "
+                    + decision.failed.map { $0.expression ?? $0.name }.joined(separator: ", "))
             return .failure
         }
         return .success

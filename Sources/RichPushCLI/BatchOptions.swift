@@ -17,7 +17,8 @@ struct BatchOptions {
         let concurrency: Int = try arguments.number("--concurrency", in: 1...100_000) ?? 32
         let recursive = arguments.flag("--recursive", "-r")
         junitPath = try arguments.value("--junit")
-        let failUnder: Double = try arguments.number("--fail-under", in: 0...100) ?? 100
+        let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
+        let thresholds = try BenchOptions.thresholds(try arguments.values("--threshold"), for: .batch)
         let force = arguments.flag("--force")
         progress = ProgressLine.mode(
             progress: arguments.flag("--progress"), noProgress: arguments.flag("--no-progress"),
@@ -46,6 +47,7 @@ struct BatchOptions {
         configuration.networkMix = mix
         configuration.seed = seed
         configuration.shard = shard
-        configuration.failUnderPercent = failUnder
+        configuration.thresholds =
+            thresholds + (failUnder.map { [Threshold(.display, .greaterOrEqual, $0, origin: "--fail-under")] } ?? [])
     }
 }

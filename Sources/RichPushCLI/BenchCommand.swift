@@ -73,7 +73,7 @@ enum BenchCommand {
                         "--time-limit", "SECONDS",
                         "Launch no device after this (default: the schedule plus the budget plus 60 s); the devices "
                             + "not launched count as not shown.", example: "60"),
-                    .failUnder(devices: true), .maxP99,
+                    .threshold(bench: true), .failUnder(devices: true), .maxP99,
                     Option(
                         "--i-own-this-host", nil,
                         "Required to target anything but this machine (127.0.0.1, ::1, localhost)."),
@@ -89,7 +89,8 @@ enum BenchCommand {
                   --i-own-this-host
             """,
         exitNotes: [
-            .failure: "a threshold failed (each is named on stderr, PASS or FAIL with its measured value)",
+            .failure:
+                "a threshold failed (each is named on stderr, PASS or FAIL with its measured value); a bench where nothing displays fails by default",
             .unavailable:
                 "the trial download found the target unreachable or untrusted, a server could not start, or too few open files",
         ],

@@ -13,6 +13,19 @@ struct BenchOptions {
     var progress: ProgressLine.Mode
     var tracking: TrackOptions
 
+    /// `--threshold EXPR` values read for `kind`'s metrics; a malformed one is a usage error (64).
+    static func thresholds(_ texts: [String], for kind: GateKind) throws(UsageError) -> [Threshold] {
+        var thresholds: [Threshold] = []
+        for text in texts {
+            do throws(ThresholdError) {
+                thresholds.append(try Threshold(parsing: text, for: kind, origin: "--threshold"))
+            } catch {
+                throw UsageError("--threshold: " + error.message)
+            }
+        }
+        return thresholds
+    }
+
     /// Reads every option out of `arguments`; a mistake is a usage error (64).
     init(parsing arguments: inout Arguments) throws {
         let payloadPath = try arguments.value("--payload")
@@ -34,6 +47,7 @@ struct BenchOptions {
         let timeLimit: Double? = try arguments.number("--time-limit", in: 1...86_400)
         let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
         let maxP99: Double? = try arguments.number("--max-p99", in: 0.001...86_400_000)
+        let thresholds = try BenchOptions.thresholds(try arguments.values("--threshold"), for: .bench)
         let ownsHost = arguments.flag("--i-own-this-host")
         let noProgress = arguments.flag("--no-progress")
         let forceProgress = arguments.flag("--progress")
@@ -51,7 +65,9 @@ struct BenchOptions {
         configuration.concurrency = concurrency
         configuration.keepFolder = keep
         configuration.timeLimitSeconds = timeLimit
-        configuration.thresholds = BenchThresholds(minDisplayPercent: failUnder, maxP99Milliseconds: maxP99)
+        configuration.thresholds =
+            thresholds + (failUnder.map { [Threshold(.display, .greaterOrEqual, $0, origin: "--fail-under")] } ?? [])
+            + (maxP99.map { [Threshold(.latency(percentile: 99), .lessOrEqual, $0, origin: "--max-p99")] } ?? [])
         configuration.ownsHost = ownsHost
         configuration.preflight = !noPreflight
         configuration.shard = shard

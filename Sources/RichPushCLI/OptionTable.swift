@@ -102,6 +102,22 @@ extension Option {
             "Shorthand for --threshold 'display>=PERCENT%': the least share of "
                 + (devices ? "devices" : "requested attachments") + " that must show.", example: "99")
     }
+    /// `--threshold EXPR`, with the metrics of a bench or a batch.
+    static func threshold(bench: Bool) -> Option {
+        Option(
+            "--threshold", "EXPR",
+            "A gate threshold, repeatable, as k6 writes them: METRIC OP NUMBER[UNIT], OP one of < <= > >= == !=. "
+                + (bench
+                    ? "Rates in %: display, http_4xx, http_5xx, errors; end-to-end latency in ms or s: p50, p90, "
+                        + "p95, p99; counts: would_crash, configuration_error, not_run, reason:CODE. Examples: "
+                        + "'display>=99%', 'p95<800ms', 'http_5xx<1%', 'would_crash==0'. Defaults for the metrics "
+                        + "none names: display>0%, would_crash==0, configuration_error==0."
+                    : "Metrics: display (%), would_crash, configuration_error, not_run, reason:CODE (counts). "
+                        + "Example: 'display>=99%'. Defaults for the metrics none names: display>=100%, "
+                        + "would_crash==0, configuration_error==0.")
+                + " Each is reported PASS/FAIL with its measured value; what never ran counts as not shown.",
+            example: "would_crash==0")
+    }
     static let maxP99 = Option(
         "--max-p99", "MS", "Shorthand for --threshold 'p99<=MS': the highest p99 end-to-end latency.",
         example: "800")

@@ -26,15 +26,26 @@ enum ReportCommand {
             per-second timelines line up by offset from each shard's start. Batch summaries
             (OUTDIR/summary.json of batch --shard) add their counts up. The merged JSON goes to stdout, so
             --html takes a file. Reports of the richpush.bench/1 format (older versions) cannot be merged:
-            re-run those shards. --fail-under and --max-p99 apply to the merged run as they do to
-            'richpush bench' (exit 1, named on stderr, when one fails).
+            re-run those shards. --threshold, --fail-under and --max-p99 apply to the merged run as they
+            do to 'richpush bench' or 'richpush batch' (exit 1, named on stderr, when one fails; the
+            defaults apply to the metrics none names).
+
+            Every report carries its run's identity: a random run id per shard, the shard and shard count,
+            and a digest of the options that decide verdicts. Shards of one campaign share the digest and
+            the shard count. A report given twice, the same shard from two runs, reports of another
+            campaign, or overlapping shards are refused (exit 65). Missing shards are a warning on stderr;
+            --require-all-shards makes them a refusal (exit 65). Reports of older versions (no identity)
+            merge with a warning. A merged batch summary names no results file.
             """,
         options: [
             OptionGroup(
                 "Options",
                 [
                     Option("--html", "FILE", "Also write the merged bench report as HTML.", example: "merged.html"),
-                    .failUnder(devices: true), .maxP99,
+                    .threshold(bench: true), .failUnder(devices: true), .maxP99,
+                    Option(
+                        "--require-all-shards", nil,
+                        "Refuse (exit 65) a merge that lacks a shard of the run, instead of warning about it."),
                 ])
         ],
         footer: """
@@ -52,14 +63,21 @@ enum ReportCommand {
         let html = try arguments.value("--html")
         let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
         let maxP99: Double? = try arguments.number("--max-p99", in: 0.001...86_400_000)
+        var thresholds = try arguments.values("--threshold").map {
+            ReportMerge.ThresholdText($0, origin: "--threshold")
+        }
+        let requireAll = arguments.flag("--require-all-shards")
+        if let failUnder { thresholds.append(.init("display>=\(failUnder)%", origin: "--fail-under")) }
+        if let maxP99 { thresholds.append(.init("p99<=\(maxP99)ms", origin: "--max-p99")) }
         let merge = try ReportMerge(
-            files: try arguments.positionals(), htmlPath: html,
-            thresholds: BenchThresholds(minDisplayPercent: failUnder, maxP99Milliseconds: maxP99))
+            files: try arguments.positionals(), htmlPath: html, thresholds: thresholds, requireAllShards: requireAll)
         // Checked before any file is merged: the HTML's folder, and stdout, which the JSON takes.
         let outputs = try OutputPlan([("--html", html)], reservedStandardOutput: "the merged JSON")
         defer { outputs.discard() }
         if merge.isBatch { return try mergeBatchSummaries(merge) }
-        let result = try merge.benchReport()
+        let merged = try merge.benchReport()
+        for warning in merged.warnings { printError("richpush report: warning: " + warning + ".") }
+        let result = merged.value
         if outputs.has("--html") { try outputs.commit("--html", Array(HTMLReport.render(result).utf8)) }
         printLine(try result.json())
         printError(BenchSummary.text(result))
@@ -71,14 +89,11 @@ enum ReportCommand {
     /// Combines the `summary.json` of batch shards (`batch --shard I/N`) into the summary one machine
     /// would have written: counts add up, the display rate and download percentiles are recomputed.
     static func mergeBatchSummaries(_ merge: ReportMerge) throws -> ExitCode {
-        let result = try merge.batchSummary()
-        if let warning = ReportMerge.missingShards(result) { printError("richpush report: " + warning) }
+        let merged = try merge.batchSummary()
+        for warning in merged.warnings { printError("richpush report: warning: " + warning + ".") }
+        let result = merged.value
         printLine(try BatchJSON.pretty(result))
-        printError(result.text(folder: "(merged)"))
-        if let failure = merge.failedThreshold(result) {
-            printError("richpush report: " + failure)
-            return .failure
-        }
-        return .success
+        printError(result.text(folder: nil))
+        return GateDecision(result).passed ? .success : .failure
     }
 }

@@ -18,6 +18,8 @@ enum FuzzReader: UInt8, CaseIterable {
     case trackResponse = 6
     /// `report merge` inputs: a bench report or a batch summary, read, written back and merged with itself.
     case report = 7
+    /// A gate threshold's text (`display>=99%`, `p95<800ms`): the grammar, for bench and batch metrics.
+    case threshold = 9
 
     /// Checks `input` (selector byte first) against its reader; a broken invariant aborts with a message.
     ///
@@ -36,6 +38,7 @@ enum FuzzReader: UInt8, CaseIterable {
         case .headers: HeaderInvariants.check(bytes)
         case .trackResponse: TrackResponseInvariants.check(bytes)
         case .report: ReportInvariants.check(bytes)
+        case .threshold: ThresholdInvariants.check(bytes)
         }
     }
 }

@@ -47,19 +47,51 @@ import Testing
             try FileManager.default.copyItem(
                 atPath: Fixtures.root + "/Samples/payloads/" + name, toPath: input + "/" + name)
         }
-        let run = try await RichPushBinary.run([
-            "batch", input, "--out", folder + "/out", "--no-progress", "--app", Self.app, "--require-key",
-            "PersonalizedContent:cert_title", "--cacert", Fixtures.caFile, "--connect-to",
-            "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)", "--junit", folder + "/junit.xml",
-        ])
-        #expect(run.status == 0, "\(run.stderr)")
+        let options = [
+            "--no-progress", "--app", Self.app, "--require-key", "PersonalizedContent:cert_title", "--cacert",
+            Fixtures.caFile, "--connect-to", "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)",
+        ]
+        let run = try await RichPushBinary.run(
+            ["batch", input, "--out", folder + "/out", "--junit", folder + "/junit.xml"] + options)
+        // Every attachment shows, but one would crash its content extension: the gate fails, and the
+        // exit status, the JUnit file and the stderr summary say so together.
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("1 payload would crash the content extension"), "\(run.stderr)")
+        #expect(run.stderr.contains("FAIL would_crash 1 fails the threshold would_crash==0"), "\(run.stderr)")
         let summary = try JSONValue.parse(
             Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/out/summary.json"))))
         #expect(summary["content_extensions"]?["shows"] == .number("1"))
         #expect(summary["content_extensions"]?["would-crash"] == .number("1"))
         #expect(summary["content_extensions"]?["default"] == .number("1"))
+        #expect(summary["passed"] == .bool(false))
         let junit = try String(contentsOfFile: folder + "/junit.xml", encoding: .utf8)
-        #expect(junit.contains("failures=\"1\""))
+        // The payload's failure and the gate's.
+        #expect(junit.contains("failures=\"2\""), "\(junit)")
         #expect(junit.contains("would-crash/missing-key"))
+        #expect(junit.contains(#"classname="richpush.gate" name="would_crash==0" time="0.000">"#))
+        // Relaxed on purpose: the gate passes, and its JUnit case with it.
+        let relaxed = try await RichPushBinary.run(
+            [
+                "batch", input, "--out", folder + "/relaxed", "--junit", folder + "/relaxed.xml", "--threshold",
+                "would_crash<=1",
+            ] + options)
+        #expect(relaxed.status == 0, "\(relaxed.stderr)")
+        let relaxedJUnit = try String(contentsOfFile: folder + "/relaxed.xml", encoding: .utf8)
+        let relaxedCase = #"classname="richpush.gate" name="would_crash&lt;=1" time="0.000"/>"#
+        #expect(relaxedJUnit.contains(relaxedCase), "\(relaxedJUnit)")
+    }
+
+    @Test func processOfAPayloadWhoseContentExtensionWouldCrashIsNotAttached() async throws {
+        let server = try Fixtures.startServer()
+        defer { server.stop() }
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let run = try await RichPushBinary.run([
+            "process", Fixtures.root + "/Samples/payloads/content-personalized-missing-key.json", "--out",
+            folder + "/out", "--app", Self.app, "--require-key", "PersonalizedContent:cert_title", "--cacert",
+            Fixtures.caFile, "--connect-to", "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)",
+        ])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("richpush: would-crash [missing-key]"), "\(run.stderr)")
     }
 }

@@ -83,15 +83,27 @@ import Testing
             Issue.record("summary.json has no elapsed_seconds")
         }
         let junit = try JUnitCounts(path: out + "/junit.xml")
-        #expect(junit.testCases == byInput.count)
+        // One case per payload, then one per threshold of the gate (the three defaults here).
+        #expect(junit.testCases == byInput.count + 3)
+        guard case .array(let thresholds)? = summary["thresholds"] else {
+            Issue.record("summary.json has no thresholds")
+            return
+        }
+        let gateFailures = thresholds.filter { $0["passed"] == .bool(false) }.count
+        #expect(summary["passed"] == .bool(gateFailures == 0))
+        #expect(run.status == (gateFailures == 0 ? 0 : 1), "the exit status is the gate's")
         // Inputs that cannot be read or parsed are errors; every other payload that would not show a failure.
         #expect(junit.errors == 3, "broken.json, array.json, unreadable.json")
         #expect(
             junit.failures + junit.errors
                 == byInput.values.filter {
                     $0["verdict"] != .string("attached") && $0["verdict"] != .string("no-attachment")
-                }.count)
-        #expect(junit.caseNames == junit.caseNames.sorted(), "cases in input (sorted) order")
+                        || $0["content_extension"]?["outcome"] == .string("would-crash")
+                        || $0["content_extension"]?["outcome"] == .string("configuration-error")
+                }.count + gateFailures)
+        let payloadCases = Array(junit.caseNames.prefix(byInput.count))
+        #expect(payloadCases == payloadCases.sorted(), "cases in input (sorted) order")
+        #expect(Array(junit.caseNames.suffix(3)) == ["display>=100%", "would_crash==0", "configuration_error==0"])
         #expect(run.stderr.contains("Display rate:"))
     }
 

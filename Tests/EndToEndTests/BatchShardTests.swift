@@ -19,7 +19,7 @@ import Testing
             try await RichPushBinary.run(
                 ["batch", SamplePayloads.folder, "--out", folder + "/" + out] + options + extra)
         }
-        _ = try await batch("whole")
+        let wholeRun = try await batch("whole")
         _ = try await batch("one", ["--shard", "1/2"])
         _ = try await batch("two", ["--shard", "2/2"])
         func inputs(_ out: String) throws -> Set<String> {
@@ -38,7 +38,9 @@ import Testing
         let merged = try await RichPushBinary.run([
             "report", "merge", folder + "/one/summary.json", folder + "/two/summary.json",
         ])
-        #expect(merged.status == 0, "\(merged.stderr)")
+        // One gate: the merged campaign passes or fails as the one-machine batch did.
+        #expect(merged.status == wholeRun.status, "\(merged.stderr)")
+        #expect(!merged.stderr.contains("results.ndjson"), "a merged summary names no file that does not exist")
         let mergedSummary = try JSONValue.parse(Array(merged.stdout.utf8))
         let wholeSummary = try JSONValue.parse(
             Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/whole/summary.json"))))
@@ -48,5 +50,17 @@ import Testing
         #expect(mergedSummary["shards"] == .array([.number("1"), .number("2")]))
         #expect(mergedSummary["download_histogram"]?["count"] == wholeSummary["download_histogram"]?["count"])
         #expect(OutputSchemas.violations(of: merged.stdout, against: "batch-summary").isEmpty)
+
+        // A shard given twice, a shard of another campaign, a missing shard with every shard required.
+        let first = folder + "/one/summary.json"
+        let twice = try await RichPushBinary.run(["report", "merge", first, first])
+        #expect(twice.status == 65 && twice.stderr.contains("repeats shard 1"), "\(twice.stderr)")
+        _ = try await batch("other", ["--shard", "2/2", "--budget", "4"])
+        let foreign = try await RichPushBinary.run(["report", "merge", first, folder + "/other/summary.json"])
+        #expect(foreign.status == 65 && foreign.stderr.contains("comes from another run"), "\(foreign.stderr)")
+        let partial = try await RichPushBinary.run(["report", "merge", first])
+        #expect(partial.stderr.contains("shard 2 of 2 is missing"), "\(partial.stderr)")
+        let strict = try await RichPushBinary.run(["report", "merge", first, "--require-all-shards"])
+        #expect(strict.status == 65 && strict.stderr.contains("every shard is required"), "\(strict.stderr)")
     }
 }

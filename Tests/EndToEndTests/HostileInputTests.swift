@@ -30,6 +30,7 @@ import Testing
         case sniffFIFO, sniffDevice, stdoutClosed, mergeOverflowingCounts, mergeNegativeCounts, mergeFIFO
         case plistBombServicePlist, plistBombContentPlist, plistBombVendoredInApp, plistBombTargetInApp
         case plistBombSuite, plistFifoServicePlist
+        case thresholdControlCharacters, thresholdHuge, mergeSameSummaryTwice, mergeForeignIdentity
         var testDescription: String { rawValue }
     }
 
@@ -235,6 +236,45 @@ import Testing
                 files: ["a.json": summary(shard: 1, requested: "-3")], command: #""$RP" report merge a.json"#,
                 status: 65, reason: nil,
                 check: { run, _ in #expect(run.stderr.contains("cannot be negative"), "\(run.stderr)") })
+        case .thresholdControlCharacters:
+            // A terminal escape in a threshold is refused, and never echoed to the terminal.
+            return Scenario(
+                files: ["a.json": summary(shard: 1, requested: "3")],
+                command: #""$RP" report merge a.json --threshold "$(printf 'display\033[2J>=9%')""#, status: 64,
+                reason: nil,
+                check: { run, _ in
+                    #expect(run.stderr.contains("names no metric"), "\(run.stderr)")
+                    #expect(!run.stderr.contains("\u{1b}"), "\(run.stderr)")
+                })
+        case .thresholdHuge:
+            return Scenario(
+                files: ["a.json": summary(shard: 1, requested: "3")],
+                command: #""$RP" report merge a.json --threshold "display>=$(head -c 100000 /dev/zero | tr '\0' 9)%""#,
+                status: 64, reason: nil,
+                check: { run, _ in
+                    #expect(run.stderr.contains("longer than 200"), "\(run.stderr)")
+                    #expect(run.stderr.utf8.count < 2000, "the refusal does not repeat the whole text")
+                })
+        case .mergeSameSummaryTwice:
+            // The same shard twice would double-count: refused, not merged.
+            return Scenario(
+                files: ["a.json": summary(shard: 1, requested: "3")], command: #""$RP" report merge a.json a.json"#,
+                status: 65, reason: nil,
+                check: { run, _ in
+                    #expect(run.stderr.contains("is shard 1 of 2 again"), "\(run.stderr)")
+                    #expect(run.stdout.isEmpty)
+                })
+        case .mergeForeignIdentity:
+            let identity = { (digest: String, shard: Int) in
+                #", "identity": {"options_digest": "\#(digest)", "shard_count": 2, "runs": [{"id": "r\#(shard)", "shard": \#(shard)}]}"#
+            }
+            return Scenario(
+                files: [
+                    "a.json": summary(shard: 1, requested: "3", extra: identity("aaaa", 1)),
+                    "b.json": summary(shard: 2, requested: "3", extra: identity("bbbb", 2)),
+                ],
+                command: #""$RP" report merge a.json b.json"#, status: 65, reason: nil,
+                check: { run, _ in #expect(run.stderr.contains("comes from another run"), "\(run.stderr)") })
         case .plistBombServicePlist:
             return Scenario(
                 files: ["p.json": noAttachment, "bomb.plist": bomb],
@@ -286,13 +326,13 @@ import Testing
     }
 
     /// A batch `summary.json` of shard `shard` of 2 with `requested` payloads, all attached.
-    static func summary(shard: Int, requested: String) -> [UInt8] {
+    static func summary(shard: Int, requested: String, extra: String = "") -> [UInt8] {
         Array(
             """
             {"total": 1, "recorded": 1, "processed": 1, "skipped": 0, "interrupted": false,
              "verdicts": {"attached": \(requested)}, "reasons": {}, "requested": \(requested),
              "attached": \(requested), "display_rate": 1, "download_ms": {}, "elapsed_seconds": 1,
-             "shards": [\(shard)], "shard_count": 2}
+             "shards": [\(shard)], "shard_count": 2\(extra)}
             """.utf8)
     }
 

@@ -30,18 +30,12 @@ public struct BatchConfiguration: Sendable {
     public var shard: Shard?
     /// Path A: a delivery event per payload, when given.
     public var tracker: DeliveryTracker?
-    /// The least share of requested attachments, in percent, that must show (`--fail-under`).
-    public var failUnderPercent: Double = 100
+    /// The gate's thresholds; the defaults (`display>=100%`, `would_crash==0`,
+    /// `configuration_error==0`) apply to every metric these do not name (see ``Gate``).
+    public var thresholds: [Threshold] = []
 
     public init(input: String, outFolder: String) {
         self.input = input
         self.outFolder = outFolder
-    }
-
-    /// Why `summary` misses ``failUnderPercent``, in a sentence; nil when it meets it.
-    public func thresholdFailure(_ summary: BatchSummary) -> String? {
-        guard summary.displayRate * 100 < failUnderPercent - 1e-9 else { return nil }
-        return String(
-            format: "\(Setting.failUnder) %g not met: %.1f%% would show.", failUnderPercent, summary.displayRate * 100)
     }
 }

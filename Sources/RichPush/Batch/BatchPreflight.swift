@@ -123,6 +123,25 @@ public enum BatchPreflight {
         ]
     }
 
+    /// The digest of the options that decide verdicts, for a run's ``RunIdentity``: those of
+    /// ``options(of:sharedDownloads:)`` without what differs between the machines of one campaign
+    /// (the CA file's path, by content only; the host mappings, whose ports are local).
+    public static func verdictDigest(of policy: ExtensionPolicy, extra: [String: String] = [:]) -> String {
+        var chosen = Self.options(of: policy, sharedDownloads: false)
+        chosen["cacert"] = policy.fetch.caFile.map { caContent($0) } ?? "none"
+        chosen["connect-to"] = nil
+        chosen["share-downloads"] = nil
+        return RunIdentity.digest(of: chosen.merging(extra, uniquingKeysWith: { _, new in new }))
+    }
+
+    /// A CA file's content digest (or "unreadable").
+    private static func caContent(_ path: String) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else { return "unreadable" }
+        var digest = SHA256Digest()
+        data.withUnsafeBytes { digest.update($0) }
+        return digest.hex() ?? "?"
+    }
+
     /// A CA file by path and content, so a changed certificate at the same path counts as a change.
     private static func caDescription(_ path: String) -> String {
         guard let data = FileManager.default.contents(atPath: path) else { return path }

@@ -4,18 +4,21 @@ import Foundation
 /// The end of a batch run: `results.ndjson`, the compacted journal and `summary.json`, and reading
 /// the records back.
 extension BatchRunner {
-    /// Writes `results.ndjson` (the journal's last record of each current input, in journal order),
-    /// compacts the journal to the same lines, and builds the summary.
+    /// Writes `results.ndjson` (the journal's last record of each current input, in input order:
+    /// the journal holds them in completion order, which differs between identical runs), compacts
+    /// the journal to the same lines, and builds the summary.
     func finish(
         journal: Journal, processed: Int, skipped: Int, interrupted: Bool, started: ContinuousClock.Instant
     ) throws(StoreError) -> BatchSummary {
         let current = Set(items.map(\.name))
-        // Pass 1: the last line of each current input (names and line numbers only in memory).
-        var last: [String: Int] = [:]
-        try journal.forEachLine { number, line in
-            if let input = Journal.input(of: line), current.contains(input) { last[input] = number }
+        // Pass 1: where the last line of each current input is (names and offsets only in memory).
+        var last: [String: (number: Int, offset: off_t, length: Int)] = [:]
+        try Journal.forEachLine(inFile: journal.path) { number, offset, line in
+            if let input = Journal.input(of: line), current.contains(input) {
+                last[input] = (number, offset, line.count)
+            }
         }
-        // Pass 2: copy those lines and count them.
+        // Pass 2: those lines in input order, read back one at a time, copied and counted.
         var verdicts: [String: Int] = [:]
         var expandedViews: [String: Int] = [:]
         var networks: [String: (payloads: Int, requested: Int, attached: Int, times: [Double])] = [:]
@@ -29,9 +32,15 @@ extension BatchRunner {
         let compacted = try output.makeTemporary(inFolder: (journal.path as NSString).deletingLastPathComponent)
         defer { compacted.discard() }
         var failed = false
-        try journal.forEachLine { number, line in
-            guard let input = Journal.input(of: line), last[input] == number, let record = try? JSONValue.parse(line)
-            else { return }
+        let reader = open(journal.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard reader >= 0 else {
+            throw StoreError("cannot read '\(journal.path)': \(String(cString: strerror(errno)))")
+        }
+        defer { close(reader) }
+        for item in items {
+            guard let place = last[item.name] else { continue }
+            let line = try Journal.bytes(of: reader, at: place.offset, length: place.length, path: journal.path)
+            guard let record = try? JSONValue.parse(line) else { continue }
             if case .string(let verdict) = record["verdict"] { verdicts[verdict, default: 0] += 1 }
             if case .string(let reason) = record["reason"] { reasons[reason, default: 0] += 1 }
             if case .string(let view)? = record["content_extension"]?["outcome"] {
@@ -68,10 +77,10 @@ extension BatchRunner {
         let noAttachment = verdicts[Verdict.noAttachment.rawValue] ?? 0
         let attached = verdicts[Verdict.attached.rawValue] ?? 0
         let requested = recorded - noAttachment
-        let summary = BatchSummary(
+        var summary = BatchSummary(
             total: items.count, recorded: recorded, processed: processed, skipped: skipped, interrupted: interrupted,
             verdicts: verdicts, reasons: reasons, requested: requested, attached: attached,
-            displayRate: requested == 0 ? 1 : Double(attached) / Double(requested),
+            displayRate: Rounding.share(requested == 0 ? 1 : Double(attached) / Double(requested)),
             downloadMilliseconds: BatchSummary.percentiles(times),
             // Milliseconds are what a wall time means here: 0.569, not 0.5690729999999999.
             elapsedSeconds: ((ContinuousClock.now - started).inSeconds * 1000).rounded() / 1000,
@@ -84,8 +93,10 @@ extension BatchRunner {
                         payloads: row.payloads, requested: row.requested, attached: row.attached,
                         downloadMilliseconds: BatchSummary.percentiles(row.times))
                 },
-            shards: shard.map { [$0.index] },
-            shardCount: shard?.count)
+            shards: [shard?.index ?? 1],
+            shardCount: shard?.count ?? 1)
+        summary.identity = identity
+        summary.decide(thresholds)
         do {
             _ = try output.writeAtomically(Array((try BatchJSON.pretty(summary) + "\n").utf8), to: "summary.json")
         } catch let error as StoreError {

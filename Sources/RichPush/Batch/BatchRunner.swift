@@ -7,7 +7,7 @@ import Foundation
 /// ```
 /// OUTDIR/payloads/<input name>     the mutated payload (or {"richpush":{...}} for input that is no JSON object)
 /// OUTDIR/attachments/              the stored attachments
-/// OUTDIR/results.ndjson            one record per payload, in the order they completed
+/// OUTDIR/results.ndjson            one record per payload, in input order
 /// OUTDIR/summary.json              counts, display rate, download-time percentiles
 /// OUTDIR/.richpush/journal.ndjson  the resume state: records appended as payloads complete
 /// ```
@@ -39,6 +39,10 @@ public struct BatchRunner: Sendable {
     public var networks: NetworkAssignment?
     /// This run's shard of a larger input (`--shard I/N`), named in `summary.json` for `report merge`.
     public var shard: (index: Int, count: Int)?
+    /// The gate's thresholds, decided in `summary.json` (the defaults apply to the metrics these do not name).
+    public var thresholds: [Threshold] = []
+    /// The run's identity, named in `summary.json` for `report merge`.
+    public var identity: RunIdentity?
 
     public init(items: [BatchItem], service: ServiceExtension, output: AttachmentStore, concurrency: Int, force: Bool) {
         self.items = items

@@ -18,6 +18,8 @@ public struct BatchSession: Sendable {
     private let store: AttachmentStore
     private let attachments: AttachmentStore
     private let lock: OutputLock
+    /// This run's identity; a resume keeps the earlier run's id.
+    public let identity: RunIdentity
 
     /// Reads the input, takes the output folder's lock and refuses a resume with other options
     /// (unless ``BatchConfiguration/force``); removes the leftovers of an interrupted run.
@@ -59,6 +61,22 @@ public struct BatchSession: Sendable {
                         + "with these, or choose another \(Setting.out).")
             }
             try BatchPreflight.record(options, in: store)
+            let resumed = changes.isEmpty && !configuration.force ? Self.earlierRunID(in: store.folder) : nil
+            let shard = configuration.shard ?? .whole
+            identity = RunIdentity(
+                runID: resumed ?? RunIdentity.newRunID(), shard: shard.index, shardCount: shard.count,
+                optionsDigest: BatchPreflight.verdictDigest(
+                    of: configuration.policy,
+                    extra: [
+                        "network-mix": configuration.networkMix.map { mix in
+                            mix.entries.map { "\(NetworkAssignment.key($0.profile))=\($0.percent)" }
+                                .joined(separator: ",")
+                        } ?? "none",
+                        "seed": String(configuration.seed),
+                    ]))
+            if resumed == nil {
+                _ = try store.writeAtomically(Array((identity.runs[0].id + "\n").utf8), to: ".richpush/run-id")
+            }
         } catch {
             lock.release()
             throw error
@@ -66,6 +84,18 @@ public struct BatchSession: Sendable {
         store.removeLeftovers()
         attachments.removeLeftovers()
         self.configuration = configuration
+    }
+
+    /// The run id an earlier, unfinished or finished run in `folder` recorded (when it has a journal
+    /// to resume), or nil.
+    static func earlierRunID(in folder: String) -> String? {
+        var info = stat()
+        guard stat(folder + "/.richpush/journal.ndjson", &info) == 0, info.st_size > 0,
+            let data = FileManager.default.contents(atPath: folder + "/.richpush/run-id"), data.count <= 64,
+            let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
+            !text.isEmpty, text.allSatisfy(\.isHexDigit)
+        else { return nil }
+        return text
     }
 
     /// The output folder, as the store resolved it.
@@ -87,6 +117,8 @@ public struct BatchSession: Sendable {
                 mix: mix, devices: items.count, seed: configuration.seed, service: service)
         }
         runner.shard = configuration.shard.map { (index: $0.index, count: $0.count) }
+        runner.thresholds = configuration.thresholds
+        runner.identity = identity
         return BatchRun(
             engine: engine, shared: shared, runner: runner, attachments: attachments,
             inputFolder: configuration.input)
@@ -119,8 +151,8 @@ public struct BatchRun: Sendable {
     /// on resume).
     public func stop() { engine.shutdown() }
 
-    /// The JUnit XML report of every record in the output folder, in input order; `summary` (this
-    /// run's) gives the suite its wall time and start.
+    /// The JUnit XML report of every record in the output folder, in input order, then one case per
+    /// threshold of the gate; `summary` (this run's) gives the suite its wall time, its start and the gate.
     public func junitXML(summary: BatchSummary) throws(StoreError) -> String {
         var report = JUnitReport()
         report.wallSeconds = summary.elapsedSeconds
@@ -128,7 +160,8 @@ public struct BatchRun: Sendable {
         report.inputName = (inputFolder as NSString).lastPathComponent
         let positions = Dictionary(
             runner.items.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
-        try runner.forEachRecord { report.add($0, position: positions[$0.input] ?? Int.max) }
+        try runner.forEachRecord { report.add($0, position: positions[$0.input] ?? Int.max - 1) }
+        report.add(gate: summary.thresholds ?? [])
         return report.xml
     }
 

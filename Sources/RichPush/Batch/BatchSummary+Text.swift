@@ -2,8 +2,10 @@ import Foundation
 
 extension BatchSummary {
     /// The summary a batch prints on stderr: counts per verdict and reason, the display rate, the
-    /// download time, the per-network rows, and where the results are (`folder`).
-    public func text(folder: String) -> String {
+    /// download time, the per-network rows, the gate's decision (content-extension failures, each
+    /// threshold PASS/FAIL) and where the results are (`folder`; nil for a merged summary, which has
+    /// no results file).
+    public func text(folder: String?) -> String {
         var lines = [
             "richpush batch: \(total) payloads, \(processed) processed now, \(skipped) done "
                 + "earlier, in \(String(format: "%.1f", elapsedSeconds)) s"
@@ -41,7 +43,13 @@ extension BatchSummary {
             }
             lines += ["", table.rendered]
         }
-        lines.append("Results: \(folder)/results.ndjson, \(folder)/summary.json")
+        if let views = contentExtensions, !views.isEmpty {
+            lines.append(
+                "Content extensions: "
+                    + views.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ".")
+        }
+        if thresholds != nil { lines += GateDecision(self).lines }
+        if let folder { lines.append("Results: \(folder)/results.ndjson, \(folder)/summary.json") }
         return lines.joined(separator: "\n")
     }
 }

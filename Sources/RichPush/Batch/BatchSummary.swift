@@ -31,6 +31,23 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     /// The shards this summary covers (`--shard I/N`, and what `report merge` combined), and N.
     public var shards: [Int]?
     public var shardCount: Int?
+    /// The gate's thresholds (those given, then the defaults; see ``Gate``), each with its measured
+    /// value and PASS/FAIL; nil in summaries of older versions.
+    public var thresholds: [ThresholdResult]?
+    /// Whether every threshold was met: the gate's decision.
+    public var passed: Bool?
+    /// Which run and which shards this summary covers, for `report merge` (see ``RunIdentity``).
+    public var identity: RunIdentity?
+
+    /// Payloads found and never recorded (an interrupted run): they count as not shown.
+    public var notRun: Int { Swift.max(0, total - recorded) }
+
+    /// Applies the gate: `thresholds` and the defaults, checked against this summary.
+    public mutating func decide(_ given: [Threshold]) {
+        let results = Gate.results(for: self, thresholds: given)
+        thresholds = results
+        passed = results.allSatisfy(\.passed)
+    }
 
     /// One network's share of the run; the rows add up to the totals.
     public struct NetworkRow: Sendable, Codable, Equatable {
@@ -41,7 +58,7 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         public var downloadMilliseconds: [String: Double]
 
         /// `attached / requested` (1 when nothing was requested).
-        public var displayRate: Double { requested == 0 ? 1 : Double(attached) / Double(requested) }
+        public var displayRate: Double { Rounding.share(requested == 0 ? 1 : Double(attached) / Double(requested)) }
 
         enum CodingKeys: String, CodingKey {
             case payloads, requested, attached, displayRate
@@ -79,7 +96,9 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         func percentile(_ p: Double) -> Double {
             sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))]
         }
-        return ["p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": sorted.last ?? 0]
+        return [
+            "p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": sorted.last ?? 0,
+        ].mapValues(Rounding.milliseconds)
     }
 
     /// Written and read with ``BatchJSON``'s snake_case conversion (as the histograms inside are):
@@ -87,6 +106,7 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case total, recorded, processed, skipped, interrupted, verdicts, reasons, requested, attached
         case displayRate, elapsedSeconds, contentExtensions, downloadHistogram, networks, shards, shardCount
+        case thresholds, passed, identity
         case downloadMilliseconds = "downloadMs"
     }
 
@@ -109,7 +129,7 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         try ReportDamage.add(&reasons, other.reasons, "reasons")
         try ReportDamage.add(&requested, other.requested, "requested")
         try ReportDamage.add(&attached, other.attached, "attached")
-        displayRate = requested == 0 ? 1 : Double(attached) / Double(requested)
+        displayRate = Rounding.share(requested == 0 ? 1 : Double(attached) / Double(requested))
         elapsedSeconds = Swift.max(elapsedSeconds, other.elapsedSeconds)
         if let theirs = other.contentExtensions {
             var mine = contentExtensions ?? [:]
@@ -141,8 +161,17 @@ public struct BatchSummary: Sendable, Codable, Equatable {
             }
             networks = rows
         }
-        shards = ((shards ?? []) + (other.shards ?? [])).sorted()
+        shards = ((shards ?? [1]) + (other.shards ?? [1])).sorted()
         shardCount = shardCount ?? other.shardCount
+        if var mine = identity, let theirs = other.identity {
+            mine.runs = (mine.runs + theirs.runs).sorted { $0.shard < $1.shard }
+            identity = mine
+        } else {
+            identity = nil
+        }
+        // The thresholds apply to the whole: the merge decides them again.
+        thresholds = nil
+        passed = nil
     }
 
     /// Throws when a number in a summary read back from a file cannot be right: a negative count, an
@@ -163,6 +192,7 @@ public struct BatchSummary: Sendable, Codable, Equatable {
             _ = try ReportDamage.nonNegative(row.requested, "networks.\(name).requested")
             _ = try ReportDamage.nonNegative(row.attached, "networks.\(name).attached")
         }
+        try identity?.check()
         if let shardCount {
             guard (1...BenchReport.maxShards).contains(shardCount),
                 (shards ?? []).allSatisfy({ (1...shardCount).contains($0) })

@@ -78,31 +78,57 @@ final class Journal: Sendable {
     /// Calls `body` with each complete line of the file at `path` (without its newline) and its 0-based
     /// number, reading in blocks through a read-only descriptor; a last line without a newline (torn) is skipped.
     static func forEachLine(inFile path: String, _ body: (Int, [UInt8]) throws -> Void) throws(StoreError) {
+        try forEachLine(inFile: path) { number, _, line in try body(number, line) }
+    }
+
+    /// As ``forEachLine(inFile:_:)-swift.type.method``, with each line's byte offset in the file.
+    static func forEachLine(inFile path: String, _ body: (Int, off_t, [UInt8]) throws -> Void) throws(StoreError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { throw StoreError("cannot read '\(path)': \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         var block = [UInt8](repeating: 0, count: 256 * 1024)
         var pending: [UInt8] = []
         var offset: off_t = 0
+        var lineStart: off_t = 0
         var number = 0
         while true {
             let got = block.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) }
             if got < 0 && errno == EINTR { continue }
             guard got >= 0 else { throw StoreError("cannot read '\(path)': \(String(cString: strerror(errno)))") }
             if got == 0 { break }
-            offset += off_t(got)
             var start = 0
             for index in 0..<got where block[index] == UInt8(ascii: "\n") {
                 pending += block[start..<index]
                 if !pending.isEmpty {
-                    do { try body(number, pending) } catch { throw StoreError("\(error)") }
+                    do { try body(number, lineStart, pending) } catch { throw StoreError("\(error)") }
                     number += 1
                 }
                 pending.removeAll(keepingCapacity: true)
                 start = index + 1
+                lineStart = offset + off_t(start)
             }
             pending += block[start..<got]
+            offset += off_t(got)
         }
+    }
+
+    /// The `length` bytes at `offset` of the file open as `descriptor` (a line found by
+    /// ``forEachLine(inFile:_:)-swift.type.method``).
+    static func bytes(of descriptor: Int32, at offset: off_t, length: Int, path: String) throws(StoreError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: length)
+        var done = 0
+        while done < length {
+            let got = bytes.withUnsafeMutableBytes { buffer in
+                pread(descriptor, buffer.baseAddress.map { $0 + done }, length - done, offset + off_t(done))
+            }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else {
+                throw StoreError(
+                    "cannot read '\(path)': \(got == 0 ? "it got shorter" : String(cString: strerror(errno)))")
+            }
+            done += got
+        }
+        return bytes
     }
 
     /// The `input_sha256` of each input's last record; inputs whose last record has none, or is in

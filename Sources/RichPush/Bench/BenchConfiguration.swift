@@ -59,7 +59,8 @@ public struct BenchConfiguration: Sendable {
     public var keepFolder: String?
     /// No device is launched after this many seconds (nil: the schedule plus the budget plus 60 s).
     public var timeLimitSeconds: Double?
-    public var thresholds = BenchThresholds()
+    /// The gate's thresholds (the defaults apply to every metric these do not name; see ``Gate``).
+    public var thresholds: [Threshold] = []
     /// `--i-own-this-host`: the target may be another machine.
     public var ownsHost = false
     /// Whether one trial download checks the target before the burst.
@@ -182,6 +183,21 @@ public struct BenchConfiguration: Sendable {
         if let shortfall = budget.shortfall(descriptorNeed, setting: .concurrency) {
             throw ConfigurationError(.tooFewDescriptors, shortfall)
         }
+    }
+
+    /// The digest of what decides this run's verdicts and measurements, the same on every shard:
+    /// the extension's options, the target and the schedule (not the shard, paths or local ports).
+    public func optionsDigest(target: BenchReport.Target) -> String {
+        let config = reportConfig
+        return BatchPreflight.verdictDigest(
+            of: policy,
+            extra: [
+                "target": "\(target.url) \(target.type)", "devices": String(config.devices),
+                "arrival": "\(config.arrival) \(config.rampSeconds ?? 0) \(config.ratePerSecond ?? 0)",
+                "jitter": String(config.jitterSeconds), "seed": String(config.seed),
+                "connections": config.connections, "network": config.network ?? "none",
+                "network-mix": config.networkMix ?? "none",
+            ])
     }
 
     /// The report's record of this configuration.

@@ -115,7 +115,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
         }
 
         mutating func finalize() {
-            displayRate = devices == 0 ? 0 : Double(attached) / Double(devices)
+            displayRate = Rounding.share(devices == 0 ? 0 : Double(attached) / Double(devices))
             latencyMilliseconds = latency.percentilesMilliseconds
         }
     }
@@ -146,8 +146,17 @@ public struct BenchReport: Sendable, Codable, Equatable {
     public var client = ClientLoad()
     public var histograms: [String: LatencyHistogram] = [:]
     public var timeline: [Second] = []
-    /// The `--fail-under` and `--max-p99` results of this run (a merge has none: apply them to the whole).
+    /// The gate's thresholds (those given, then the defaults; see ``Gate``), each with its measured
+    /// value and PASS/FAIL. A merge recomputes them for the whole run.
     public var thresholds: [ThresholdResult] = []
+    /// Whether every threshold was met: the gate's decision (nil in reports of older versions).
+    public var passed: Bool?
+    /// The expanded view per device (`shows`, `default`, `would-crash`, `configuration-error`), when
+    /// the app's content extensions are known (`--app`); absent otherwise.
+    public var contentExtensions: [String: Int]?
+    /// Which run and which shard this report is, for `report merge` (see ``RunIdentity``); absent in
+    /// reports of older versions.
+    public var identity: RunIdentity?
     /// Profile key (`3g`) -> its devices, when the run used network profiles; absent over loopback.
     /// The rows add up to `devices` and `attached`.
     public var networks: [String: Network]?
@@ -177,6 +186,9 @@ public struct BenchReport: Sendable, Codable, Equatable {
         }
         if device.status > 0 { statusCodes[String(device.status), default: 0] += 1 }
         if device.verdict == .attached { attached += 1 }
+        if let view = device.contentExtension {
+            contentExtensions = (contentExtensions ?? [:]).merging([view.rawValue: 1], uniquingKeysWith: +)
+        }
         bytes += device.bytes
         if device.heldBack {
             clientDelayed.devices += 1
@@ -213,11 +225,23 @@ public struct BenchReport: Sendable, Codable, Equatable {
         for second in start...max(start, end) { timeline[second].inFlight += 1 }
     }
 
+    /// The devices this report was to run: those run and those never run (``notStarted``).
+    public var plannedDevices: Int {
+        let (sum, overflow) = devices.addingReportingOverflow(notStarted)
+        return overflow ? Int.max : sum
+    }
+
     /// Notes that `count` devices were in flight at once at `offset` from the start.
     public mutating func notePeakInFlight(_ count: Int, at offset: Duration) {
         let second = Self.second(of: offset)
         grow(to: second)
         timeline[second].peakInFlight = max(timeline[second].peakInFlight, count)
+    }
+
+    /// Applies the gate: `given` and the defaults, checked against this (finalized) report.
+    public mutating func decide(_ given: [Threshold]) {
+        thresholds = Gate.results(for: self, thresholds: given)
+        passed = thresholds.allSatisfy(\.passed)
     }
 
     /// The longest timeline a report may carry: a week of seconds. A longer one (or one whose seconds
@@ -243,6 +267,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
             throw BenchReportError("merging it: \(error.message)")
         }
         merged.thresholds = []
+        merged.passed = nil
         merged.finalize()
         self = merged
     }
@@ -257,6 +282,11 @@ public struct BenchReport: Sendable, Codable, Equatable {
         try ReportDamage.add(&statusCodes, other.statusCodes, "status_codes")
         try ReportDamage.add(&notReached, other.notReached, "not_reached")
         try ReportDamage.add(&attached, other.attached, "attached")
+        if let theirs = other.contentExtensions {
+            var mine = contentExtensions ?? [:]
+            try ReportDamage.add(&mine, theirs, "content_extensions")
+            contentExtensions = mine
+        }
         try ReportDamage.add(&bytes, other.bytes, "bytes")
         durationSeconds = max(durationSeconds, other.durationSeconds)
         try ReportDamage.add(&clientDelayed.devices, other.clientDelayed.devices, "client_delayed.devices")
@@ -275,6 +305,12 @@ public struct BenchReport: Sendable, Codable, Equatable {
             try ReportDamage.add(&timeline[second.second].peakInFlight, second.peakInFlight, field + ".peak_in_flight")
             try ReportDamage.add(&timeline[second.second].bytes, second.bytes, field + ".bytes")
             try timeline[second.second].latency.merge(second.latency)
+        }
+        if var mine = identity, let theirs = other.identity {
+            mine.runs = (mine.runs + theirs.runs).sorted { $0.shard < $1.shard }
+            identity = mine
+        } else {
+            identity = nil
         }
         if let others = other.networks {
             var rows = networks ?? [:]
@@ -305,6 +341,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
         _ = try ReportDamage.nonNegative(clientDelayed.maxMilliseconds, "client_delayed.max_milliseconds")
         for (counts, field) in [
             (verdicts, "verdicts"), (reasons, "reasons"), (statusCodes, "status_codes"), (notReached, "not_reached"),
+            (contentExtensions ?? [:], "content_extensions"),
         ] {
             try ReportDamage.nonNegative(counts, field)
         }
@@ -333,13 +370,17 @@ public struct BenchReport: Sendable, Codable, Equatable {
             _ = try ReportDamage.nonNegative(second.bytes, field + ".bytes")
         }
         for (name, row) in networks ?? [:] { try row.check("networks.\(name)") }
+        try identity?.check()
     }
 
     /// Computes the derived fields from the counts and histograms.
     public mutating func finalize() {
-        displayRate = devices == 0 ? 0 : Double(attached) / Double(devices)
-        devicesPerSecond = durationSeconds > 0 ? Double(devices) / durationSeconds : 0
-        megabytesPerSecond = durationSeconds > 0 ? Double(bytes) / 1_000_000 / durationSeconds : 0
+        durationSeconds = Rounding.seconds(durationSeconds)
+        clientDelayed.maxMilliseconds = Rounding.milliseconds(clientDelayed.maxMilliseconds)
+        displayRate = Rounding.share(devices == 0 ? 0 : Double(attached) / Double(devices))
+        devicesPerSecond = Rounding.perSecond(durationSeconds > 0 ? Double(devices) / durationSeconds : 0)
+        megabytesPerSecond = Rounding.perSecond(
+            durationSeconds > 0 ? Double(bytes) / 1_000_000 / durationSeconds : 0)
         percentilesMilliseconds = histograms.mapValues(\.percentilesMilliseconds)
         if var rows = networks {
             for name in rows.keys { rows[name]?.finalize() }
@@ -359,9 +400,9 @@ public struct BenchReport: Sendable, Codable, Equatable {
                 latency.count == 0
                 ? [:]
                 : [
-                    "p50": Double(latency.value(atQuantile: 0.5)) / 1000,
-                    "p90": Double(latency.value(atQuantile: 0.9)) / 1000,
-                    "p99": Double(latency.value(atQuantile: 0.99)) / 1000,
+                    "p50": Rounding.milliseconds(Double(latency.value(atQuantile: 0.5)) / 1000),
+                    "p90": Rounding.milliseconds(Double(latency.value(atQuantile: 0.9)) / 1000),
+                    "p99": Rounding.milliseconds(Double(latency.value(atQuantile: 0.99)) / 1000),
                 ]
         }
     }

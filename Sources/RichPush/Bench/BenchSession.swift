@@ -13,6 +13,8 @@ public struct BenchSession: Sendable {
     public let payload: [UInt8]
     /// The target the report names.
     public let target: BenchReport.Target
+    /// This run's identity: a random id, the shard, and the digest of its options.
+    public let identity: RunIdentity
     /// The positions in the whole schedule this shard runs.
     public let indices: [Int]
     private let schedule: ArrivalSchedule
@@ -53,6 +55,9 @@ public struct BenchSession: Sendable {
         timeLimit =
             configuration.timeLimitSeconds.map { Duration.milliseconds(Int64($0 * 1000)) }
             ?? lastArrival + policy.budget + .seconds(60)
+        identity = RunIdentity(
+            runID: RunIdentity.newRunID(), shard: configuration.shard.index, shardCount: configuration.shard.count,
+            optionsDigest: configuration.optionsDigest(target: target))
         engine = try FetchEngine()
         // Nothing is stored unless --out asks for it: the body is sniffed and hashed as it arrives.
         do { store = try configuration.keepFolder.map { try AttachmentStore(folder: $0) } } catch {
@@ -106,7 +111,8 @@ public struct BenchSession: Sendable {
             report.notStarted = indices.count
             report.finalize()
         }
-        report.thresholds = configuration.thresholds.evaluate(report)
+        report.identity = identity
+        report.decide(configuration.thresholds)
         return BenchResult(report: report)
     }
 
@@ -117,13 +123,16 @@ public struct BenchSession: Sendable {
     }
 }
 
-/// What a bench run produced: its report, and whether every threshold was met.
+/// What a bench run produced: its report, and the gate's decision.
 public struct BenchResult: Sendable {
     public var report: BenchReport
 
-    /// The thresholds that failed, in the order given.
-    public var failedThresholds: [ThresholdResult] { report.thresholds.filter { !$0.passed } }
+    /// The gate's decision, read from the report's thresholds.
+    public var decision: GateDecision { GateDecision(report) }
 
-    /// Whether every threshold given was met.
-    public var passed: Bool { failedThresholds.isEmpty }
+    /// The thresholds that failed, in order.
+    public var failedThresholds: [ThresholdResult] { decision.failed }
+
+    /// Whether every threshold was met.
+    public var passed: Bool { decision.passed }
 }

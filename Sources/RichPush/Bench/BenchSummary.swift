@@ -69,11 +69,14 @@ public enum BenchSummary {
             reasons.append([reason, String(count), sample.escapingControlCharacters])
         }
         lines += [statuses.rendered, "", verdicts.rendered, "", reasons.rendered]
+        if let views = report.contentExtensions, !views.isEmpty {
+            lines.append(
+                "Content extensions: "
+                    + views.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ".")
+        }
         if !report.thresholds.isEmpty {
             lines.append("")
-            for threshold in report.thresholds {
-                lines.append((threshold.passed ? "PASS " : "FAIL ") + threshold.message + ".")
-            }
+            lines += GateDecision(report).lines
         }
         return lines.joined(separator: "\n")
     }

@@ -192,13 +192,14 @@ public struct BurstRunner: Sendable {
         let ended = ContinuousClock.now - began
         let timings = outcome.download?.timings
         let started = startedAt - began
-        let device = DeviceResult(
+        var device = DeviceResult(
             verdict: outcome.verdict, reason: outcome.reason, message: outcome.message,
             status: outcome.download?.status ?? 0, bytes: outcome.download?.bytes ?? 0,
             dns: timings?.dns, connect: timings?.connect, tls: timings?.tls, firstByte: timings?.firstByte,
             download: timings?.total, scheduled: scheduled, started: started, ended: ended,
             heldBack: heldBack && started - scheduled > .milliseconds(1),
             schedulingLag: max(.zero, startedAt - free), network: network)
+        device.contentExtension = outcome.contentExtension?.outcome
         let (snapshot, waiter) = shared.withLock { state in
             state.progress.done += 1
             // A device cut short by an interruption says nothing about the host: not counted.

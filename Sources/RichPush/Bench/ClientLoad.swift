@@ -66,7 +66,9 @@ public struct ClientLoad: Sendable, Codable, Equatable {
         cpuShare = coreSeconds > 0 ? (userCpuSeconds + systemCpuSeconds) / coreSeconds : 0
         let lag = schedulingLag
         let p99 = Double(lag.value(atQuantile: 0.99)) / 1000
-        schedulingLagMilliseconds = ["p99": p99, "max": Double(lag.max) / 1000]
+        schedulingLagMilliseconds = [
+            "p99": Rounding.milliseconds(p99), "max": Rounding.milliseconds(Double(lag.max) / 1000),
+        ]
         var reasons: [String] = []
         if busiestCpuShare > Self.cpuBound {
             reasons.append(

@@ -20,6 +20,8 @@ public struct DeviceResult: Sendable {
     public var schedulingLag: Duration
     /// The network profile the device downloaded over (its report key, `3g`); nil over loopback.
     public var network: String?
+    /// The expanded view the device's app would show (`--app`), or nil.
+    public var contentExtension: ContentOutcome.Kind?
 
     public init(
         verdict: Verdict, reason: ReasonCode, message: String? = nil, status: Int = 0, bytes: Int64,

@@ -106,7 +106,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
         return (squares / Double(count)).squareRoot()
     }
 
-    /// min, mean, stdev, p50, p90, p95, p99, p99.9 and max in milliseconds, for reports.
+    /// min, mean, stdev, p50, p90, p95, p99, p99.9 and max in milliseconds (to 0.01), for reports.
     public var percentilesMilliseconds: [String: Double] {
         guard count > 0 else { return [:] }
         return [
@@ -114,7 +114,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
             "p50": Double(value(atQuantile: 0.5)) / 1000, "p90": Double(value(atQuantile: 0.9)) / 1000,
             "p95": Double(value(atQuantile: 0.95)) / 1000, "p99": Double(value(atQuantile: 0.99)) / 1000,
             "p99_9": Double(value(atQuantile: 0.999)) / 1000, "max": Double(max) / 1000,
-        ]
+        ].mapValues(Rounding.milliseconds)
     }
 
     /// The non-empty buckets, lowest first: each bucket's upper bound in microseconds and its count.
@@ -128,7 +128,15 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
         var count: UInt64
     }
 
-    enum CodingKeys: String, CodingKey { case buckets, count, max, min, sum }
+    /// `max`, `min` and `sum` are microseconds, as they always were; `max_us`, `min_us` and `sum_us`
+    /// say so in their names and carry the same numbers (a reader may use either; the named ones win).
+    enum CodingKeys: String, CodingKey {
+        case buckets, count, max, min, sum
+        // Camel case: BatchJSON's snake-case conversion writes and reads them as max_us, min_us, sum_us.
+        case maxMicroseconds = "maxUs"
+        case minMicroseconds = "minUs"
+        case sumMicroseconds = "sumUs"
+    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -152,9 +160,22 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
             total = sum
         }
         count = try container.decode(UInt64.self, forKey: .count)
-        max = try container.decode(UInt64.self, forKey: .max)
-        min = try container.decode(UInt64.self, forKey: .min)
-        sum = try container.decode(UInt64.self, forKey: .sum)
+        // Either key (a report of an older version has only the unit-less one); both must agree.
+        func micros(_ named: CodingKeys, _ old: CodingKeys) throws -> UInt64 {
+            let value = try container.decodeIfPresent(UInt64.self, forKey: old)
+            guard let unitNamed = try container.decodeIfPresent(UInt64.self, forKey: named) else {
+                return try value ?? container.decode(UInt64.self, forKey: old)
+            }
+            guard value == nil || value == unitNamed else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: named, in: container,
+                    debugDescription: "the histogram's \(old.stringValue) and \(old.stringValue)_us do not agree")
+            }
+            return unitNamed
+        }
+        max = try micros(.maxMicroseconds, .max)
+        min = try micros(.minMicroseconds, .min)
+        sum = try micros(.sumMicroseconds, .sum)
         // The buckets must add up to the count, and the extremes hold the values in between: anything
         // else is a damaged or hand-made report whose percentiles would be nonsense.
         guard total == count, count == 0 ? (min == 0 && max == 0 && sum == 0) : min <= max else {
@@ -172,6 +193,9 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
         try container.encode(max, forKey: .max)
         try container.encode(min, forKey: .min)
         try container.encode(sum, forKey: .sum)
+        try container.encode(max, forKey: .maxMicroseconds)
+        try container.encode(min, forKey: .minMicroseconds)
+        try container.encode(sum, forKey: .sumMicroseconds)
     }
 }
 

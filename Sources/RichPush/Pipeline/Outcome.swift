@@ -113,7 +113,7 @@ public struct Outcome: Sendable, Codable, Equatable {
     /// Which expanded view the user gets, when the app's content extensions are known (`--app`).
     /// Separate from the verdict: an image can show in a view that crashes.
     public var contentExtension: ContentOutcome?
-    /// Time from the start of the run to the verdict.
+    /// Time from the start of the run to the verdict, in milliseconds (measured to 0.01).
     public var elapsedMilliseconds: Double = 0
 
     public init(
@@ -172,13 +172,28 @@ public struct Outcome: Sendable, Codable, Equatable {
     /// The object added to the payload under the top-level key `richpush`: the whole outcome.
     public var payloadSummary: JSONValue { json }
 
-    /// One line for people: `attached: public.jpeg, 4207 bytes, 52 ms` or `fallback [reason]: message`.
+    /// Whether the notification shows as the payload intends: its verdict does (attached or
+    /// no-attachment), and no content extension would crash on it or is misconfigured for it.
+    public var showsAsIntended: Bool {
+        guard verdict.showsAsIntended else { return false }
+        switch contentExtension?.outcome {
+        case .wouldCrash?, .configurationError?: return false
+        default: return true
+        }
+    }
+
+    /// One line for people: `attached: public.jpeg, 4207 bytes, 52 ms` or `fallback [reason]: message`;
+    /// a payload whose content extension would crash says that first (`would-crash [missing-key]: ...`).
     public var summaryLine: String {
         let time =
             elapsedMilliseconds >= 1000
             ? String(format: "%.1f s", elapsedMilliseconds / 1000) : String(format: "%.0f ms", elapsedMilliseconds)
         var line: String
-        if verdict == .attached, let attachment {
+        if verdict.showsAsIntended, !showsAsIntended, let view = contentExtension {
+            line = "\(view.outcome.rawValue) [\(view.reason ?? "")]: \(view.message)"
+            if let hint = view.hint { line += " Hint: \(hint)" }
+            line += " (the verdict alone is \(verdict.rawValue), in \(time))"
+        } else if verdict == .attached, let attachment {
             line = "attached: \(attachment.uti), \(attachment.bytes) bytes, \(time)"
             if let file = attachment.file { line += " -> \(file)" }
         } else {

@@ -84,7 +84,8 @@ public struct ServiceExtension: Sendable {
         -> ProcessResult
     {
         var outcome = outcome
-        outcome.elapsedMilliseconds = (ContinuousClock.now - started).inMilliseconds
+        // To 0.01 ms, what a wall time means here (the JSON then reads 52.31, not 52.309871).
+        outcome.elapsedMilliseconds = Rounding.milliseconds((ContinuousClock.now - started).inMilliseconds)
         // Path A: the delivery event is recorded now and sent by the command after the verdicts.
         if let tracker, outcome.verdict != .rejected, !tracker.record(outcome, payload: root) {
             outcome.warnings.append(DeliveryTracker.missingBrazeIDWarning)

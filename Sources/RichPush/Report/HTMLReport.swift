@@ -97,7 +97,9 @@ public enum HTMLReport {
         let items = thresholds.map {
             "<li><span class=\"\($0.passed ? "pass" : "fail")\">\($0.passed ? "PASS" : "FAIL")</span> \(escape($0.message))</li>"
         }
-        return "<h2>Thresholds</h2><ul>\(items.joined())</ul>"
+        let passed = thresholds.allSatisfy(\.passed)
+        let verdict = "<p>Gate: <span class=\"\(passed ? "pass" : "fail")\">\(passed ? "PASS" : "FAIL")</span></p>"
+        return "<h2>Thresholds</h2>\(verdict)<ul>\(items.joined())</ul>"
     }
 
     private static func phaseTable(_ report: BenchReport) -> String {

@@ -40,7 +40,7 @@ public struct JUnitReport {
     public init() {}
 
     /// Adds one payload's test case; `position` is its place in the input (cases are written in that order).
-    public mutating func add(_ record: BatchRecord, position: Int = Int.max) {
+    public mutating func add(_ record: BatchRecord, position: Int = Int.max - 1) {
         let time = String(format: "%.3f", max(0, record.elapsedMilliseconds) / 1000)
         var xml = "    <testcase classname=\"\(Self.escape(className(of: record.input)))\""
         xml += " name=\"\(Self.escape(record.input))\" time=\"\(time)\""
@@ -66,6 +66,29 @@ public struct JUnitReport {
         xml += ">\n      <\(element) type=\"\(Self.escape(type))\" message=\"\(Self.escape(summary))\">"
         xml += Self.escape(detail) + "</\(element)>\n    </testcase>\n"
         cases.append((position, record.input, xml))
+    }
+
+    /// The class of the gate's cases.
+    public static let gateClassName = "richpush.gate"
+
+    /// Adds one test case per threshold of the gate (class ``gateClassName``, named by the
+    /// expression), after every payload: a failed threshold is a `<failure>`, so the file fails
+    /// exactly when the gate does.
+    public mutating func add(gate results: [ThresholdResult]) {
+        for (offset, result) in results.enumerated() {
+            let name = result.expression ?? result.name
+            var xml = "    <testcase classname=\"\(Self.gateClassName)\" name=\"\(Self.escape(name))\" time=\"0.000\""
+            if result.passed {
+                xml += "/>\n"
+            } else {
+                failures += 1
+                xml +=
+                    ">\n      <failure type=\"threshold/\(Self.escape(result.name))\" message=\"\(Self.escape(result.message))\">"
+                xml += Self.escape(result.message) + "</failure>\n    </testcase>\n"
+            }
+            // After every payload (whose positions are below Int.max), in the gate's order.
+            cases.append((Int.max, String(format: "~%06d", offset), xml))
+        }
     }
 
     /// The class of a payload named `input` (see the type's summary).

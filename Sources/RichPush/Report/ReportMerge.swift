@@ -5,64 +5,113 @@ import Foundation
 ///
 /// Bench reports (`richpush bench --json`) merge counts and histograms and recompute percentiles;
 /// batch summaries (`OUTDIR/summary.json` of `batch --shard`) add their counts up. Which kind the files
-/// are is decided by the first one. ``init(files:htmlPath:thresholds:)`` checks the settings before
+/// are is decided by the first one. ``init(files:htmlPath:thresholds:requireAllShards:)`` checks the settings before
 /// any file is merged.
 ///
 /// ```swift
-/// let merge = try ReportMerge(files: ["a.json", "b.json"], htmlPath: nil, thresholds: BenchThresholds())
-/// let report = try merge.benchReport()
+/// let merge = try ReportMerge(files: ["a.json", "b.json"], htmlPath: nil, thresholds: [.init("p95<800ms")])
+/// let merged = try merge.benchReport()   // merged.value, merged.warnings
 /// ```
 public struct ReportMerge: Sendable {
     /// The reports to merge, in order.
     public var files: [String]
     /// The HTML report to write (bench reports only).
     public var htmlPath: String?
-    /// The thresholds, applied to the merged run.
-    public var thresholds: BenchThresholds
+    /// The gate's thresholds, applied to the merged run (the defaults apply to every metric these
+    /// do not name; see ``Gate``).
+    public var thresholds: [Threshold]
+    /// Whether a missing shard is a refusal rather than a warning.
+    public var requireAllShards = false
     /// Whether the files are batch summaries rather than bench reports.
     public var isBatch: Bool
 
-    /// Checks the files and the settings that go with each kind of report.
-    public init(files: [String], htmlPath: String?, thresholds: BenchThresholds) throws(ConfigurationError) {
+    /// A threshold as the caller wrote it, with the name of where it came from.
+    public struct ThresholdText: Sendable {
+        public var text: String
+        public var origin: String
+        public init(_ text: String, origin: String = "threshold") {
+            self.text = text
+            self.origin = origin
+        }
+    }
+
+    /// Checks the files and the settings that go with each kind
+    /// of report; `thresholds` are read for the kind the files are (bench or batch metrics).
+    public init(files: [String], htmlPath: String?, thresholds: [ThresholdText], requireAllShards: Bool = false)
+        throws(ConfigurationError)
+    {
         guard !files.isEmpty else {
             throw ConfigurationError(.invalidCombination, "a merge needs at least one JSON report")
         }
         self.files = files
         self.htmlPath = htmlPath
-        self.thresholds = thresholds
+        self.requireAllShards = requireAllShards
         isBatch = files.first.flatMap { Self.batchSummary(at: $0) } != nil
-        if isBatch, htmlPath != nil || thresholds.maxP99Milliseconds != nil {
+        if isBatch, htmlPath != nil {
             throw ConfigurationError(
-                .invalidCombination,
-                "\(Setting.html) and \(Setting.maxP99) go with bench reports; these are batch summaries")
+                .invalidCombination, "an HTML report goes with bench reports; these are batch summaries", setting: nil)
         }
+        let kind: GateKind = isBatch ? .batch : .bench
+        var parsed: [Threshold] = []
+        for threshold in thresholds {
+            do throws(ThresholdError) {
+                parsed.append(try Threshold(parsing: threshold.text, for: kind, origin: threshold.origin))
+            } catch {
+                throw ConfigurationError(.invalidValue, error.message)
+            }
+        }
+        self.thresholds = parsed
     }
 
-    /// The merged bench report, finalized, with the thresholds evaluated for the whole run (each
-    /// shard's own results are dropped). An unreadable file or one that does not merge is `unusable-input`.
-    public func benchReport() throws(ConfigurationError) -> BenchReport {
+    /// A merged report or summary, and what the merge warns about (missing shards, inputs of older
+    /// versions without an identity).
+    public struct Merged<Value: Sendable>: Sendable {
+        public var value: Value
+        public var warnings: [String]
+    }
+
+    /// The merged bench report, finalized, with the gate decided for the whole run (each shard's own
+    /// results are dropped). An unreadable file, one that does not merge, a duplicate, a foreign run
+    /// or overlapping shards are `unusable-input`.
+    public func benchReport() throws(ConfigurationError) -> Merged<BenchReport> {
         var merged: BenchReport?
+        var check = MergeCheck()
         for file in files {
             guard let data = Self.contents(of: file) else {
                 throw ConfigurationError(.unusableInput, "cannot read '\(file)'")
             }
+            let report: BenchReport
+            do throws(BenchReportError) { report = try BenchReport.read(data) } catch {
+                throw ConfigurationError(.unusableInput, "\(file): \(error.message)")
+            }
+            do throws(MergeRefusal) {
+                try check.admit(
+                    file: file, identity: report.identity, shards: report.shards, shardCount: report.config.shardCount)
+            } catch {
+                throw ConfigurationError(.unusableInput, error.message)
+            }
             do throws(BenchReportError) {
-                let report = try BenchReport.read(data)
                 if merged == nil { merged = report } else { try merged?.merge(report) }
             } catch {
                 throw ConfigurationError(.unusableInput, "\(file): \(error.message)")
             }
         }
         guard var result = merged else { throw ConfigurationError(.unusableInput, "no report to merge") }
+        let warnings: [String]
+        do throws(MergeRefusal) { warnings = try check.finish(requireAllShards: requireAllShards) } catch {
+            throw ConfigurationError(.unusableInput, error.message)
+        }
         result.finalize()
-        result.thresholds = thresholds.evaluate(result)
-        return result
+        result.decide(thresholds)
+        return Merged(value: result, warnings: warnings)
     }
 
-    /// The merged batch summary; a file that is not a batch summary, or whose numbers cannot be right
-    /// (a negative count, counts that add up past `Int.max`), is `unusable-input`.
-    public func batchSummary() throws(ConfigurationError) -> BatchSummary {
+    /// The merged batch summary, with the gate decided for the whole; a file that is not a batch
+    /// summary, whose numbers cannot be right (a negative count, counts that add up past `Int.max`),
+    /// a duplicate, a foreign run or overlapping shards are `unusable-input`.
+    public func batchSummary() throws(ConfigurationError) -> Merged<BatchSummary> {
         var merged: BatchSummary?
+        var check = MergeCheck()
         for file in files {
             guard let summary = Self.batchSummary(at: file) else {
                 throw ConfigurationError(
@@ -70,31 +119,33 @@ public struct ReportMerge: Sendable {
             }
             do throws(ReportDamage) {
                 try summary.check()
+            } catch {
+                throw ConfigurationError(
+                    .unusableInput, "\(file): a damaged batch summary (\(error.message)); write it again")
+            }
+            do throws(MergeRefusal) {
+                try check.admit(
+                    file: file, identity: summary.identity, shards: summary.shards ?? [1],
+                    shardCount: summary.shardCount ?? 1)
+            } catch {
+                throw ConfigurationError(.unusableInput, error.message)
+            }
+            do throws(ReportDamage) {
                 if merged == nil { merged = summary } else { try merged?.merge(summary) }
             } catch {
                 throw ConfigurationError(
                     .unusableInput, "\(file): a damaged batch summary (\(error.message)); write it again")
             }
         }
-        guard let result = merged else { throw ConfigurationError(.unusableInput, "no summary to merge") }
-        return result
-    }
-
-    /// A warning when the merged summary covers only some of the run's shards, or nil.
-    public static func missingShards(_ summary: BatchSummary) -> String? {
-        guard let count = summary.shardCount, let shards = summary.shards, shards != Array(1...count) else {
-            return nil
+        guard var result = merged else { throw ConfigurationError(.unusableInput, "no summary to merge") }
+        let warnings: [String]
+        do throws(MergeRefusal) { warnings = try check.finish(requireAllShards: requireAllShards) } catch {
+            throw ConfigurationError(.unusableInput, error.message)
         }
-        return "shards \(shards) of \(count): the merged summary covers only those."
-    }
-
-    /// Why the merged batch summary fails its least display rate (``BenchThresholds/minDisplayPercent``), or nil.
-    public func failedThreshold(_ summary: BatchSummary) -> String? {
-        guard let failUnder = thresholds.minDisplayPercent, summary.displayRate * 100 < failUnder - 1e-9 else {
-            return nil
-        }
-        return String(
-            format: "\(Setting.failUnder) %g not met: %.1f%% would show.", failUnder, summary.displayRate * 100)
+        result.shards = result.shards ?? [1]
+        result.shardCount = result.shardCount ?? 1
+        result.decide(thresholds)
+        return Merged(value: result, warnings: warnings)
     }
 
     /// The largest report or summary read: a bench report of a week's timeline is a few tens of MB.

@@ -47,6 +47,29 @@ import Testing
         #expect(Fixtures.files(in: folder + "/out/payloads").count == 300)
     }
 
+    /// The journal holds records in completion order; results.ndjson (and the compacted journal) are
+    /// in input order, so identical runs write identical files.
+    @Test func resultsAreInInputOrderWhateverOrderPayloadsFinishIn() async throws {
+        defer { cleanUp() }
+        // The first payloads are the slowest: they finish last.
+        try writePayloads(6, url: { "https://cdn.example.com/hero.png?delay=\((5 - $0) * 150)" }, into: folder + "/in")
+        let output = try AttachmentStore(folder: folder + "/out")
+        let items = try BatchInput.items(at: folder + "/in", recursive: false)
+        let runner = BatchRunner(
+            items: items, service: service(store: try AttachmentStore(folder: folder + "/out/attachments")),
+            output: output, concurrency: 6, force: false)
+        let summary = try await runner.run()
+        #expect(summary.recorded == 6)
+        func inputs(_ path: String) throws -> [String] {
+            try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { line in
+                guard case .string(let input)? = try? JSONValue.parse(Array(line.utf8))["input"] else { return nil }
+                return input
+            }
+        }
+        #expect(try inputs(folder + "/out/results.ndjson") == items.map(\.name))
+        #expect(try inputs(folder + "/out/.richpush/journal.ndjson") == items.map(\.name))
+    }
+
     @Test func resumesWithoutRedoingCompletedPayloads() async throws {
         defer { cleanUp() }
         try writePayloads(10, url: { _ in "https://cdn.example.com/hero.png" }, into: folder + "/in")

@@ -29,6 +29,30 @@ import Testing
         #expect(session.items.map(\.name) == ["p1.json", "p4.json"])
     }
 
+    /// A resume is the same run (its summary keeps the run id); --force and another folder are new runs.
+    @Test func aResumeKeepsTheRunIDAndShardsOfOneCampaignShareTheDigest() async throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try writePayloads(4, into: folder + "/in")
+        func run(_ out: String, shard: Int, force: Bool = false) async throws -> BatchSummary {
+            var configuration = BatchConfiguration(input: folder + "/in", outFolder: folder + "/" + out)
+            configuration.shard = Shard(index: shard, count: 2)
+            configuration.force = force
+            let session = try BatchSession(configuration)
+            defer { session.close() }
+            let run = try session.start()
+            defer { run.close() }
+            return try await run.run()
+        }
+        let first = try #require(try await run("one", shard: 1).identity)
+        let resumed = try #require(try await run("one", shard: 1).identity)
+        #expect(resumed == first && first.runs.count == 1 && first.runs[0].shard == 1 && first.shardCount == 2)
+        let forced = try #require(try await run("one", shard: 1, force: true).identity)
+        #expect(forced.runs[0].id != first.runs[0].id && forced.optionsDigest == first.optionsDigest)
+        let other = try #require(try await run("two", shard: 2).identity)
+        #expect(other.runs[0].id != first.runs[0].id && other.optionsDigest == first.optionsDigest)
+    }
+
     @Test func aFolderWithoutPayloadsIsUnusableInput() throws {
         let folder = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -63,7 +87,7 @@ import Testing
         forced.close()
     }
 
-    @Test func failUnderNamesTheShareThatWouldShow() async throws {
+    @Test func theGateNamesTheShareThatWouldShow() async throws {
         let folder = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try writePayloads(1, into: folder + "/in")
@@ -73,11 +97,21 @@ import Testing
         var summary = try await run.run()
         run.close()
         session.close()
-        summary.displayRate = 0.95
-        #expect(configuration.thresholdFailure(summary) == "--fail-under 100 not met: 95.0% would show.")
-        configuration.failUnderPercent = 95
-        #expect(configuration.thresholdFailure(summary) == nil)
-        configuration.failUnderPercent = 95.5
-        #expect(configuration.thresholdFailure(summary) == "--fail-under 95.5 not met: 95.0% would show.")
+        // The run decided its gate into summary.json: the defaults, all met.
+        #expect(summary.passed != nil && summary.thresholds?.count == 3)
+        (summary.requested, summary.attached) = (20, 19)
+        summary.decide([])
+        #expect(
+            GateDecision(summary).failed.map(\.message) == [
+                "display 95.0% fails the threshold display>=100% by 5 points"
+            ])
+        summary.decide([Threshold(.display, .greaterOrEqual, 95)])
+        #expect(GateDecision(summary).passed)
+        summary.decide([Threshold(.display, .greaterOrEqual, 95.5)])
+        #expect(
+            GateDecision(summary).failed.map(\.message) == [
+                "display 95.0% fails the threshold display>=95.5% by 0.5 points"
+            ])
+        _ = configuration
     }
 }

@@ -185,13 +185,19 @@ import Testing
                     scheduled: .zero, started: .zero, ended: .microseconds(1500)))
         }
         report.finalize()
-        let results = BenchThresholds(minDisplayPercent: 90, maxP99Milliseconds: 1).evaluate(report)
-        #expect(results.map(\.passed) == [false, false])
-        #expect(results[0].message == "display rate 75.0% is under --fail-under 90% by 15.0 points")
-        #expect(results[1].message == "p99 end-to-end 1.5 ms is over --max-p99 1 ms by 0.5 ms")
-        let passing = BenchThresholds(minDisplayPercent: 75, maxP99Milliseconds: 2).evaluate(report)
-        #expect(passing.allSatisfy { $0.passed })
-        #expect(BenchThresholds().evaluate(report).isEmpty)
+        let failing = [Threshold(.display, .greaterOrEqual, 90), Threshold(.latency(percentile: 99), .lessOrEqual, 1)]
+        let results = Gate.results(for: report, thresholds: failing)
+        #expect(results.map(\.passed) == [false, false, true, true])
+        #expect(results[0].message == "display 75.0% fails the threshold display>=90% by 15 points")
+        #expect(results[1].message == "p99 end-to-end 1.5 ms fails the threshold p99<=1ms by 0.5 ms")
+        #expect(results[0].name == "display_rate" && results[1].name == "p99_end_to_end")
+        let passing = [Threshold(.display, .greaterOrEqual, 75), Threshold(.latency(percentile: 99), .lessOrEqual, 2)]
+        #expect(Gate.results(for: report, thresholds: passing).allSatisfy { $0.passed })
+        // No threshold given: the defaults (something displays, no content extension fails).
+        #expect(
+            Gate.results(for: report, thresholds: []).map(\.expression) == [
+                "display>0%", "would_crash==0", "configuration_error==0",
+            ])
     }
 
     @Test func saysWhenTheClientIsTheBottleneck() throws {

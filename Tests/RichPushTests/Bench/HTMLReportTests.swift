@@ -57,5 +57,11 @@ import Testing
         #expect(html.contains(">arrivals<") && html.contains("stroke-dasharray=\"6 3\""))
         #expect(html.contains("Most devices in flight at once"))
         #expect(html.contains("not the CDN&#39;s latency") || html.contains("not the CDN's latency"))
+        // The gate's thresholds, each PASS or FAIL with its measured value, and the verdict.
+        report.decide([Threshold(.latency(percentile: 95), .less, 10)])
+        let gated = HTMLReport.render(report)
+        #expect(gated.contains("Gate: <span class=\"fail\">FAIL</span>"), "\(gated.suffix(2000))")
+        #expect(gated.contains("p95 end-to-end 40"))
+        #expect(gated.contains("PASS</span> display 100.0% meets the threshold display&gt;0%"))
     }
 }

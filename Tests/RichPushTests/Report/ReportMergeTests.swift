@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func checksTheCommandLineFirst() throws {
-        let none = BenchThresholds()
+        let none: [ReportMerge.ThresholdText] = []
         #expect(
             isUsage(
                 setupError { _ = try ReportMerge(files: [], htmlPath: nil, thresholds: none) },
@@ -64,15 +64,17 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let files = [try benchShard(1, in: folder), try benchShard(2, in: folder)]
         let merge = try ReportMerge(
-            files: files, htmlPath: nil, thresholds: BenchThresholds(minDisplayPercent: 80))
-        let report = try merge.benchReport()
+            files: files, htmlPath: nil, thresholds: [.init("display>=80%")])
+        let report = try merge.benchReport().value
         #expect(report.devices == 4 && report.attached == 3 && report.shards == [1, 2])
-        // 75% shown: the merged run fails --fail-under 80 although shard 1 alone (100%) would pass.
-        #expect(report.thresholds.count == 1 && report.thresholds.allSatisfy { !$0.passed })
+        // 75% shown: the merged run fails display>=80% although shard 1 alone (100%) would pass; the
+        // defaults (would_crash==0, configuration_error==0) follow it and pass.
+        #expect(report.thresholds.map(\.expression) == ["display>=80%", "would_crash==0", "configuration_error==0"])
+        #expect(report.thresholds.map(\.passed) == [false, true, true] && report.passed == false)
         // The same shard twice does not merge, and the message names the file.
-        let twice = try ReportMerge(files: [files[0], files[0]], htmlPath: nil, thresholds: BenchThresholds())
+        let twice = try ReportMerge(files: [files[0], files[0]], htmlPath: nil, thresholds: [])
         let error = setupError { _ = try twice.benchReport() }
-        #expect(error?.code == .unusableInput && error?.message.hasPrefix(files[0] + ": ") == true)
+        #expect(error?.code == .unusableInput && error?.message.hasPrefix(files[0] + " is shard 1 of 2 again") == true)
     }
 
     @Test func mergesBatchSummariesAndSaysWhatIsMissing() throws {
@@ -81,25 +83,36 @@ import Testing
         let first = try batchShard(1, of: 3, requested: 10, attached: 10, in: folder)
         let second = try batchShard(2, of: 3, requested: 10, attached: 5, in: folder)
         let merge = try ReportMerge(
-            files: [first, second], htmlPath: nil, thresholds: BenchThresholds(minDisplayPercent: 80))
+            files: [first, second], htmlPath: nil, thresholds: [.init("display>=80%")])
         #expect(merge.isBatch)
-        let summary = try merge.batchSummary()
+        let merged = try merge.batchSummary()
+        let summary = merged.value
         #expect(summary.requested == 20 && summary.attached == 15)
-        #expect(ReportMerge.missingShards(summary) == "shards [1, 2] of 3: the merged summary covers only those.")
-        #expect(merge.failedThreshold(summary) == "--fail-under 80 not met: 75.0% would show.")
+        #expect(merged.warnings.last == "shard 3 of 3 is missing: the merged report covers only the others")
+        #expect(
+            GateDecision(summary).failed.map(\.message) == [
+                "display 75.0% fails the threshold display>=80% by 5 points"
+            ])
         let lenient = try ReportMerge(
-            files: [first, second], htmlPath: nil, thresholds: BenchThresholds(minDisplayPercent: 75))
-        #expect(lenient.failedThreshold(summary) == nil)
-        // --html and --max-p99 belong to bench reports.
-        for (html, p99) in [("x.html", nil), (nil, 5.0)] as [(String?, Double?)] {
-            let error = setupError {
-                _ = try ReportMerge(
-                    files: [first], htmlPath: html, thresholds: BenchThresholds(maxP99Milliseconds: p99))
-            }
-            #expect(isUsage(error, "--html and --max-p99 go with bench reports; these are batch summaries"))
+            files: [first, second], htmlPath: nil, thresholds: [.init("display>=75%")])
+        #expect(GateDecision(try lenient.batchSummary().value).passed)
+        // Every shard required: the missing one is a refusal.
+        let strict = try ReportMerge(
+            files: [first, second], htmlPath: nil, thresholds: [], requireAllShards: true)
+        #expect(
+            setupError { _ = try strict.batchSummary() }?.message.hasPrefix(
+                "shard 3 of 3 is missing: every shard is required") == true)
+        // An HTML page and latency thresholds belong to bench reports.
+        #expect(
+            isUsage(
+                setupError { _ = try ReportMerge(files: [first], htmlPath: "x.html", thresholds: []) },
+                "an HTML report goes with bench reports; these are batch summaries"))
+        let p99 = setupError {
+            _ = try ReportMerge(files: [first], htmlPath: nil, thresholds: [.init("p99<=5ms")])
         }
+        #expect(p99?.code == .invalidValue && p99?.message.contains("names no metric 'p99'") == true)
         // A later file that is not a summary is named.
-        let mixed = try ReportMerge(files: [first, folder + "/none.json"], htmlPath: nil, thresholds: .init())
+        let mixed = try ReportMerge(files: [first, folder + "/none.json"], htmlPath: nil, thresholds: [])
         #expect(
             isUnusable(
                 setupError { _ = try mixed.batchSummary() },
@@ -142,7 +155,7 @@ import Testing
             $0.replacingOccurrences(of: find, with: replace)
         }
         try #require(firstEdited || secondEdited, "the edit changed a report")
-        let merge = try ReportMerge(files: [first, second], htmlPath: nil, thresholds: BenchThresholds())
+        let merge = try ReportMerge(files: [first, second], htmlPath: nil, thresholds: [])
         let error = setupError { _ = try merge.benchReport() }
         #expect(error?.code == .unusableInput, "\(String(describing: error))")
         #expect(error?.message.contains(says) == true, "\(String(describing: error))")
@@ -153,18 +166,18 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let huge = try batchShard(1, of: 2, requested: Int.max - 5, attached: 10, in: folder)
         let more = try batchShard(2, of: 2, requested: 10, attached: 10, in: folder)
-        let overflow = try ReportMerge(files: [huge, more], htmlPath: nil, thresholds: BenchThresholds())
+        let overflow = try ReportMerge(files: [huge, more], htmlPath: nil, thresholds: [])
         let error = setupError { _ = try overflow.batchSummary() }
         #expect(
             error?.code == .unusableInput && error?.message.contains("adds up past") == true,
             "\(String(describing: error))"
         )
         let negative = try batchShard(2, of: 2, requested: 10, attached: -1, in: folder)
-        let refused = try ReportMerge(files: [negative], htmlPath: nil, thresholds: BenchThresholds())
+        let refused = try ReportMerge(files: [negative], htmlPath: nil, thresholds: [])
         let second = setupError { _ = try refused.batchSummary() }
         #expect(second?.code == .unusableInput && second?.message.contains("attached is -1") == true)
         let outside = try batchShard(3, of: 2, requested: 10, attached: 10, in: folder)
-        let wrongShard = try ReportMerge(files: [outside], htmlPath: nil, thresholds: BenchThresholds())
+        let wrongShard = try ReportMerge(files: [outside], htmlPath: nil, thresholds: [])
         #expect(setupError { _ = try wrongShard.batchSummary() }?.message.contains("do not fit shard_count 2") == true)
     }
 }
