@@ -174,6 +174,7 @@ public struct ServiceExtension: Sendable {
             + "the client's limit, not the host's, so the host was not really tested. Raise it with 'ulimit -n' or run "
             + "fewer downloads at once. (What failed: \(outcome.message))"
         blamed.hint = nil
+        blamed.tlsProblem = nil
         return blamed
     }
 
@@ -432,7 +433,11 @@ public struct ServiceExtension: Sendable {
         case .dnsFailed: return make(.fallback, .dnsFailed)
         case .connectFailed: return make(.fallback, .connectFailed)
         case .connectTimeout: return make(.fallback, .connectTimeout)
-        case .tlsFailed: return make(.fallback, .tlsFailed)
+        case .tlsFailed:
+            var outcome = make(.fallback, .tlsFailed)
+            outcome.hint = error.hint
+            outcome.tlsProblem = error.tlsProblem
+            return outcome
         case .stalled: return make(.fallback, .stalled)
         case .httpStatus: return make(.fallback, .httpStatus)
         case .truncated: return make(.fallback, .truncated)
