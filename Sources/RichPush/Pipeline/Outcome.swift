@@ -117,6 +117,9 @@ public struct Outcome: Sendable, Codable, Equatable {
     public var contentExtension: ContentOutcome?
     /// Time from the start of the run to the verdict.
     public var elapsedMilliseconds: Double = 0
+    /// The download as `curl -v` shows it, escaped, when the fetch policy asked for a trace
+    /// (``FetchPolicy/tracesTransfer``); not part of the JSON.
+    public var trace: [String]? = nil
 
     public init(
         verdict: Verdict, reason: ReasonCode, message: String, hint: String? = nil, payloadBytes: Int

@@ -275,6 +275,7 @@ public struct ServiceExtension: Sendable {
     {
         var outcome = failure(error, cap: cap, format: format, payloadBytes: payloadBytes)
         outcome.download = error.details.map(Outcome.Download.init)
+        outcome.trace = error.details?.trace?.rendered
         return outcome
     }
 
@@ -291,6 +292,7 @@ public struct ServiceExtension: Sendable {
                 FetchError(.tooLarge, "shared download over the cap"), cap: cap, format: format,
                 payloadBytes: payloadBytes)
             outcome.download = Outcome.Download(result)
+            outcome.trace = result.trace?.rendered
             return outcome
         }
         var warnings: [Warning] = []
@@ -302,6 +304,7 @@ public struct ServiceExtension: Sendable {
                 var outcome = finish(
                     .fallback, .storageFailed, "cannot sniff the download: \(error.message) (UNError 104).")
                 outcome.download = Outcome.Download(result)
+                outcome.trace = result.trace?.rendered
                 return outcome
             }
             if let hash = result.body.sha256 { sniffs.remember(sniff, ofContent: hash) }
@@ -350,6 +353,7 @@ public struct ServiceExtension: Sendable {
             }
         }
         outcome.download = Outcome.Download(result)
+        outcome.trace = result.trace?.rendered
         outcome.sniff = sniff
         outcome.warnings += warnings
         return outcome
