@@ -43,7 +43,8 @@ struct TLSOptions {
         }
     }
 
-    /// Reads the options out of `arguments`; a missing `--cacert` file is unusable input (65).
+    /// Reads the options out of `arguments`; a `--cacert` file that is missing or holds no
+    /// certificate is unusable input (65).
     init(parsing arguments: inout Arguments) throws {
         if let network = try arguments.value("--network") {
             do throws(NetworkError) { policy.network = try NetworkProfile(parsing: network) } catch {
@@ -61,11 +62,9 @@ struct TLSOptions {
         policy.maxBytes = try arguments.number("--max-bytes", in: 0...Int64.max)
         policy.maxRedirects = try arguments.number("--max-redirs", in: 0...50) ?? policy.maxRedirects
         if let caFile = try arguments.value("--cacert") {
-            guard FileManager.default.isReadableFile(atPath: caFile) else {
-                throw CommandFailure(
-                    .dataError,
-                    "--cacert \(caFile.escapingControlCharacters): no readable file there; give the CA "
-                        + "certificate (PEM) of the server")
+            // Readable and holding a certificate: a file without one would fail every download as tls-failed.
+            do throws(CertificateAuthorityFile.Failure) { _ = try CertificateAuthorityFile.check(caFile) } catch {
+                throw CommandFailure(.dataError, "--cacert: \(error.message)")
             }
             policy.caFile = caFile
         }
