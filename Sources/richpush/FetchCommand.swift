@@ -21,6 +21,8 @@ enum FetchCommand {
           --repeat N              Download N times and print a throughput summary (bodies discarded).
           --parallel N            Downloads in flight at once with --repeat (default 16).
           --loops N               Fetch loop threads (default: one per core).
+          -v, --verbose           Print the download's trace on stderr, as curl -v does (address, TLS
+                                  version and cipher, ALPN, certificate, headers, timings).
         """ + "\n" + TLSOptions.help + "\n\n" + """
             Example:
               richpush fetch https://cdn.example.com/hero.jpg --cacert Samples/certs/ca.pem \\
@@ -34,7 +36,9 @@ enum FetchCommand {
         let repeatCount: Int? = try arguments.number("--repeat", in: 1...10_000_000)
         let parallel: Int? = try arguments.number("--parallel", in: 1...100_000)
         let loops: Int? = try arguments.number("--loops", in: 1...256)
-        let policy = try TLSOptions(parsing: &arguments).policy
+        let verbose = arguments.flag("--verbose", "-v")
+        var policy = try TLSOptions(parsing: &arguments).policy
+        policy.tracesTransfer = verbose && repeatCount == nil
         var configuration = try FetchConfiguration(arguments: try arguments.positionals(), policy: policy)
         if let budget { configuration.budget = .milliseconds(Int64(budget * 1000)) }
         configuration.repeatCount = repeatCount
@@ -56,6 +60,7 @@ enum FetchCommand {
             return .interrupted
         }
         if case .success = run.value, let output { try commit([], to: output, option: "-o") }
+        for line in FetchSession.traceLines(run.value) { printError(line) }
         let json = try JSON.string(FetchSession.report(run.value, url: configuration.url))
         // With the body on stdout, the report goes to stderr so the two never mix.
         if output?.target != .standardOutput { printLine(json) } else { printError(json) }

@@ -23,6 +23,8 @@ enum ProcessCommand {
           --report FILE           Also write the full outcome as JSON (download timings, sniffed type);
                                   '-' is stdout, after the payload.
           --quiet                 No verdict line on stderr.
+          -v, --verbose           Print the download's trace on stderr, as curl -v does (address, TLS
+                                  version and cipher, ALPN, certificate, headers, timings).
         """ + "\n" + PolicyOptions.help + "\n" + TrackOptions.help + "\n" + OutputOptions.help + "\n\n" + """
             Example:
               richpush serve &      # prints its URLs, e.g. https://127.0.0.1:40123/
@@ -38,7 +40,9 @@ enum ProcessCommand {
         let output = try OutputOptions(parsing: &arguments, defaultFolder: "richpush-out")
         let reportPath = try arguments.value("--report")
         let quiet = arguments.flag("--quiet", "-q")
-        let policy = try PolicyOptions(parsing: &arguments).policy
+        let verbose = arguments.flag("--verbose", "-v")
+        var policy = try PolicyOptions(parsing: &arguments).policy
+        policy.fetch.tracesTransfer = verbose
         let tracking = try TrackOptions(parsing: &arguments, policy: policy)
         let positionals = try arguments.positionals()
         guard positionals.count <= 1 else { throw UsageError("process takes one payload file (or stdin)") }
@@ -67,6 +71,7 @@ enum ProcessCommand {
             session.removeNewFiles()
             throw error
         }
+        for line in result.outcome.trace ?? [] { printError(line) }
         if !quiet { printError("richpush: " + result.outcome.escapedSummaryLine) }
         // Path A: the delivery event goes out after the verdict, which it never delays.
         _ = await tracking.flush()
