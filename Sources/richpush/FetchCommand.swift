@@ -65,6 +65,11 @@ enum FetchCommand {
         // With the body on stdout, the report goes to stderr so the two never mix.
         if output?.target != .standardOutput { printLine(json) } else { printError(json) }
         printError("richpush: " + FetchSession.summaryLine(run.value))
+        if case .failure(let error) = run.value,
+            let advice = TLSOptions.advice(for: error.tlsProblem, caFile: policy.caFile)
+        {
+            printError(advice)
+        }
         return FetchSession.exitCode(for: run.value, storing: output != nil)
     }
 }

@@ -72,7 +72,12 @@ enum ProcessCommand {
             throw error
         }
         for line in result.outcome.trace ?? [] { printError(line) }
-        if !quiet { printError("richpush: " + result.outcome.escapedSummaryLine) }
+        if !quiet {
+            printError("richpush: " + result.outcome.escapedSummaryLine)
+            if let advice = TLSOptions.advice(for: result.outcome.tlsProblem, caFile: policy.fetch.caFile) {
+                printError(advice)
+            }
+        }
         // Path A: the delivery event goes out after the verdict, which it never delays.
         _ = await tracking.flush()
         // Out of descriptors: the verdict is the client's, not the payload's or the host's.

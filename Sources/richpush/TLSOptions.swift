@@ -32,6 +32,16 @@ struct TLSOptions {
                                   3g=20,lte=70,wifi=10 (percentages summing to 100); not with --network.
         """
 
+    /// The command line's words for a TLS problem that trusting a CA would fix (the library names no
+    /// flag): nil for the others (the name, the dates, the chain, the protocol).
+    static func advice(for problem: TLSProblem?, caFile: String?) -> String? {
+        guard problem == .unknownIssuer || problem == .selfSigned else { return nil }
+        return caFile == nil
+            ? "richpush: if the server's certificate comes from your own CA, pass it with --cacert FILE (PEM)."
+            : "richpush: --cacert \(caFile?.escapingControlCharacters ?? "") does not sign the server's certificate; "
+                + "give the CA that does."
+    }
+
     /// Reads `--network-mix MIX` (batch and bench), which cannot be given with `--network`.
     static func networkMix(_ arguments: inout Arguments, network: NetworkProfile?) throws -> NetworkMix? {
         guard let text = try arguments.value("--network-mix") else { return nil }
