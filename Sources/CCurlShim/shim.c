@@ -4,7 +4,10 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/ssl.h>
+#include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <pthread.h>
 #include <string.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,6 +56,8 @@ void rp_sink_init(rp_sink *sink, int fd, int64_t cap, size_t head_limit, int64_t
     sink->head_limit = head_limit;
     sink->scan_limit = scan_limit;
     sink->tag_end = -1;
+    sink->tls.alert_read = -1;
+    sink->tls.alert_written = -1;
     if (hash) {
         EVP_MD_CTX *digest = EVP_MD_CTX_new();
         if (digest != NULL && EVP_DigestInit_ex(digest, EVP_sha256(), NULL) != 1) {
@@ -67,9 +72,15 @@ void rp_sink_release(rp_sink *sink) {
     free(sink->head);
     free(sink->after_tag);
     EVP_MD_CTX_free((EVP_MD_CTX *)sink->digest);
+    X509_free((X509 *)sink->tls.leaf);
+    X509_free((X509 *)sink->tls.failed);
+    free(sink->trace.bytes);
     sink->head = NULL;
     sink->after_tag = NULL;
     sink->digest = NULL;
+    sink->tls.leaf = NULL;
+    sink->tls.failed = NULL;
+    sink->trace.bytes = NULL;
 }
 
 int rp_sink_digest(rp_sink *sink, unsigned char *out) {
@@ -283,27 +294,221 @@ void rp_trust_store_release(rp_trust_store *trust) {
     free(trust);
 }
 
+// The SSL_CTX ex_data slot that points a connection's callbacks at the sink of the transfer that
+// opened it. libcurl 7.88 makes one SSL_CTX per connection, and the callbacks read the slot only while
+// the handshake runs (renegotiation is off), which always happens inside that transfer.
+static int rp_sink_index = -1;
+static pthread_once_t rp_sink_index_once = PTHREAD_ONCE_INIT;
+static void rp_make_sink_index(void) { rp_sink_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL); }
+
+static rp_sink *rp_handshake_sink(const SSL *ssl) {
+    if (ssl == NULL || rp_sink_index < 0 || SSL_is_init_finished(ssl)) return NULL;
+    return (rp_sink *)SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), rp_sink_index);
+}
+
+// Records what the chain showed and returns OpenSSL's own answer unchanged: verification is not ours.
+static int rp_verify_callback(int ok, X509_STORE_CTX *store) {
+    SSL *ssl = X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx());
+    rp_sink *sink = rp_handshake_sink(ssl);
+    if (sink == NULL) return ok;
+    X509 *leaf = X509_STORE_CTX_get0_cert(store);
+    if (sink->tls.leaf == NULL && leaf != NULL && X509_up_ref(leaf) == 1) sink->tls.leaf = leaf;
+    if (!ok && sink->tls.verify_error == 0) {
+        sink->tls.verify_error = X509_STORE_CTX_get_error(store);
+        sink->tls.error_depth = X509_STORE_CTX_get_error_depth(store);
+        X509 *current = X509_STORE_CTX_get_current_cert(store);
+        if (current != NULL && X509_up_ref(current) == 1) sink->tls.failed = current;
+    }
+    return ok;
+}
+
+// Keeps the alerts of the handshake: protocol_version (70) or handshake_failure (40) say which side
+// refused what. After the handshake the sink may be gone (a kept connection outlives its transfer).
+static void rp_info_callback(const SSL *ssl, int where, int value) {
+    if ((where & SSL_CB_ALERT) == 0) return;
+    rp_sink *sink = rp_handshake_sink(ssl);
+    if (sink == NULL) return;
+    if (where & SSL_CB_READ) {
+        sink->tls.alert_read = value & 0xff;
+    } else {
+        sink->tls.alert_written = value & 0xff;
+    }
+}
+
 static CURLcode rp_trust_store_ctx(CURL *easy, void *ssl_ctx, void *userdata) {
     (void)easy;
-    rp_trust_store *trust = (rp_trust_store *)userdata;
+    rp_sink *sink = (rp_sink *)userdata;
+    rp_trust_store *trust = (rp_trust_store *)sink->trust;
+    SSL_CTX *ctx = (SSL_CTX *)ssl_ctx;
     // set1 takes its own reference: the SSL_CTX may outlive the transfer on a kept connection.
-    SSL_CTX_set1_cert_store((SSL_CTX *)ssl_ctx, trust->store);
+    SSL_CTX_set1_cert_store(ctx, trust->store);
     // Give back a connection's 17 KB TLS read and write buffers whenever they are empty: with
     // thousands of transfers in flight most of them wait for bytes (the write buffer, after the
     // request, for the whole download).
-    SSL_CTX_set_mode((SSL_CTX *)ssl_ctx, SSL_MODE_RELEASE_BUFFERS);
+    SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+    // No second handshake on a kept connection: the callbacks below belong to the first one's transfer.
+    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION);
+    pthread_once(&rp_sink_index_once, rp_make_sink_index);
+    if (rp_sink_index >= 0 && SSL_CTX_set_ex_data(ctx, rp_sink_index, sink) == 1) {
+        SSL_CTX_set_verify(ctx, SSL_CTX_get_verify_mode(ctx), rp_verify_callback);
+        SSL_CTX_set_info_callback(ctx, rp_info_callback);
+    }
     return CURLE_OK;
 }
 
-CURLcode rp_easy_use_trust_store(CURL *easy, rp_trust_store *trust) {
+CURLcode rp_easy_use_trust_store(CURL *easy, rp_trust_store *trust, rp_sink *sink) {
+    sink->trust = trust;
     CURLcode rc = curl_easy_setopt(easy, CURLOPT_CAINFO, (char *)NULL);
     if (rc == CURLE_OK) rc = curl_easy_setopt(easy, CURLOPT_CAPATH, (char *)NULL);
     // libcurl's own per-multi cache would keep the first connection's store (ours, for one trust
     // source) and hand it to every later connection, whatever store they were given.
     if (rc == CURLE_OK) rc = curl_easy_setopt(easy, CURLOPT_CA_CACHE_TIMEOUT, 0L);
     if (rc == CURLE_OK) rc = curl_easy_setopt(easy, CURLOPT_SSL_CTX_FUNCTION, rp_trust_store_ctx);
-    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, CURLOPT_SSL_CTX_DATA, (void *)trust);
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, CURLOPT_SSL_CTX_DATA, (void *)sink);
     return rc;
+}
+
+static int rp_trace_debug(CURL *easy, curl_infotype type, char *data, size_t size, void *userdata) {
+    (void)easy;
+    rp_trace *trace = &((rp_sink *)userdata)->trace;
+    unsigned char kind;
+    switch (type) {
+    case CURLINFO_TEXT: kind = 0; break;
+    case CURLINFO_HEADER_IN: kind = 1; break;
+    case CURLINFO_HEADER_OUT: kind = 2; break;
+    default: return 0;  // bodies and raw TLS records are not traced
+    }
+    if (trace->truncated) return 0;
+    if (size > UINT32_MAX || trace->length + 5 + size > trace->limit) {
+        trace->truncated = 1;
+        return 0;
+    }
+    if (trace->bytes == NULL) {
+        trace->bytes = malloc(trace->limit);
+        if (trace->bytes == NULL) {
+            trace->truncated = 1;
+            return 0;
+        }
+    }
+    unsigned char *at = trace->bytes + trace->length;
+    uint32_t length = (uint32_t)size;
+    at[0] = kind;
+    for (int i = 0; i < 4; i++) at[1 + i] = (unsigned char)(length >> (8 * i));
+    memcpy(at + 5, data, size);
+    trace->length += 5 + size;
+    return 0;
+}
+
+CURLcode rp_easy_trace(CURL *easy, rp_sink *sink, size_t limit) {
+    sink->trace.limit = limit;
+    CURLcode rc = curl_easy_setopt(easy, CURLOPT_DEBUGFUNCTION, rp_trace_debug);
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, CURLOPT_DEBUGDATA, (void *)sink);
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, CURLOPT_VERBOSE, 1L);
+    return rc;
+}
+
+static char *rp_bio_text(BIO *bio) {
+    char *data = NULL;
+    long length = BIO_get_mem_data(bio, &data);
+    char *text = NULL;
+    if (length > 0 && data != NULL) {
+        text = malloc((size_t)length + 1);
+        if (text != NULL) {
+            memcpy(text, data, (size_t)length);
+            text[length] = 0;
+        }
+    }
+    BIO_free(bio);
+    return text;
+}
+
+char *rp_cert_text(void *certificate, rp_cert_fact fact) {
+    X509 *cert = (X509 *)certificate;
+    if (cert == NULL) return NULL;
+    BIO *bio = BIO_new(BIO_s_mem());
+    if (bio == NULL) return NULL;
+    switch (fact) {
+    case rp_cert_subject:
+        X509_NAME_print_ex(bio, X509_get_subject_name(cert), 0, XN_FLAG_RFC2253 & ~ASN1_STRFLGS_ESC_MSB);
+        break;
+    case rp_cert_issuer:
+        X509_NAME_print_ex(bio, X509_get_issuer_name(cert), 0, XN_FLAG_RFC2253 & ~ASN1_STRFLGS_ESC_MSB);
+        break;
+    case rp_cert_not_before: ASN1_TIME_print(bio, X509_get0_notBefore(cert)); break;
+    case rp_cert_not_after: ASN1_TIME_print(bio, X509_get0_notAfter(cert)); break;
+    case rp_cert_names: {
+        GENERAL_NAMES *names = X509_get_ext_d2i(cert, NID_subject_alt_name, NULL, NULL);
+        int count = names == NULL ? 0 : sk_GENERAL_NAME_num(names);
+        for (int i = 0; i < count; i++) {
+            GENERAL_NAME *name = sk_GENERAL_NAME_value(names, i);
+            if (name->type == GEN_DNS) {
+                const ASN1_IA5STRING *dns = name->d.dNSName;
+                BIO_write(bio, ASN1_STRING_get0_data(dns), ASN1_STRING_length(dns));
+                BIO_write(bio, "\n", 1);
+            } else if (name->type == GEN_IPADD) {
+                const unsigned char *raw = ASN1_STRING_get0_data(name->d.iPAddress);
+                int length = ASN1_STRING_length(name->d.iPAddress);
+                if (length == 4) {
+                    BIO_printf(bio, "%d.%d.%d.%d\n", raw[0], raw[1], raw[2], raw[3]);
+                } else if (length == 16) {
+                    for (int j = 0; j < 16; j += 2) BIO_printf(bio, j ? ":%x" : "%x", (raw[j] << 8) | raw[j + 1]);
+                    BIO_write(bio, "\n", 1);
+                }
+            }
+        }
+        GENERAL_NAMES_free(names);
+        break;
+    }
+    case rp_cert_ca_issuers: {
+        AUTHORITY_INFO_ACCESS *access = X509_get_ext_d2i(cert, NID_info_access, NULL, NULL);
+        int count = access == NULL ? 0 : sk_ACCESS_DESCRIPTION_num(access);
+        for (int i = 0; i < count; i++) {
+            ACCESS_DESCRIPTION *entry = sk_ACCESS_DESCRIPTION_value(access, i);
+            if (OBJ_obj2nid(entry->method) == NID_ad_ca_issuers && entry->location->type == GEN_URI) {
+                const ASN1_IA5STRING *uri = entry->location->d.uniformResourceIdentifier;
+                BIO_write(bio, ASN1_STRING_get0_data(uri), ASN1_STRING_length(uri));
+                break;
+            }
+        }
+        AUTHORITY_INFO_ACCESS_free(access);
+        break;
+    }
+    }
+    return rp_bio_text(bio);
+}
+
+int rp_cert_matches_host(void *certificate, const char *host) {
+    X509 *cert = (X509 *)certificate;
+    if (cert == NULL || host == NULL) return 0;
+    if (X509_check_ip_asc(cert, host, 0) == 1) return 1;
+    return X509_check_host(cert, host, strlen(host), 0, NULL) == 1;
+}
+
+const char *rp_verify_error_text(long code) { return X509_verify_cert_error_string(code); }
+
+int rp_count_pem_certificates(const unsigned char *bytes, size_t length, char *error, size_t error_size) {
+    if (error_size > 0) error[0] = 0;
+    if (length > INT32_MAX) return -1;
+    BIO *bio = BIO_new_mem_buf(bytes, (int)length);
+    if (bio == NULL) return -1;
+    int count = 0;
+    ERR_clear_error();
+    while (1) {
+        X509 *cert = PEM_read_bio_X509_AUX(bio, NULL, NULL, NULL);
+        if (cert == NULL) break;
+        X509_free(cert);
+        count++;
+    }
+    unsigned long code = ERR_peek_last_error();
+    int result = count;
+    // The end of the input reads as "no start line"; anything else is a block that does not decode.
+    if (code != 0 && !(ERR_GET_LIB(code) == ERR_LIB_PEM && ERR_GET_REASON(code) == PEM_R_NO_START_LINE)) {
+        if (error_size > 0) ERR_error_string_n(code, error, error_size);
+        result = -1;
+    }
+    ERR_clear_error();
+    BIO_free(bio);
+    return result;
 }
 
 char *rp_default_ca_file(void) {

@@ -273,7 +273,8 @@ public final class CurlLoop: @unchecked Sendable {
         if let cap = spec.maxBytes, code == CURLE_OK {
             code = rp_easy_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(cap))
         }
-        if let trust, code == CURLE_OK { code = rp_easy_use_trust_store(easy, trust.handle) }
+        if let trust, code == CURLE_OK { code = rp_easy_use_trust_store(easy, trust.handle, transfer.sink) }
+        if spec.trace, code == CURLE_OK { code = rp_easy_trace(easy, transfer.sink, max(1024, spec.traceLimit)) }
         if let connectTo = transfer.connectTo { set(CURLOPT_CONNECT_TO, pointer: UnsafeMutableRawPointer(connectTo)) }
         if spec.freshConnection {
             // A phone of its own: no connection, TLS session or DNS answer shared with other transfers.
@@ -396,7 +397,7 @@ public final class CurlLoop: @unchecked Sendable {
             case .engineStopped?: "the fetch engine has stopped"
             default: code == CURLE_OK ? "" : "curl error \(code.rawValue): \(message)"
             }
-        return TransferOutcome(
+        var outcome = TransferOutcome(
             failure: failure,
             diagnostic: diagnostic,
             httpStatus: status,
@@ -415,6 +416,42 @@ public final class CurlLoop: @unchecked Sendable {
             timeoutMilliseconds: transfer.timeoutMilliseconds,
             body: keepsBody ? Self.bodySummary(transfer.sink) : BodySummary(),
             capturedHeaders: captured)
+        if failure == .tlsFailed {
+            outcome.tls = TLSDiagnosis.of(
+                code: code, verifyResult: long(CURLINFO_SSL_VERIFYRESULT), report: sink.tls,
+                host: Self.host(of: effectiveURL))
+        }
+        if transfer.pending.spec.trace {
+            var trace =
+                sink.trace.bytes.map {
+                    TransferTrace(
+                        records: UnsafeBufferPointer(start: $0, count: sink.trace.length),
+                        truncated: sink.trace.truncated != 0)
+                } ?? TransferTrace()
+            if sink.trace.bytes == nil { trace.truncated = sink.trace.truncated != 0 }
+            trace.remoteAddress = string(CURLINFO_PRIMARY_IP) ?? ""
+            trace.remotePort = long(CURLINFO_PRIMARY_PORT)
+            trace.localAddress = string(CURLINFO_LOCAL_IP) ?? ""
+            trace.localPort = long(CURLINFO_LOCAL_PORT)
+            trace.httpVersion =
+                switch long(CURLINFO_HTTP_VERSION) {
+                case Int(CURL_HTTP_VERSION_1_0): "1.0"
+                case Int(CURL_HTTP_VERSION_1_1): "1.1"
+                case Int(CURL_HTTP_VERSION_2_0): "2"
+                case Int(CURL_HTTP_VERSION_3): "3"
+                default: ""
+                }
+            trace.appendSummary(of: outcome)
+            outcome.trace = trace
+        }
+        return outcome
+    }
+
+    /// The host of a URL, without the brackets of an IPv6 literal; nil when it has none.
+    static func host(of url: String) -> String? {
+        guard var host = URLComponents(string: url)?.host, !host.isEmpty else { return nil }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host
     }
 
     /// Copies what the sink kept, once the transfer succeeded.

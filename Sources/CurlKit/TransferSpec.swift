@@ -61,6 +61,11 @@ public struct TransferSpec: Sendable {
     public var failOnHTTPError = true
     /// Response headers to report in ``TransferOutcome/capturedHeaders`` (names, case-insensitive).
     public var capturedHeaders: [String] = []
+    /// Keep a `curl -v` style trace of the transfer in ``TransferOutcome/trace`` (libcurl's verbose
+    /// output: costly, for one download someone looks at, not for a burst).
+    public var trace = false
+    /// Bytes of libcurl's verbose output kept at most for the trace.
+    public var traceLimit = 64 * 1024
 
     /// Creates a spec with conservative defaults: https only, 5 redirects, no cap.
     public init(
@@ -82,8 +87,10 @@ public struct TransferSpec: Sendable {
         receiveBufferBytes: Int = 64 * 1024,
         headBytes: Int = 0,
         scanLimit: Int = 0,
-        hashBody: Bool = false
+        hashBody: Bool = false,
+        trace: Bool = false
     ) {
+        self.trace = trace
         self.receiveBufferBytes = receiveBufferBytes
         self.headBytes = headBytes
         self.scanLimit = scanLimit
@@ -136,6 +143,10 @@ public struct TransferOutcome: Sendable {
     public var body: BodySummary = BodySummary()
     /// The values of the response headers named in ``TransferSpec/capturedHeaders`` that were present.
     public var capturedHeaders: [String: String] = [:]
+    /// For a ``TransferFailure/tlsFailed`` transfer: which TLS problem it was, and the certificate facts.
+    public var tls: TLSDiagnosis?
+    /// The transfer's trace, when ``TransferSpec/trace`` asked for one.
+    public var trace: TransferTrace?
 
     /// An outcome for a transfer that never reached libcurl.
     public static func notStarted(_ failure: TransferFailure, diagnostic: String) -> TransferOutcome {

@@ -93,3 +93,27 @@ final class TrustStore: @unchecked Sendable {
 
     deinit { rp_trust_store_release(handle) }
 }
+
+/// Counts the certificates of a PEM file's content, as the trust store will read them.
+public enum PEMCertificates {
+    /// The number of certificates in `bytes`, or OpenSSL's reason when a block does not decode.
+    public static func count(in bytes: [UInt8]) -> Result<Int, PEMDecodingFailure> {
+        var error = [CChar](repeating: 0, count: 256)
+        let count = bytes.withUnsafeBufferPointer { buffer in
+            rp_count_pem_certificates(buffer.baseAddress, buffer.count, &error, error.count)
+        }
+        guard count >= 0 else {
+            let end = error.firstIndex(of: 0) ?? error.endIndex
+            return .failure(
+                PEMDecodingFailure(reason: String(decoding: error[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            )
+        }
+        return .success(Int(count))
+    }
+}
+
+/// A PEM block that starts like a certificate and does not decode.
+public struct PEMDecodingFailure: Error, Sendable {
+    /// OpenSSL's words.
+    public var reason: String
+}

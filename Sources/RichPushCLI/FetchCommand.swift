@@ -31,6 +31,7 @@ enum FetchCommand {
                     Option(
                         "--parallel", "N", "Downloads in flight at once with --repeat (default 16).", example: "2"),
                     Option("--loops", "N", "Fetch loop threads (default: one per core).", example: "1"),
+                    ProcessCommand.verbose,
                 ]),
             .download,
         ],
@@ -53,7 +54,9 @@ enum FetchCommand {
         let repeatCount: Int? = try arguments.number("--repeat", in: 1...10_000_000)
         let parallel: Int? = try arguments.number("--parallel", in: 1...100_000)
         let loops: Int? = try arguments.number("--loops", in: 1...256)
-        let policy = try TLSOptions(parsing: &arguments).policy
+        let verbose = arguments.flag("--verbose", "-v")
+        var policy = try TLSOptions(parsing: &arguments).policy
+        policy.tracesTransfer = verbose && repeatCount == nil
         let urls = try arguments.positionals()
         guard urls.count == 1, let url = urls.first else { throw UsageError("fetch takes exactly one URL") }
         var configuration = try FetchConfiguration(url: url, policy: policy)
@@ -77,10 +80,16 @@ enum FetchCommand {
             return .interrupted
         }
         if case .success = run.value, let output { try commit([], to: output, option: "--output") }
+        for line in FetchSession.traceLines(run.value) { printError(line) }
         let json = try JSON.string(FetchSession.report(run.value, url: configuration.url))
         // With the body on stdout, the report goes to stderr so the two never mix.
         if output?.target != .standardOutput { printLine(json) } else { printError(json) }
         printError("richpush: " + FetchSession.summaryLine(run.value))
+        if case .failure(let error) = run.value,
+            let advice = TLSOptions.advice(for: error.tlsProblem, caFile: policy.caFile)
+        {
+            printError(advice)
+        }
         return ExitStatus.code(for: run.value, storing: output != nil)
     }
 }

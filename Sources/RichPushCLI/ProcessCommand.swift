@@ -3,6 +3,12 @@ import RichPush
 
 /// `richpush process`: one payload through the emulated service extension.
 enum ProcessCommand {
+    /// `-v`, `--verbose`, on process and fetch.
+    static let verbose = Option(
+        "--verbose", nil,
+        "Print the download's trace on stderr, as curl -v does (address, TLS version and cipher, ALPN, "
+            + "certificate, request and response headers, timings).", aliases: ["-v"])
+
     static let command = Command(
         name: "process", synopsis: "process [FILE]",
         summary: "Run one payload (stdin or FILE) through the emulated extension; mutated payload on stdout.",
@@ -35,6 +41,7 @@ enum ProcessCommand {
                         "Also write the full outcome as JSON (download timings, sniffed type); '-' is stdout, after the payload.",
                         example: "report.json"),
                     Option("--quiet", nil, "No verdict line on stderr.", aliases: ["-q"]),
+                    verbose,
                 ]),
             .extensionPolicy(), .app, .download, .tracking, .output,
         ],
@@ -60,7 +67,9 @@ enum ProcessCommand {
         let output = try OutputOptions(parsing: &arguments, defaultFolder: "richpush-out")
         let reportPath = try arguments.value("--report")
         let quiet = arguments.flag("--quiet", "-q")
-        let policy = try PolicyOptions(parsing: &arguments).policy
+        let verbose = arguments.flag("--verbose", "-v")
+        var policy = try PolicyOptions(parsing: &arguments).policy
+        policy.fetch.tracesTransfer = verbose
         var tracking = try TrackOptions(parsing: &arguments, policy: policy)
         let positionals = try arguments.positionals()
         guard positionals.count <= 1 else { throw UsageError("process takes one payload file (or stdin)") }
@@ -90,7 +99,13 @@ enum ProcessCommand {
             session.removeNewFiles()
             throw error
         }
-        if !quiet { printError("richpush: " + result.outcome.escapedSummaryLine) }
+        for line in result.outcome.trace ?? [] { printError(line) }
+        if !quiet {
+            printError("richpush: " + result.outcome.escapedSummaryLine)
+            if let advice = TLSOptions.advice(for: result.outcome.tlsProblem, caFile: policy.fetch.caFile) {
+                printError(advice)
+            }
+        }
         // Path A: the delivery event goes out after the verdict, which it never delays.
         _ = await tracking.flush()
         // Out of descriptors: the verdict is the client's, not the payload's or the host's.

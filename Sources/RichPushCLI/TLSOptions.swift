@@ -11,6 +11,16 @@ struct TLSOptions {
     /// The fetch policy the options describe (defaults for what was not given).
     var policy = FetchPolicy()
 
+    /// The command line's words for a TLS problem that trusting a CA would fix (the library names no
+    /// flag): nil for the others (the name, the dates, the chain, the protocol).
+    static func advice(for problem: TLSProblem?, caFile: String?) -> String? {
+        guard problem == .unknownIssuer || problem == .selfSigned else { return nil }
+        return caFile == nil
+            ? "richpush: if the server's certificate comes from your own CA, pass it with --cacert FILE (PEM)."
+            : "richpush: --cacert \(caFile?.escapingControlCharacters ?? "") does not sign the server's certificate; "
+                + "give the CA that does."
+    }
+
     /// Reads `--network-mix MIX` (batch and bench), which cannot be given with `--network`.
     static func networkMix(_ arguments: inout Arguments, network: NetworkProfile?) throws -> NetworkMix? {
         guard let text = try arguments.value("--network-mix") else { return nil }
@@ -22,7 +32,8 @@ struct TLSOptions {
         }
     }
 
-    /// Reads the options out of `arguments`; a missing `--cacert` file is unusable input (65).
+    /// Reads the options out of `arguments`; a `--cacert` file that is missing or holds no
+    /// certificate is unusable input (65).
     init(parsing arguments: inout Arguments) throws {
         if let network = try arguments.value("--network") {
             do throws(NetworkError) { policy.network = try NetworkProfile(parsing: network) } catch {
@@ -40,11 +51,9 @@ struct TLSOptions {
         policy.maxBytes = try arguments.number("--max-bytes", in: 0...Int64.max)
         policy.maxRedirects = try arguments.number("--max-redirs", in: 0...50) ?? policy.maxRedirects
         if let caFile = try arguments.value("--cacert") {
-            guard FileManager.default.isReadableFile(atPath: caFile) else {
-                throw CommandFailure(
-                    .dataError,
-                    "--cacert \(caFile.escapingControlCharacters): no readable file there; give the CA "
-                        + "certificate (PEM) of the server")
+            // Readable and holding a certificate: a file without one would fail every download as tls-failed.
+            do throws(CertificateAuthorityFile.Failure) { _ = try CertificateAuthorityFile.check(caFile) } catch {
+                throw CommandFailure(.dataError, "--cacert: \(error.message)")
             }
             policy.caFile = caFile
         }

@@ -23,6 +23,27 @@ CURLMcode rp_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 /// a verdict needs so nobody reads the download back: the first `head_limit` bytes for the sniffer,
 /// an incremental SHA-256, the 16 KiB after a leading ID3v2 tag (an MP3 behind long tags), and
 /// whether an MPEG-4 track handler says `vide` within the first `scan_limit` bytes.
+/// What the TLS handshake of a transfer showed, kept by the verify and info callbacks the trust
+/// store installs, so a failure can be told exactly (libcurl keeps only the first verify error).
+typedef struct rp_tls_report {
+    int verify_error;    // the first X509_V_ERR_* the chain met (0: none)
+    int error_depth;     // where in the chain (0: the server's own certificate)
+    void *leaf;          // X509 *, the server's certificate (a reference the sink owns), or NULL
+    void *failed;        // X509 *, the certificate at error_depth (a reference the sink owns), or NULL
+    int alert_read;      // the last TLS alert received during the handshake (-1: none)
+    int alert_written;   // the last TLS alert sent during the handshake (-1: none)
+} rp_tls_report;
+
+/// What a traced transfer told libcurl's debug callback: records of [kind (1 byte), length (4 bytes,
+/// little-endian), bytes], kind 0 for libcurl's own text, 1 for a header received, 2 for a header
+/// sent; bodies and raw TLS records are left out. At most `limit` bytes are kept, then `truncated`.
+typedef struct rp_trace {
+    unsigned char *bytes;
+    size_t length;
+    size_t limit;
+    int truncated;
+} rp_trace;
+
 typedef struct rp_sink {
     int fd;              // -1 discards the body (bytes are still counted, kept and hashed)
     int64_t cap;         // < 0: no cap
@@ -42,6 +63,9 @@ typedef struct rp_sink {
     int64_t scan_limit;        // how far to look for it (and for the end of an ID3 tag)
     unsigned char window[16];  // the last 15 bytes seen (window[0..15)), for patterns across chunks
     void *digest;              // EVP_MD_CTX, NULL when hashing is off or failed
+    void *trust;               // rp_trust_store * the handshake verifies against (not owned)
+    rp_tls_report tls;         // what the handshake showed
+    rp_trace trace;            // the transfer's trace, when asked for (rp_easy_trace)
 } rp_sink;
 
 /// Prepares a sink: `head_limit` bytes kept, hashing on or off.
@@ -71,8 +95,30 @@ rp_trust_store *rp_trust_store_create(const char *const *files, int count, int *
                                       size_t error_size);
 /// Releases the caller's reference; connections that use the store keep theirs.
 void rp_trust_store_release(rp_trust_store *store);
-/// Makes `easy` verify peers against `store` only (CAINFO and CAPATH unset).
-CURLcode rp_easy_use_trust_store(CURL *easy, rp_trust_store *store);
+/// Makes `easy` verify peers against `store` only (CAINFO and CAPATH unset), and keeps what the
+/// handshake shows (the server's certificate, the first verify error, alerts) in `sink->tls`.
+CURLcode rp_easy_use_trust_store(CURL *easy, rp_trust_store *store, rp_sink *sink);
+
+/// Turns on libcurl's verbose output for `easy` and keeps it in `sink->trace`, at most `limit` bytes.
+CURLcode rp_easy_trace(CURL *easy, rp_sink *sink, size_t limit);
+
+/// Facts of a certificate kept in an rp_tls_report, as text the caller frees (NULL when absent).
+typedef enum rp_cert_fact {
+    rp_cert_subject = 0,     // the subject name, one line (RFC 2253)
+    rp_cert_issuer = 1,      // the issuer name, one line (RFC 2253)
+    rp_cert_not_before = 2,  // "Jan  1 00:00:00 2020 GMT"
+    rp_cert_not_after = 3,
+    rp_cert_names = 4,       // the subjectAltName DNS names and IP addresses, one per line
+    rp_cert_ca_issuers = 5,  // the Authority Information Access "CA Issuers" URL, where the issuer can be fetched
+} rp_cert_fact;
+char *rp_cert_text(void *certificate, rp_cert_fact fact);
+/// Whether the certificate holds `host` (a DNS name, with wildcards as TLS clients match them, or an IP address).
+int rp_cert_matches_host(void *certificate, const char *host);
+/// OpenSSL's text for an X509_V_ERR_* number.
+const char *rp_verify_error_text(long code);
+/// Counts the PEM certificates in `bytes` (a CA file's content). Returns the count, or -1 when a block
+/// that starts like a certificate does not decode (OpenSSL's reason in `error`, NUL-terminated).
+int rp_count_pem_certificates(const unsigned char *bytes, size_t length, char *error, size_t error_size);
 
 /// An event loop for one multi handle: epoll plus curl's socket interface (curl_multi_socket_action).
 ///

@@ -61,8 +61,11 @@ public struct FlushConfiguration: Sendable {
     public func endpoint(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError)
         -> TrackEndpoint
     {
-        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
-            throw ConfigurationError(.unusableInput, "\(caFile): no readable file there", setting: .caFile)
+        if let caFile {
+            // Readable and holding a certificate, as every command checks its CA file.
+            do throws(CertificateAuthorityFile.Failure) { _ = try CertificateAuthorityFile.check(caFile) } catch {
+                throw ConfigurationError(.unusableInput, "\(Setting.caFile): " + error.message)
+            }
         }
         for entry in connectTo where entry.split(separator: ":", omittingEmptySubsequences: false).count != 4 {
             throw ConfigurationError.invalid(.connectTo, "'\(entry)' is not HOST:PORT:HOST2:PORT2")

@@ -32,10 +32,14 @@ public enum BenchPreflight {
         guard stopping.contains(outcome.reason) else { return nil }
         var message = "a trial download of \(url.escapingControlCharacters) failed before the burst "
         message += "[\(outcome.reason.rawValue)]: \(outcome.message)"
-        if outcome.reason == .tlsFailed {
+        let trustProblems: [TLSProblem?] = [nil, .unknownIssuer, .selfSigned]
+        if outcome.reason == .tlsFailed, trustProblems.contains(outcome.tlsProblem) {
             message +=
                 "\nThe server's certificate is not trusted: pass \(Setting.caFile) FILE (the server's CA) if it comes from "
                 + "your own CA, or check the host name in the URL."
+        } else if outcome.reason == .tlsFailed {
+            // The name, the dates, the chain or the protocol: trusting another CA would not help.
+            message += "\nNo device was started: " + (outcome.hint ?? "fix the server's TLS and run again.")
         } else {
             message += "\nNo device was started: fix the target (or \(Setting.connectTo)) and run again."
         }

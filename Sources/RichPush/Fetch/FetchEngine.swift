@@ -129,6 +129,7 @@ public final class FetchEngine: Sendable {
         var url = request.url
         var hops = 0
         var earlier = Duration.zero
+        var earlierTrace: TransferTrace?
         while true {
             let minimum: TLSVersion
             switch transportSecurity.decide(url) {
@@ -154,6 +155,8 @@ public final class FetchEngine: Sendable {
             var outcome = await group.transfer(spec, writingTo: descriptor)
             outcome.totalMicros += earlier.saturatingMicroseconds
             outcome.redirectCount = hops
+            if let before = earlierTrace, let trace = outcome.trace { outcome.trace = before.followed(by: trace) }
+            earlierTrace = outcome.trace
             guard case .redirect(let location)? = outcome.failure else {
                 return try Self.result(of: outcome, request: hop).get()
             }
@@ -234,7 +237,8 @@ public final class FetchEngine: Sendable {
             receiveBufferBytes: policy.receiveBufferBytes,
             headBytes: policy.keepsBodySummary ? TypeSniffer.magicWindow : 0,
             scanLimit: policy.keepsBodySummary ? TypeSniffer.sniffLimit : 0,
-            hashBody: policy.keepsBodySummary && policy.hashesBody)
+            hashBody: policy.keepsBodySummary && policy.hashesBody,
+            trace: policy.tracesTransfer)
     }
 
     /// Downloads into a new file at `path`, created exclusively (never through a link, mode 0600).
@@ -285,7 +289,8 @@ public final class FetchEngine: Sendable {
                 connect: .microseconds(outcome.connectMicros), tls: .microseconds(outcome.tlsMicros),
                 firstByte: .microseconds(outcome.firstByteMicros), total: .microseconds(outcome.totalMicros)),
             body: outcome.body,
-            contentLength: outcome.contentLength)
+            contentLength: outcome.contentLength,
+            trace: outcome.trace)
         guard let failure = outcome.failure else { return .success(details) }
         if case .outOfDescriptors = failure { DescriptorExhaustion.note() }
         let url = request.url
@@ -332,11 +337,7 @@ public final class FetchEngine: Sendable {
                         + "'ulimit -n' or lower the concurrency"
                 )
             case .tlsFailed:
-                (
-                    .tlsFailed,
-                    "TLS with the host of \(url) failed; if the server's certificate comes from your own CA, "
-                        + "pass it with \(Setting.caFile) FILE"
-                )
+                (.tlsFailed, TLSFailureText(outcome.tls, url: url, policy: policy).message)
             case .trustStoreUnreadable(let file, let reason):
                 (.tlsFailed, "cannot read the trusted certificates in \(file): \(reason)")
             case .tooManyRedirects:
@@ -370,6 +371,18 @@ public final class FetchEngine: Sendable {
             }
         var target: String?
         if case .redirectRefused(let url) = failure { target = url }
-        return .failure(FetchError(code, message, details: details, cause: outcome.diagnostic, redirectTarget: target))
+        var error = FetchError(code, message, details: details, cause: outcome.diagnostic, redirectTarget: target)
+        switch failure {
+        case .tlsFailed:
+            let text = TLSFailureText(outcome.tls, url: url, policy: policy)
+            error.tlsProblem = text.problem
+            error.hint = text.hint
+        case .trustStoreUnreadable:
+            error.tlsProblem = .caFileUnusable
+            error.hint = "give a CA file in PEM form that holds at least one certificate"
+        default:
+            break
+        }
+        return .failure(error)
     }
 }

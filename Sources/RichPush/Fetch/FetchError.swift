@@ -113,8 +113,11 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     public var cause: String?
     /// For `redirect-not-allowed` and `ats-blocked`: the URL the redirect led to.
     public var redirectTarget: String?
-    /// A likely fix (for `ats-blocked`: the plist snippet that would allow the load).
+    /// A likely fix (for `ats-blocked`: the plist snippet that would allow the load; for `tls-failed`: what
+    /// fits the TLS problem).
     public var hint: String?
+    /// For `tls-failed`: which TLS problem it was (host name, issuer, dates, chain, protocol).
+    public var tlsProblem: TLSProblem?
 
     public init(
         _ code: Code, _ message: String, details: FetchResult? = nil, cause: String? = nil,

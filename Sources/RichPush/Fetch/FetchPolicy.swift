@@ -57,6 +57,10 @@ public struct FetchPolicy: Sendable {
     /// The network the download goes over: nil is loopback as it is; a profile routes the connection
     /// through the engine's shaping relay for that profile (see ``NetworkRelay``).
     public var network: NetworkProfile?
+    /// Keep a `curl -v` style trace of each download in ``FetchResult/trace`` (and in a failure's
+    /// details): libcurl's verbose lines, request and response headers, address and timings. For one
+    /// download someone reads, not for a burst: it costs libcurl's verbose formatting per transfer.
+    public var tracesTransfer = false
     /// The User-Agent header.
     public var userAgent = "richpush/0.1 (NotificationServiceExtension emulator)"
 

@@ -10,6 +10,16 @@ public struct FetchReport: Codable, Sendable {
     public var download: Outcome.Download?
     public var reason: String?
     public var message: String?
+    /// For `tls-failed`: which TLS problem it was.
+    public var tlsProblem: TLSProblem?
+    /// What fits the failure, where richpush knows (the TLS problem's fix).
+    public var hint: String?
+
+    enum CodingKeys: String, CodingKey {
+        case url, ok, download, reason, message
+        case tlsProblem = "tls_problem"
+        case hint
+    }
 
     public init(url: String) { self.url = url }
 
@@ -25,5 +35,7 @@ public struct FetchReport: Codable, Sendable {
         ok = false
         reason = failure.code.description
         message = failure.message
+        tlsProblem = failure.tlsProblem
+        hint = failure.hint
     }
 }

@@ -82,4 +82,7 @@ public struct FetchResult: Sendable {
     /// The Content-Length the server declared, when it sent one: the asset's size even when the
     /// download stopped early (an expired verdict sizes its hint with it).
     public var contentLength: Int64? = nil
+    /// The download as `curl -v` shows it, when the policy asked for it (``FetchPolicy/tracesTransfer``):
+    /// every hop's lines in order. Print ``TransferTrace/rendered``; its text is already escaped.
+    public var trace: TransferTrace? = nil
 }

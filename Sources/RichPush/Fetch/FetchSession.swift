@@ -50,6 +50,14 @@ public final class FetchSession: Sendable {
         }
     }
 
+    /// The download's trace as curl -v prints it (escaped), when the policy asked for one; empty otherwise.
+    public static func traceLines(_ outcome: Result<FetchResult, FetchError>) -> [String] {
+        switch outcome {
+        case .success(let result): result.trace?.rendered ?? []
+        case .failure(let error): error.details?.trace?.rendered ?? []
+        }
+    }
+
     /// The one-line summary of a repeat run for stderr: downloads, successes, rate, throughput and p99.
     public static func summaryLine(_ summary: DownloadRunSummary) -> String {
         String(

@@ -98,6 +98,8 @@ public struct Outcome: Sendable, Codable, Equatable {
     public var message: String
     /// A likely cause, for the classic mistakes.
     public var hint: String?
+    /// For `tls-failed`: which TLS problem it was (JSON `tls_problem`, e.g. `hostname-mismatch`).
+    public var tlsProblem: TLSProblem?
     /// Apple's UNError code for this failure, where one applies.
     public var unError: Int?
     public var warnings: [Warning] = []
@@ -115,6 +117,9 @@ public struct Outcome: Sendable, Codable, Equatable {
     public var contentExtension: ContentOutcome?
     /// Time from the start of the run to the verdict, in milliseconds (measured to 0.01).
     public var elapsedMilliseconds: Double = 0
+    /// The download as `curl -v` shows it, escaped, when the fetch policy asked for a trace
+    /// (``FetchPolicy/tracesTransfer``); not part of the JSON.
+    public var trace: [String]? = nil
 
     public init(
         verdict: Verdict, reason: ReasonCode, message: String, hint: String? = nil, payloadBytes: Int
@@ -129,6 +134,7 @@ public struct Outcome: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case verdict, reason, message, hint
+        case tlsProblem = "tls_problem"
         case unError = "un_error"
         case warnings, url
         case declaredType = "declared_type"
@@ -149,6 +155,7 @@ public struct Outcome: Sendable, Codable, Equatable {
             (CodingKeys.message.rawValue, .string(message)),
         ]
         if let hint { members.append((CodingKeys.hint.rawValue, .string(hint))) }
+        if let tlsProblem { members.append((CodingKeys.tlsProblem.rawValue, .string(tlsProblem.description))) }
         if let unError { members.append((CodingKeys.unError.rawValue, .number(String(unError)))) }
         members.append((CodingKeys.warnings.rawValue, .array(warnings.map(\.json))))
         if let url { members.append((CodingKeys.url.rawValue, .string(url))) }

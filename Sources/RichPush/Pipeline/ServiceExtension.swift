@@ -175,6 +175,7 @@ public struct ServiceExtension: Sendable {
             + "the client's limit, not the host's, so the host was not really tested. Raise it with 'ulimit -n' or run "
             + "fewer downloads at once. (What failed: \(outcome.message))"
         blamed.hint = nil
+        blamed.tlsProblem = nil
         return blamed
     }
 
@@ -276,6 +277,7 @@ public struct ServiceExtension: Sendable {
     {
         var outcome = failure(error, cap: cap, format: format, payloadBytes: payloadBytes)
         outcome.download = error.details.map(Outcome.Download.init)
+        outcome.trace = error.details?.trace?.rendered
         return outcome
     }
 
@@ -292,6 +294,7 @@ public struct ServiceExtension: Sendable {
                 FetchError(.tooLarge, "shared download over the cap"), cap: cap, format: format,
                 payloadBytes: payloadBytes)
             outcome.download = Outcome.Download(result)
+            outcome.trace = result.trace?.rendered
             return outcome
         }
         var warnings: [Warning] = []
@@ -303,6 +306,7 @@ public struct ServiceExtension: Sendable {
                 var outcome = finish(
                     .fallback, .storageFailed, "cannot sniff the download: \(error.message) (UNError 104).")
                 outcome.download = Outcome.Download(result)
+                outcome.trace = result.trace?.rendered
                 return outcome
             }
             if let hash = result.body.sha256 { sniffs.remember(sniff, ofContent: hash) }
@@ -351,6 +355,7 @@ public struct ServiceExtension: Sendable {
             }
         }
         outcome.download = Outcome.Download(result)
+        outcome.trace = result.trace?.rendered
         outcome.sniff = sniff
         outcome.warnings += warnings
         return outcome
@@ -434,7 +439,11 @@ public struct ServiceExtension: Sendable {
         case .dnsFailed: return make(.fallback, .dnsFailed)
         case .connectFailed: return make(.fallback, .connectFailed)
         case .connectTimeout: return make(.fallback, .connectTimeout)
-        case .tlsFailed: return make(.fallback, .tlsFailed)
+        case .tlsFailed:
+            var outcome = make(.fallback, .tlsFailed)
+            outcome.hint = error.hint
+            outcome.tlsProblem = error.tlsProblem
+            return outcome
         case .stalled: return make(.fallback, .stalled)
         case .httpStatus: return make(.fallback, .httpStatus)
         case .truncated: return make(.fallback, .truncated)

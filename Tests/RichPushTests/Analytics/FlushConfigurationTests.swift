@@ -70,7 +70,8 @@ import Testing
         #expect(
             isUnusable(
                 setupError { _ = try configuration.endpoint(environment: noKey) },
-                "--cacert \(folder)/missing.pem: no readable file there"))
+                "--cacert: the CA file \(folder)/missing.pem: no file there; give the CA certificate (PEM) that signs the server's certificate"
+            ))
         configuration.caFile = Fixtures.caFile
         #expect(
             isUsage(

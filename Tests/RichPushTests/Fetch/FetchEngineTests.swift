@@ -344,7 +344,8 @@ import Testing
         systemOnly.caFile = nil
         systemOnly.systemCAFile = system
         let refused = await expectFailure(url, .tlsFailed, policy: systemOnly)
-        #expect(refused?.message.contains("--cacert") == true)
+        #expect(refused?.tlsProblem == .unknownIssuer)
+        #expect(refused?.hint?.contains("CA file") == true)
         // The test CA alone, as the whole store.
         var testCAOnly = policy
         testCAOnly.caFile = nil

@@ -1,0 +1,78 @@
+import CurlKit
+import Foundation
+
+/// The CA file a user gives to trust besides the system's: checked once, before any download, so a
+/// file that holds no certificate is refused at start instead of failing every download as `tls-failed`.
+///
+/// ```swift
+/// let count = try CertificateAuthorityFile.check("Samples/certs/ca.pem")   // 1
+/// ```
+public enum CertificateAuthorityFile {
+    /// Files over this size are not CA files (Debian's whole system bundle is about 200 KB).
+    public static let maxBytes = 16 * 1024 * 1024
+
+    /// Why a CA file cannot be used.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// A stable name for each way a CA file can be unusable.
+        public enum Code: String, Sendable {
+            /// Nothing is at the path.
+            case missing
+            /// It cannot be opened or read (permissions, a folder, a FIFO or device).
+            case unreadable
+            /// It is larger than ``CertificateAuthorityFile/maxBytes``.
+            case tooLarge = "too-large"
+            /// It holds no PEM certificate (`-----BEGIN CERTIFICATE-----`).
+            case noCertificate = "no-certificate"
+            /// A certificate block in it does not decode.
+            case damaged
+        }
+
+        public var code: Code
+        /// What is wrong with the file and what to give instead, naming it.
+        public var message: String
+        /// The lower-level cause (the system's or OpenSSL's words), for people.
+        public var cause: String?
+
+        public var description: String { message }
+    }
+
+    /// Reads the file at `path` and returns how many certificates it holds (at least one).
+    public static func check(_ path: String) throws(Failure) -> Int {
+        let shown = path.escapingControlCharacters
+        let what = "give the CA certificate (PEM) that signs the server's certificate"
+        let descriptor: Int32
+        do {
+            descriptor = try SystemCall.openRegularFile(path)
+        } catch {
+            let code: Failure.Code = error.code == ENOENT || error.code == ENOTDIR ? .missing : .unreadable
+            let words = code == .missing ? "no file there" : "cannot read it (\(error.cause))"
+            throw Failure(code: code, message: "the CA file \(shown): \(words); \(what)", cause: error.message)
+        }
+        defer { close(descriptor) }
+        let bytes: [UInt8]
+        do {
+            bytes = try SystemCall.readAll(descriptor, upTo: maxBytes + 1, path: path)
+        } catch {
+            throw Failure(
+                code: .unreadable, message: "the CA file \(shown): cannot read it (\(error.cause)); \(what)",
+                cause: error.message)
+        }
+        guard bytes.count <= maxBytes else {
+            throw Failure(
+                code: .tooLarge,
+                message: "the CA file \(shown) is over \(maxBytes / 1024 / 1024) MiB, which no CA file is; \(what)")
+        }
+        switch PEMCertificates.count(in: bytes) {
+        case .failure(let failure):
+            throw Failure(
+                code: .damaged, message: "the CA file \(shown) holds a certificate that does not decode; \(what)",
+                cause: failure.reason)
+        case .success(0):
+            throw Failure(
+                code: .noCertificate,
+                message: "the CA file \(shown) holds no certificate (no '-----BEGIN CERTIFICATE-----' block); \(what)")
+        case .success(let count):
+            return count
+        }
+    }
+}
