@@ -53,6 +53,13 @@ struct TLSOptions {
         if let caFile = try arguments.value("--cacert") {
             // Readable and holding a certificate: a file without one would fail every download as tls-failed.
             do throws(CertificateAuthorityFile.Failure) { _ = try CertificateAuthorityFile.check(caFile) } catch {
+                // Out of descriptors is the client's limit (69), like every too-many-open-files.
+                if error.code == .tooManyOpenFiles {
+                    throw CommandFailure(
+                        .unavailable,
+                        "too many open files: richpush could not open the CA file \(caFile.escapingControlCharacters); "
+                            + "raise 'ulimit -n' and run again")
+                }
                 throw CommandFailure(.dataError, "--cacert: \(error.message)")
             }
             policy.caFile = caFile

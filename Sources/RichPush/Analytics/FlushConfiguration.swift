@@ -64,7 +64,9 @@ public struct FlushConfiguration: Sendable {
         if let caFile {
             // Readable and holding a certificate, as every command checks its CA file.
             do throws(CertificateAuthorityFile.Failure) { _ = try CertificateAuthorityFile.check(caFile) } catch {
-                throw ConfigurationError(.unusableInput, "\(Setting.caFile): " + error.message)
+                throw ConfigurationError(
+                    error.code == .tooManyOpenFiles ? .tooFewDescriptors : .unusableInput,
+                    "\(Setting.caFile): " + error.message)
             }
         }
         for entry in connectTo where entry.split(separator: ":", omittingEmptySubsequences: false).count != 4 {

@@ -25,6 +25,8 @@ public enum CertificateAuthorityFile {
             case noCertificate = "no-certificate"
             /// A certificate block in it does not decode.
             case damaged
+            /// The process had no descriptor left to open it: the client's limit, not the file's fault.
+            case tooManyOpenFiles = "too-many-open-files"
         }
 
         public var code: Code
@@ -44,7 +46,12 @@ public enum CertificateAuthorityFile {
         do {
             descriptor = try SystemCall.openRegularFile(path)
         } catch {
-            let code: Failure.Code = error.code == ENOENT || error.code == ENOTDIR ? .missing : .unreadable
+            let code: Failure.Code =
+                switch error.code {
+                case ENOENT, ENOTDIR: .missing
+                case EMFILE, ENFILE: .tooManyOpenFiles
+                default: .unreadable
+                }
             let words = code == .missing ? "no file there" : "cannot read it (\(error.cause))"
             throw Failure(code: code, message: "the CA file \(shown): \(words); \(what)", cause: error.message)
         }
