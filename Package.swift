@@ -16,7 +16,7 @@ let package = Package(
 
         // The command line: the command and option tables, parsing, help, progress lines, and the one
         // function that maps an error to an exit status. No pipeline logic of its own.
-        .target(name: "RichPushCLI", dependencies: ["RichPush", "AssetServer"]),
+        .target(name: "RichPushCLI", dependencies: ["RichPush", "AssetServer", "Digest"]),
 
         // The library: every pipeline stage. It knows nothing of flags, argv, exit codes or terminals.
         .target(name: "RichPush", dependencies: ["CurlKit", "MagicKit", "Digest", "CNetRelay"]),

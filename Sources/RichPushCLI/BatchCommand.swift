@@ -72,6 +72,9 @@ enum BatchCommand {
     static func run(_ arguments: Arguments) async throws -> ExitCode {
         var arguments = arguments
         var options = try BatchOptions(parsing: &arguments)
+        if options.configuration.input == "-" {
+            options.configuration.input = try StandardInputCopy.save(in: options.configuration.outFolder)
+        }
         options.configuration.tracker = try options.tracking.start()
         defer { options.tracking.stop() }
         let session = try BatchSession(options.configuration)

@@ -58,21 +58,22 @@ public enum RichPushCommand {
             exit(ExitCode.usage.rawValue)
         }
         words.removeFirst()
+        let shown = displayName(name, words).escapingControlCharacters
         let code: ExitCode
         do {
             code = try await run(name, words)
         } catch let error as UsageError {
-            printError("richpush \(name): \(error)\nRun 'richpush \(name) --help' for usage.")
+            printError("richpush \(shown): \(error)\nRun 'richpush \(shown) --help' for usage.")
             code = .usage
         } catch {
             let failure = ExitStatus.failure(for: error)
-            let help = failure.code == .usage ? "\nRun 'richpush \(name) --help' for usage." : ""
-            printError("richpush \(name): \(failure.message)" + help)
+            let help = failure.code == .usage ? "\nRun 'richpush \(shown) --help' for usage." : ""
+            printError("richpush \(shown): \(failure.message)" + help)
             code = failure.code
         }
         // A signal always ends a run as interrupted, even one that came as the work finished.
         if TerminationSignal.received && code != .interrupted && code != .usage {
-            printError("richpush \(name): interrupted.")
+            printError("richpush \(shown): interrupted.")
             exit(ExitCode.interrupted.rawValue)
         }
         exit(code.rawValue)
@@ -101,6 +102,14 @@ public enum RichPushCommand {
         default:
             throw unknownCommand(name)
         }
+    }
+
+    /// The command as messages name it: `analytics flush`, not `analytics`.
+    static func displayName(_ name: String, _ words: [String]) -> String {
+        guard let command = commands.first(where: { $0.name == name }), let action = words.first,
+            command.subcommands.contains(where: { $0.name == action })
+        else { return name }
+        return name + " " + action
     }
 
     /// richpush's version, as `richpush --version` prints it.

@@ -31,10 +31,12 @@ public struct ProcessSession: Sendable {
     /// Removes the files this run stored: an output that names them could not be written.
     public func removeNewFiles() { store.removeNewFiles() }
 
-    /// Stops the engine and removes the store's scratch files.
+    /// Stops the engine and removes the store's scratch files, and the output folder when this run
+    /// made it and stored nothing in it.
     public func close() {
         engine.shutdown()
         store.removeScratch()
+        store.removeMadeFoldersIfEmpty()
     }
 }
 

@@ -26,6 +26,8 @@ public struct AttachmentStore: Sendable {
     /// Final files whose content this store wrote or checked, by name, with the identity they had
     /// then: a later commit of the same content trusts an unchanged file instead of hashing it again.
     private let checked = KnownFiles()
+    /// The folders this store created (the output folder and missing parents), deepest first.
+    private let madeFolders: [String]
 
     /// Uses `folder` (created if missing, with parents). With `recordsNewFiles`, the store keeps the
     /// list of files it adds, for ``removeNewFiles()`` (one command's run, not a large batch).
@@ -34,6 +36,14 @@ public struct AttachmentStore: Sendable {
         self.newFiles = recordsNewFiles ? PathList() : nil
         let absolute =
             folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
+        var missing: [String] = []
+        var probe = URL(fileURLWithPath: absolute).standardizedFileURL.path
+        var probed = stat()
+        while probe != "/" && stat(probe, &probed) != 0 && errno == ENOENT {
+            missing.append(probe)
+            probe = (probe as NSString).deletingLastPathComponent
+        }
+        madeFolders = missing
         do { try SystemCall.makeFolders(absolute, operation: "create the output folder") } catch {
             throw StoreError(error.message)
         }
@@ -58,6 +68,12 @@ public struct AttachmentStore: Sendable {
     /// Removes the reusable temporaries now (they are also removed when the last copy of the store goes).
     public func removeScratch() {
         scratch.removeAll()
+    }
+
+    /// Removes the folders this store created that are still empty (a run that stored nothing
+    /// leaves no empty output folder behind); a folder that holds anything stays.
+    public func removeMadeFoldersIfEmpty() {
+        for folder in madeFolders { _ = rmdir(folder) }
     }
 
     /// A new temporary file in `directory` (inside the store), created with its parents if missing.
