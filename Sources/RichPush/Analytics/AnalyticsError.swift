@@ -7,7 +7,7 @@
 /// }
 /// ```
 public struct AnalyticsError: Error, Sendable, CustomStringConvertible {
-    /// What kind of failure, as a short stable word for reports and exit codes.
+    /// What kind of failure, as a short stable word for reports and for a front end to map.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }

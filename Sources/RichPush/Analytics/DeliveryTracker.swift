@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Events are collected as verdicts arrive and sent after them, in requests of at most 75, so a
 /// tracking call never delays a verdict; what it came to is reported on its own (``Report``).
-/// Sending them all gets one time budget, the run's (`--budget`, an extension's time): a slow
+/// Sending them all gets one time budget, the run's (the extension's budget): a slow
 /// endpoint holds the command's exit that long at most, and the events it did not answer in time
 /// count as failed.
 ///

@@ -15,13 +15,13 @@ import Foundation
 public struct FlushConfiguration: Sendable {
     /// The App Group suite whose pending items are sent.
     public var suite: AppGroupSuite
-    /// `--endpoint URL`: the REST endpoint; `/users/track` is appended.
+    /// The REST endpoint's URL; `/users/track` is appended.
     public var endpointURL: String
-    /// `--api-key-file FILE`; without it the key comes from `BRAZE_REST_API_KEY`.
+    /// The file holding the REST API key; without it the key comes from `BRAZE_REST_API_KEY`.
     public var keyFile: String?
-    /// `--cacert FILE`: a CA to trust besides the system's.
+    /// A CA file to trust besides the system's.
     public var caFile: String?
-    /// `--connect-to H:P:H2:P2`, as curl takes them.
+    /// Host mappings, `HOST:PORT:HOST2:PORT2` as curl takes them.
     public var connectTo: [String] = []
     /// Time allowed for one request.
     public var requestTimeout: Duration = .seconds(30)

@@ -192,7 +192,7 @@ final class OutboxLog {
             descriptor = try SystemCall.openRegularFile(path)
         } catch {
             if error.code == ENOENT { return nil }
-            // A FIFO, device or folder where the outbox should be is an unusable outbox (65), not a disk failure.
+            // A FIFO, device or folder where the outbox should be is an unreadable outbox, not a disk failure.
             if error.reason != nil { throw unusable(path, "it is not a regular file (a FIFO, device or folder)") }
             throw AnalyticsError(.storage, error.message)
         }

@@ -1,12 +1,12 @@
 /// What `richpush analytics show` reports about a suite: its pending entries and their defects, and
 /// what an unfinished flush holds in the outbox.
 ///
-/// Encoded (snake_case, as the command line writes JSON) it is `analytics show --json`; ``text`` is the
-/// table the command prints otherwise.
+/// Encoded (snake_case, as the command line writes JSON) it is the command's JSON output; ``text`` is
+/// the table the command prints otherwise.
 ///
 /// ```swift
 /// let show = try SuiteShow(suite: try AppGroupSuite(container: "Samples/app-group", suite: nil))
-/// print(show.text)   // exit 1 when !show.defects.isEmpty
+/// print(show.text)   // the suite is defective when !show.defects.isEmpty
 /// ```
 public struct SuiteShow: Sendable, Codable {
     /// The suite's plist.

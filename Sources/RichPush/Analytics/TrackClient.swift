@@ -19,7 +19,7 @@ public struct TrackEndpoint: Sendable {
     let apiKey: String
     /// An extra CA (PEM) trusted besides the system's.
     public var caFile: String?
-    /// curl `--connect-to` entries.
+    /// Host mappings (`HOST:PORT:HOST2:PORT2`), as curl takes them.
     public var connectTo: [String] = []
     /// Time allowed for one request, from connect to the last byte of the answer.
     public var requestTimeout: Duration = .seconds(30)

@@ -20,7 +20,7 @@ public struct AppConfiguration: Sendable, Equatable {
 
     public init() {}
 
-    /// Reads the plists given directly (`--service-plist`, `--content-plist`).
+    /// Reads the plists given directly (the service extension's and the content extensions').
     public init(servicePlist: String?, contentPlists: [String]) throws(AppConfigurationError) {
         if let servicePlist {
             let plist = try PropertyList(contentsOf: servicePlist)

@@ -2,7 +2,7 @@ import Foundation
 
 /// Finds the Info.plist files of an app and its extensions in an app's folder, and no others.
 ///
-/// `--app` takes an Xcode project's source folder or a built `.app` bundle. What it needs is the
+/// The app's folder is an Xcode project's source folder or a built `.app` bundle. What it needs is the
 /// app's Info.plist and its extensions' (the extension point inside each decides which is which), so
 /// the walk reads:
 ///

@@ -53,7 +53,7 @@ public struct AppTransportSecurity: Sendable, Equatable {
     /// No exceptions: the default every app gets.
     public init() {}
 
-    /// "Arbitrary loads": what `--allow-http` emulates.
+    /// "Arbitrary loads": what allowing HTTP (``Setting/allowHTTP``) emulates.
     public static var arbitraryLoads: AppTransportSecurity {
         var ats = AppTransportSecurity()
         ats.allowsArbitraryLoads = true

@@ -47,7 +47,7 @@ public struct RequiredKey: Sendable, Equatable, CustomStringConvertible {
         self.extensionName = extensionName
     }
 
-    /// Parses `[EXTENSION:]KEY[=string|number|bool|array]` (the form `--require-key` takes).
+    /// Parses `[EXTENSION:]KEY[=string|number|bool|array]` (the form a required key is given in).
     public init(parsing text: String) throws(AppConfigurationError) {
         var text = text
         var scope: String?
@@ -149,7 +149,7 @@ public struct ContentRouter: Sendable, Equatable {
     ]
 
     public var extensions: [ContentExtension]
-    /// Key-value pairs the content extensions read from the payload (`--require-key`).
+    /// Key-value pairs the content extensions read from the payload.
     public var requiredKeys: [RequiredKey]
 
     public init(extensions: [ContentExtension], requiredKeys: [RequiredKey] = []) {

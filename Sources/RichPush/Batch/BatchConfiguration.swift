@@ -9,17 +9,17 @@
 public struct BatchConfiguration: Sendable {
     /// A folder of `*.json` payloads, an NDJSON file, or a file holding one payload.
     public var input: String
-    /// `--recursive`: also read `*.json` files in subfolders of ``input``.
+    /// Also read `*.json` files in subfolders of ``input``.
     public var recursive = false
     /// Where payloads, attachments, results and the summary are written.
     public var outFolder: String
-    /// `--fsync`: each file is flushed to disk before it gets its name.
+    /// Each file is flushed to disk before it gets its name.
     public var durable = false
     /// Payloads in flight at once.
     public var concurrency = 32
-    /// `--force`: redo payloads an earlier run completed, and accept changed options.
+    /// Redo payloads an earlier run completed, and accept changed settings.
     public var force = false
-    /// `--share-downloads`: each URL is downloaded once per run.
+    /// Each URL is downloaded once per run.
     public var sharedDownloads = false
     /// The extension every payload runs through.
     public var policy = ExtensionPolicy()

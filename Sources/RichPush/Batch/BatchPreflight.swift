@@ -81,7 +81,7 @@ public enum BatchPreflight {
             let data = FileManager.default.contents(atPath: optionsPath(in: folder)),
             let recorded = try? JSONDecoder().decode([String: String].self, from: data)
         else { return [] }
-        // Files written before settings had names of their own keyed them by the flag (`--budget`).
+        // Files written before settings had names of their own keyed them with leading dashes: those are dropped.
         let earlier = Dictionary(
             recorded.map { (String($0.key.drop(while: { $0 == "-" })), $0.value) }, uniquingKeysWith: { $1 })
         return Set(earlier.keys).union(now.keys).sorted().compactMap { name in

@@ -13,7 +13,7 @@ public struct BatchRecord: Sendable, Codable, Equatable {
     public var inputSha256: String?
     /// The output's path relative to the output folder.
     public var output: String
-    /// The network profile the payload's download went over (`--network`, `--network-mix`); absent on loopback.
+    /// The network profile the payload's download went over (the run's one, or its mix's draw); absent on loopback.
     public var network: String?
     /// What happened to the payload.
     public var outcome: Outcome

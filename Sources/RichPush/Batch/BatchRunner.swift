@@ -34,10 +34,10 @@ public struct BatchRunner: Sendable {
 
     /// How records reach the journal: write(2), or a test's failing writer.
     var journalWrite: Journal.Write = Journal.systemWrite
-    /// Each payload's network (`--network-mix`), by its position in ``items``: the same draw on every
+    /// Each payload's network (drawn from a network mix), by its position in ``items``: the same draw on every
     /// resume. Nil: every payload runs ``service`` as it is.
     public var networks: NetworkAssignment?
-    /// This run's shard of a larger input (`--shard I/N`), named in `summary.json` for `report merge`.
+    /// This run's shard of a larger input (shard I of N), named in `summary.json` for `report merge`.
     public var shard: (index: Int, count: Int)?
     /// The gate's thresholds, decided in `summary.json` (the defaults apply to the metrics these do not name).
     public var thresholds: [Threshold] = []

@@ -22,13 +22,13 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     public var downloadMilliseconds: [String: Double]
     public var elapsedSeconds: Double
     /// The expanded view each payload gets (`shows`, `default`, `would-crash`, `configuration-error`), when
-    /// the app's content extensions are known (`--app`); absent otherwise.
+    /// the app's content extensions are known; absent otherwise.
     public var contentExtensions: [String: Int]?
     /// Every download time, in a mergeable histogram (``LatencyHistogram``): what `report merge` adds up.
     public var downloadHistogram: LatencyHistogram?
-    /// Per network profile (`--network`, `--network-mix`): the campaign's table by network. Absent on loopback.
+    /// Per network profile (the run's one, or each of its mix): the campaign's table by network. Absent on loopback.
     public var networks: [String: NetworkRow]?
-    /// The shards this summary covers (`--shard I/N`, and what `report merge` combined), and N.
+    /// The shards this summary covers (this run's shard I of N, or those `report merge` combined), and N.
     public var shards: [Int]?
     public var shardCount: Int?
     /// The gate's thresholds (those given, then the defaults; see ``Gate``), each with its measured

@@ -164,10 +164,10 @@ final class Journal: Sendable {
     }
 
     /// Readies the journal at `path` for a run, before it is opened: a new empty journal when `fresh`
-    /// (`--force`), otherwise the last record of each input in `current`, when it holds more lines.
+    /// (a forced run), otherwise the last record of each input in `current`, when it holds more lines.
     ///
     /// The replacement is created exclusively in the journal's folder and renamed over it, so killed
-    /// `--force` runs and resumes leave at most one record per payload plus the current run's.
+    /// forced runs and resumes leave at most one record per payload plus the current run's.
     static func prepare(path: String, fresh: Bool, keeping current: Set<String>, store: AttachmentStore)
         throws(StoreError)
     {

@@ -40,11 +40,11 @@ public struct BenchConfiguration: Sendable {
         }
     }
 
-    /// `--payload FILE`: the payload every device receives.
+    /// The payload file every device receives.
     public var payloadPath: String?
-    /// `--url URL`: the asset a payload is made for.
+    /// The URL of the asset a payload is made for.
     public var url: String?
-    /// `--type TYPE`: `ab.att.type` of the payload made for ``url`` (default: its extension).
+    /// The `ab.att.type` of the payload made for ``url`` (default: its extension).
     public var declaredType: String?
     /// Devices in the whole run (every shard).
     public var devices: Int
@@ -55,13 +55,13 @@ public struct BenchConfiguration: Sendable {
     public var seed: UInt64 = 1
     /// Devices in flight at most.
     public var concurrency = 1000
-    /// `--out DIR`: keep the stored attachments there (nil: keep nothing).
+    /// The output folder the stored attachments are kept in (nil: keep nothing).
     public var keepFolder: String?
     /// No device is launched after this many seconds (nil: the schedule plus the budget plus 60 s).
     public var timeLimitSeconds: Double?
     /// The gate's thresholds (the defaults apply to every metric these do not name; see ``Gate``).
     public var thresholds: [Threshold] = []
-    /// `--i-own-this-host`: the target may be another machine.
+    /// The user owns the target host: it may be another machine.
     public var ownsHost = false
     /// Whether one trial download checks the target before the burst.
     public var preflight = true
@@ -107,7 +107,7 @@ public struct BenchConfiguration: Sendable {
     public static let servedHost = "cdn.example.com"
 
     /// Points the run at the embedded server on `httpsPort`: `cdn.example.com` maps to it, its CA is
-    /// trusted (unless another was given), and a `--url` without a scheme (default `hero.jpg`) is a
+    /// trusted (unless another was given), and a ``url`` without a scheme (default `hero.jpg`) is a
     /// path on it.
     public mutating func serve(httpsPort: Int, caFile: String) {
         policy.fetch.caFile = policy.fetch.caFile ?? caFile
@@ -171,14 +171,15 @@ public struct BenchConfiguration: Sendable {
     }
 
     /// What the burst holds open: a socket per device in flight, two more each through the network
-    /// profiles' relay, and a temporary file each when attachments are kept (`--out`).
+    /// profiles' relay, and a temporary file each when attachments are kept (``keepFolder``).
     public var descriptorNeed: DescriptorBudget.Need {
         DescriptorBudget.Need(
             concurrency: min(concurrency, devices), relayed: policy.fetch.network != nil || networkMix != nil,
             storing: keepFolder != nil)
     }
 
-    /// Refuses a concurrency the process cannot hold open files for (exit 69, with the numbers and the fix).
+    /// Refuses a concurrency the process cannot hold open files for: `too-few-descriptors`, with the numbers
+    /// and the fix.
     public func checkDescriptors(_ budget: DescriptorBudget) throws(ConfigurationError) {
         if let shortfall = budget.shortfall(descriptorNeed, setting: .concurrency) {
             throw ConfigurationError(.tooFewDescriptors, shortfall)

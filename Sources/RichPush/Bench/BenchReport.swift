@@ -34,9 +34,9 @@ public struct BenchReport: Sendable, Codable, Equatable {
         public var connections: String
         public var budgetSeconds: Double
         public var shardCount: Int
-        /// The profile every device downloads over (`--network`), or nil.
+        /// The one profile every device downloads over, or nil.
         public var network: String?
-        /// The mix devices are drawn from (`--network-mix`, drawn with `seed`), or nil.
+        /// The network mix devices are drawn from (drawn with `seed`), or nil.
         public var networkMix: String?
 
         public init(
@@ -80,7 +80,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
         public init(second: Int) { self.second = second }
     }
 
-    /// The devices of one network profile (`--network`, `--network-mix`): counts and end-to-end latency.
+    /// The devices of one network profile (the run's one profile, or one of its mix): counts and end-to-end latency.
     public struct Network: Sendable, Codable, Equatable {
         public var devices = 0
         public var attached = 0
@@ -152,7 +152,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
     /// Whether every threshold was met: the gate's decision (nil in reports of older versions).
     public var passed: Bool?
     /// The expanded view per device (`shows`, `default`, `would-crash`, `configuration-error`), when
-    /// the app's content extensions are known (`--app`); absent otherwise.
+    /// the app's content extensions are known; absent otherwise.
     public var contentExtensions: [String: Int]?
     /// Which run and which shard this report is, for `report merge` (see ``RunIdentity``); absent in
     /// reports of older versions.

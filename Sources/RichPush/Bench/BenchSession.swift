@@ -59,7 +59,7 @@ public struct BenchSession: Sendable {
             runID: RunIdentity.newRunID(), shard: configuration.shard.index, shardCount: configuration.shard.count,
             optionsDigest: configuration.optionsDigest(target: target))
         engine = try FetchEngine()
-        // Nothing is stored unless --out asks for it: the body is sniffed and hashed as it arrives.
+        // Nothing is stored unless an output folder is given: the body is sniffed and hashed as it arrives.
         do { store = try configuration.keepFolder.map { try AttachmentStore(folder: $0) } } catch {
             engine.shutdown()
             throw error

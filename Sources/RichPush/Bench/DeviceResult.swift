@@ -20,7 +20,7 @@ public struct DeviceResult: Sendable {
     public var schedulingLag: Duration
     /// The network profile the device downloaded over (its report key, `3g`); nil over loopback.
     public var network: String?
-    /// The expanded view the device's app would show (`--app`), or nil.
+    /// The expanded view the device's app would show, or nil when the app is not known.
     public var contentExtension: ContentOutcome.Kind?
 
     public init(

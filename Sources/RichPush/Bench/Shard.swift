@@ -1,4 +1,4 @@
-/// One of N equal slices of a run (`--shard I/N`): every N-th device or payload, starting at the I-th.
+/// One of N equal slices of a run (shard I of N): every N-th device or payload, starting at the I-th.
 ///
 /// ```swift
 /// let shard = try Shard(parsing: "2/4")   // index 2, count 4

@@ -96,7 +96,7 @@ public struct DemoResult: Sendable {
     }
 }
 
-/// One line of `demo --json`: `payload` and `expected_match` around the members of the shared outcome shape.
+/// One line of the demo's JSON: `payload` and `expected_match` around the members of the shared outcome shape.
 public struct DemoLine: Encodable, Sendable {
     public var payload: String
     public var expectedMatch: Bool?

@@ -43,7 +43,7 @@ public struct DemoSession: Sendable {
     public let samples: DemoSamples
     /// The policy every payload runs under.
     public let policy: ExtensionPolicy
-    /// `--out DIR`, or nil: a temporary folder, removed by ``close()``.
+    /// The output folder, or nil: a temporary folder, removed by ``close()``.
     public let keepFolder: String?
     private let folder: String
     private let engine: FetchEngine

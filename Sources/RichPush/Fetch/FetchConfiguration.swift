@@ -14,7 +14,7 @@ public struct FetchConfiguration: Sendable {
     public var url: String
     /// The download's overall deadline, like the extension's.
     public var budget: Duration = .seconds(30)
-    /// `--repeat N`: download N times and summarise (bodies discarded); nil downloads once.
+    /// Download this many times and summarise (bodies discarded); nil downloads once.
     public var repeatCount: Int?
     /// Downloads in flight at once with ``repeatCount``.
     public var parallel = 16

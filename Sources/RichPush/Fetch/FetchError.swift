@@ -35,7 +35,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
 
         /// The URL is not a URL curl can fetch.
         public static let invalidURL = Code(.invalidURL)
-        /// A `--connect-to` rule is malformed.
+        /// A host mapping rule is malformed.
         public static let invalidHostMapping = Code(.invalidHostMapping)
         /// The URL's scheme is not allowed (http under ATS, file, ftp, ...).
         public static let schemeNotAllowed = Code(.schemeNotAllowed)

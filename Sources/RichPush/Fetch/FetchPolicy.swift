@@ -33,7 +33,7 @@ public struct FetchPolicy: Sendable {
     /// The system's CA bundle; `nil` is the one libcurl was built with (Debian:
     /// /etc/ssl/certs/ca-certificates.crt). Each fetch loop builds one store from it plus ``caFile``.
     public var systemCAFile: String?
-    /// curl `--connect-to` rules.
+    /// Host mappings: connections to make elsewhere, as curl does.
     public var hostMappings: [HostMapping] = []
     /// Fresh connection per transfer, or shared.
     public var connections: Connections = .fresh

@@ -1,4 +1,4 @@
-/// The JSON `richpush fetch` prints for one download: the same `download` object as `process --report`.
+/// The JSON `richpush fetch` prints for one download: the same `download` object as an ``Outcome``'s.
 ///
 /// ```swift
 /// var report = FetchReport(url: url)

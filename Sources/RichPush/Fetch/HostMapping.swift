@@ -1,4 +1,4 @@
-/// A curl `--connect-to` rule: requests for HOST:PORT connect to HOST2:PORT2 instead.
+/// A host mapping, as curl does: requests for HOST:PORT connect to HOST2:PORT2 instead.
 ///
 /// The URL, the Host header, TLS SNI and certificate checks all keep the original name; only the
 /// TCP connection goes elsewhere. That is how a payload with `https://cdn.example.com/a.jpg` is

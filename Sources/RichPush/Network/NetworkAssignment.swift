@@ -1,8 +1,8 @@
 /// Which network each device of a run (a bench device, a batch payload) downloads over.
 ///
-/// One profile for every device (`--network`), or a ``NetworkMix`` drawn with a seed over the whole
-/// run's devices (`--network-mix`), so every shard and every resumed run gives a device the same
-/// profile. ``service(for:)`` hands out the run's service with that profile in its fetch policy.
+/// One profile for every device, or a ``NetworkMix`` drawn with a seed over the whole run's devices, so
+/// every shard and every resumed run gives a device the same profile. ``service(for:)`` hands out the
+/// run's service with that profile in its fetch policy.
 ///
 /// ```swift
 /// let networks = NetworkAssignment(mix: mix, devices: 1000, seed: 7, service: service)

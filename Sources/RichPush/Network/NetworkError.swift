@@ -15,9 +15,9 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
         private let base: Base
         private init(_ base: Base) { self.base = base }
 
-        /// A `--network` value that is neither a built-in name nor a valid custom profile.
+        /// A network profile that is neither a built-in name nor a valid custom profile.
         public static let invalidProfile = Code(.invalidProfile)
-        /// A `--network-mix` value that does not parse or does not sum to 100.
+        /// A network mix that does not parse or does not sum to 100.
         public static let invalidMix = Code(.invalidMix)
         /// The relay could not start or open a route (descriptors, threads, an unresolvable host).
         public static let relayFailed = Code(.relayFailed)

@@ -27,7 +27,7 @@ public struct NetworkMix: Sendable, Hashable {
     /// The profiles in the order given.
     public var entries: [Entry]
 
-    /// How a `--network-mix` value is written.
+    /// How a network mix is written.
     public static let grammar = """
         MIX is NAME=PERCENT[,NAME=PERCENT...] with built-in profile names and whole percentages summing to 100,
         for example 3g=20,lte=70,wifi=10. Names: \(NetworkProfile.builtIn.map(\.name).joined(separator: ", ")).

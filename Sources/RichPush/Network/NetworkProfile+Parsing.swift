@@ -1,7 +1,7 @@
 import Foundation
 
 extension NetworkProfile {
-    /// How a `--network` value is written, for usage errors and help.
+    /// How a network profile is written, for usage errors and help.
     public static let grammar = """
         PROFILE is a built-in name (\(builtIn.map(\.name).joined(separator: ", "))) or custom settings:
           down=RATE[,up=RATE][,rtt=TIME][,jitter=TIME][,loss=PERCENT]

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// One thread runs an epoll loop over every connection (see `Sources/CNetRelay`). Each route is a
 /// listener on 127.0.0.1 with a port the kernel picks, whose connections are relayed to one
-/// upstream address; a fetch reaches it through a curl `--connect-to` rule, so the URL, SNI and
+/// upstream address; a fetch reaches it through a host mapping (``HostMapping``), so the URL, SNI and
 /// certificate checks keep the original host and TLS stays end to end. In each direction the
 /// relay paces bytes at the profile's rate, then delays them by the one-way delay plus jitter; a
 /// seeded share of segments is held one retransmission timeout longer (loss); the client's first

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Turns a request's `--connect-to` rules into rules that pass through a shaping relay.
+/// Turns a request's host mappings (``HostMapping``) into mappings that pass through a shaping relay.
 ///
 /// Each rule keeps what it matches and connects to the relay's route for its target instead; the
 /// URL's own host and port, when no rule matches them, get a rule of their own. Redirects to a

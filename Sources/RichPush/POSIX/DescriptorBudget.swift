@@ -15,7 +15,9 @@ import Synchronization
 ///
 /// ```swift
 /// let need = DescriptorBudget.Need(concurrency: 64, relayed: true, storing: true)
-/// try DescriptorBudget.current(raisingTo: .hard).check(need, option: "--concurrency")
+/// if let shortfall = DescriptorBudget.current(raising: true).shortfall(need, setting: .concurrency) {
+///     throw ConfigurationError(.tooFewDescriptors, shortfall)
+/// }
 /// ```
 public struct DescriptorBudget: Sendable, Equatable {
     /// Descriptors kept back for everything but the downloads.
@@ -37,7 +39,7 @@ public struct DescriptorBudget: Sendable, Equatable {
     /// What one run needs: how many downloads at once, and what each one holds.
     public struct Need: Sendable, Equatable {
         public var concurrency: Int
-        /// Downloads go through the shaping relay (`--network`, `--network-mix`).
+        /// Downloads go through the shaping relay (a network profile or a network mix).
         public var relayed: Bool
         /// Each download's attachment is written to a temporary file.
         public var storing: Bool

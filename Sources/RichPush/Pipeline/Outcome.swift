@@ -1,9 +1,9 @@
 /// Everything known about one payload's run through the emulated extension: the full report.
 ///
 /// Its JSON (``json``, and `Codable` with the same keys) is richpush's one outcome shape: the
-/// payload's `richpush` object, `process --report`, each batch record, `demo --json` and (its
-/// `download`) `fetch`'s report. The README's "JSON outputs" table lists the fields, and
-/// `Samples/schemas/outcome.schema.json` pins them down.
+/// payload's `richpush` object, the report of one processed payload, each batch record, each line of
+/// the demo's JSON and (its `download`) the report of one download. The README's "JSON outputs" table
+/// lists the fields, and `Samples/schemas/outcome.schema.json` pins them down.
 public struct Outcome: Sendable, Codable, Equatable {
     /// Download facts for the report.
     public struct Download: Sendable, Codable, Equatable {
@@ -53,7 +53,7 @@ public struct Outcome: Sendable, Codable, Equatable {
 
     /// The stored attachment, as the extension would hand it to UNNotificationAttachment.
     public struct Attachment: Sendable, Codable, Equatable {
-        /// Absolute path of the stored file; `nil` when the run keeps no attachments (a bench without `--out`).
+        /// Absolute path of the stored file; `nil` when the run keeps no attachments (a bench with no output folder).
         public var file: String?
         public var uti: String
         public var bytes: Int64
@@ -112,7 +112,7 @@ public struct Outcome: Sendable, Codable, Equatable {
     public var attachment: Attachment?
     public var download: Download?
     public var sniff: Sniff?
-    /// Which expanded view the user gets, when the app's content extensions are known (`--app`).
+    /// Which expanded view the user gets, when the app's content extensions are known.
     /// Separate from the verdict: an image can show in a view that crashes.
     public var contentExtension: ContentOutcome?
     /// Time from the start of the run to the verdict, in milliseconds (measured to 0.01).

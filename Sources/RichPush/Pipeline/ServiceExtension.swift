@@ -37,13 +37,13 @@ public struct ProcessResult: Sendable {
 public struct ServiceExtension: Sendable {
     public let engine: FetchEngine
     public let sniffer: TypeSniffer
-    /// Where attachments are kept; `nil` keeps none (a bench without `--out`): the body is sniffed and
+    /// Where attachments are kept; `nil` keeps none (a bench without an output folder): the body is sniffed and
     /// hashed as it arrives and then dropped, and the verdict is the same.
     public let store: AttachmentStore?
     public let policy: ExtensionPolicy
     /// When set, each URL is downloaded once and shared by every payload that names it.
     public let sharedDownloads: SharedDownloads?
-    /// When set (`--track-endpoint`), each payload's delivery event is recorded for `/users/track`.
+    /// When set (delivery tracking is on), each payload's delivery event is recorded for `/users/track`.
     public let tracker: DeliveryTracker?
     /// Whether ``ProcessResult/mutatedPayload`` is written; a bench, which reads only the outcome,
     /// turns it off (about a tenth of a bench device's CPU).
@@ -256,7 +256,7 @@ public struct ServiceExtension: Sendable {
         fetchPolicy.maxBytes = cap
         // The sniffer's bytes and the SHA-256 are kept as the body arrives: nothing is read back.
         fetchPolicy.keepsBodySummary = true
-        // The hash names the stored file; with no store (a bench without --out) it is not computed.
+        // The hash names the stored file; with no store (a bench without an output folder) it is not computed.
         fetchPolicy.hashesBody = store != nil
         return .fetch(FetchRequest(url: trimmed, deadline: deadline, policy: fetchPolicy), cap: cap)
     }

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Downloads each URL once per run and lets every payload that names it use the same bytes.
 ///
-/// For `richpush batch --share-downloads`: payloads still get their own verdicts (their own declared
+/// For a batch that shares downloads: payloads still get their own verdicts (their own declared
 /// type, cap and validation) but the asset host sees one request per URL. The first payload to ask
 /// for a URL downloads it, with its own deadline, into a hidden cache file in the store; the others
 /// wait for that download and get a hard link to the same file. The download runs with the largest

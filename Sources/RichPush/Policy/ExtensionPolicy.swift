@@ -21,11 +21,11 @@ public struct ExtensionPolicy: Sendable {
     public var brazeImageAdvisoryBytes: Int64 = 5_000_000
     /// Download limits. `allowHTTP` here emulates an Info.plist that allows arbitrary loads.
     public var fetch = FetchPolicy()
-    /// The app's extensions, from their Info.plist files (`--app`, `--service-plist`, `--content-plist`):
+    /// The app's extensions, from their Info.plist files (found in the app's folder, or given one by one):
     /// the service extension's App Transport Security replaces `fetch.allowHTTP`, and the content
     /// extensions decide the expanded view.
     public var app: AppConfiguration?
-    /// Key-value pairs the content extensions read from the payload (`--require-key`).
+    /// Key-value pairs the content extensions read from the payload.
     public var requiredKeys: [RequiredKey] = []
 
     public init() {}

@@ -2,8 +2,9 @@ import Foundation
 
 /// The one reader of property list files: bounded in size and in objects before Foundation decodes.
 ///
-/// Every plist richpush reads goes through it: `--service-plist`, `--content-plist`, the Info.plist
-/// files `--app` finds, the App Group suite, and the user attributes stored inside the suite. In order:
+/// Every plist richpush reads goes through it: the service and content extensions' plists given one by
+/// one, the Info.plist files found in the app's folder, the App Group suite, and the user attributes
+/// stored inside the suite. In order:
 ///
 /// 1. The path must be a regular file: it is opened without blocking and checked with `fstat`, so a
 ///    FIFO or a device is refused by name and never read.

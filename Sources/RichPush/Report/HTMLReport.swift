@@ -195,7 +195,7 @@ public enum HTMLReport {
         ])
     }
 
-    /// The most devices in flight at once in each second, on its own axis, under the --concurrency cap.
+    /// The most devices in flight at once in each second, on its own axis, under the concurrency cap.
     private static func inFlightChart(_ report: BenchReport) -> String {
         let peak = report.timeline.map { Double($0.peakInFlight) }
         let cap = Double(report.config.concurrency * max(1, report.shards.count))

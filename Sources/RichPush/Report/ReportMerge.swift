@@ -3,8 +3,8 @@ import Foundation
 /// `richpush report merge`: the shards' reports of one run, combined into the report one machine would
 /// have written.
 ///
-/// Bench reports (`richpush bench --json`) merge counts and histograms and recompute percentiles;
-/// batch summaries (`OUTDIR/summary.json` of `batch --shard`) add their counts up. Which kind the files
+/// Bench reports (a bench's JSON report) merge counts and histograms and recompute percentiles;
+/// batch summaries (`summary.json` in each shard's output folder) add their counts up. Which kind the files
 /// are is decided by the first one. ``init(files:htmlPath:thresholds:requireAllShards:)`` checks the settings before
 /// any file is merged.
 ///

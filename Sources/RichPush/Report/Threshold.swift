@@ -156,7 +156,7 @@ public enum GateMetric: Sendable, Hashable {
     case http5xx
     /// Share of the devices run whose attachment would not show (any verdict but attached), in percent.
     case errors
-    /// Devices or payloads whose content extension would crash (`--app`).
+    /// Devices or payloads whose content extension would crash (when the app is known).
     case wouldCrash
     /// Devices or payloads whose app's content extensions are misconfigured for their category.
     case configurationError

@@ -1,9 +1,9 @@
 /// The expected verdict and reason for each sample payload, read from `Samples/expected.tsv`.
 ///
 /// Part of the product, not only of the tests: `richpush demo` checks each sample's verdict against
-/// it and exits 1 when one differs, and the test suite reads the file through this same parser so
+/// it and fails when one differs, and the test suite reads the file through this same parser so
 /// both agree on what the samples should get. Lines are `payload<TAB>verdict<TAB>reason`, then
-/// optionally `<TAB>content`: the expanded view expected with the sample app (`demo --app Samples/app`),
+/// optionally `<TAB>content`: the expanded view expected with the sample app (`Samples/app`),
 /// as `outcome` or `outcome:detail` (the extension that shows, or the reason), `-` for none; `#` starts
 /// a comment.
 public struct SampleExpectations: Sendable {

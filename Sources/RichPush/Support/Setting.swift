@@ -2,13 +2,13 @@ import Synchronization
 
 /// A setting of a run that a message can point to: "lower the concurrency", "trust the server's CA".
 ///
-/// The library names settings, never how a front end spells them: the command line installs its
-/// spelling once (``spelling``, `--concurrency`), and every message the library writes (errors,
-/// verdict hints, report notes) reads the way the user set it. A library consumer that installs
-/// nothing gets the setting's plain name (`concurrency`).
+/// The library names settings, never how a front end spells them: the front end installs its
+/// spelling once (``spelling``), and every message the library writes (errors, verdict hints, report
+/// notes) reads the way the user set it. A library consumer that installs nothing gets the setting's
+/// plain name (`concurrency`).
 ///
 /// ```swift
-/// "lower \(Setting.concurrency) to 200"   // "lower --concurrency to 200" under the command line
+/// "lower \(Setting.concurrency) to 200"   // "lower concurrency to 200", or in the front end's spelling
 /// ```
 public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     // The extension and its downloads.
