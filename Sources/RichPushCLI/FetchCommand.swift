@@ -66,30 +66,31 @@ enum FetchCommand {
         if let loops { configuration.loops = loops }
         let output = repeatCount == nil ? try OutputOptions.prepare(outputPath, option: "--output") : nil
         defer { output?.discard() }
-        let session = try FetchSession(configuration)
-        defer { session.close() }
-        if repeatCount != nil {
-            let summary = await session.repeated()
-            printLine(try JSON.string(summary))
-            printError("richpush: " + FetchSession.summaryLine(summary))
-            return summary.succeeded == summary.downloads ? .success : .failure
+        // The session (its engine) lives for this block only.
+        return try await FetchSession.with(configuration) { session in
+            if repeatCount != nil {
+                let summary = await session.repeated()
+                printLine(try JSON.string(summary))
+                printError("richpush: " + FetchSession.summaryLine(summary))
+                return summary.succeeded == summary.downloads ? .success : .failure
+            }
+            let run = await runInterruptibly { await session.download(writingTo: output?.descriptor ?? -1) }
+            if run.interrupted {
+                printError("richpush fetch: interrupted; nothing was written.")
+                return .interrupted
+            }
+            if case .success = run.value, let output { try commit([], to: output, option: "--output") }
+            for line in FetchSession.traceLines(run.value) { printError(line) }
+            let json = try JSON.string(FetchSession.report(run.value, url: configuration.url))
+            // With the body on stdout, the report goes to stderr so the two never mix.
+            if output?.target != .standardOutput { printLine(json) } else { printError(json) }
+            printError("richpush: " + FetchSession.summaryLine(run.value))
+            if case .failure(let error) = run.value,
+                let advice = TLSOptions.advice(for: error.tlsProblem, caFile: policy.caFile)
+            {
+                printError(advice)
+            }
+            return ExitStatus.code(for: run.value, storing: output != nil)
         }
-        let run = await runInterruptibly { await session.download(writingTo: output?.descriptor ?? -1) }
-        if run.interrupted {
-            printError("richpush fetch: interrupted; nothing was written.")
-            return .interrupted
-        }
-        if case .success = run.value, let output { try commit([], to: output, option: "--output") }
-        for line in FetchSession.traceLines(run.value) { printError(line) }
-        let json = try JSON.string(FetchSession.report(run.value, url: configuration.url))
-        // With the body on stdout, the report goes to stderr so the two never mix.
-        if output?.target != .standardOutput { printLine(json) } else { printError(json) }
-        printError("richpush: " + FetchSession.summaryLine(run.value))
-        if case .failure(let error) = run.value,
-            let advice = TLSOptions.advice(for: error.tlsProblem, caFile: policy.caFile)
-        {
-            printError(advice)
-        }
-        return ExitStatus.code(for: run.value, storing: output != nil)
     }
 }

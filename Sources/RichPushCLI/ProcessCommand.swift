@@ -78,39 +78,43 @@ enum ProcessCommand {
         defer { report?.discard() }
         let tracker = try tracking.start()
         defer { tracking.stop() }
-        let session = try ProcessSession(
-            policy: policy, folder: output.folder ?? "richpush-out", durable: output.durable, tracker: tracker)
-        defer { session.close() }
-        let result: ProcessResult
-        switch readInput(positionals.first ?? "-") {
-        case .success(let bytes):
-            // Ctrl-C or SIGTERM ends the download cleanly (its temporary file is removed), then exits 130.
-            let run = await runInterruptibly { await session.process(bytes) }
-            result = run.value
-            if run.interrupted {
+        let tracked = tracking
+        // The session (its store and engine) lives for this block only: closed however it ends.
+        return try await ProcessSession.with(
+            policy: policy, folder: output.folder ?? "richpush-out", durable: output.durable, tracker: tracker
+        ) { session in
+            let result: ProcessResult
+            switch readInput(positionals.first ?? "-") {
+            case .success(let bytes):
+                // Ctrl-C or SIGTERM ends the download cleanly (its temporary file is removed), then exits 130.
+                let run = await runInterruptibly { await session.process(bytes) }
+                result = run.value
+                if run.interrupted {
+                    session.removeNewFiles()
+                    printError("richpush process: interrupted; nothing was written.")
+                    return .interrupted
+                }
+            case .failure(let failure):
+                result = .unreadable(failure.message, outOfDescriptors: failure.outOfDescriptors)
+            }
+            do { try write(result, report: report, durable: output.durable) } catch {
+                // The payload names the stored file: without the payload and its report, the file is taken back.
                 session.removeNewFiles()
-                printError("richpush process: interrupted; nothing was written.")
-                return .interrupted
+                throw error
             }
-        case .failure(let failure): result = .unreadable(failure.message, outOfDescriptors: failure.outOfDescriptors)
-        }
-        do { try write(result, report: report, durable: output.durable) } catch {
-            // The payload names the stored file: without the payload and its report, the file is taken back.
-            session.removeNewFiles()
-            throw error
-        }
-        for line in result.outcome.trace ?? [] { printError(line) }
-        if !quiet {
-            printError("richpush: " + result.outcome.escapedSummaryLine)
-            if let advice = TLSOptions.advice(for: result.outcome.tlsProblem, caFile: policy.fetch.caFile) {
-                printError(advice)
+            for line in result.outcome.trace ?? [] { printError(line) }
+            if !quiet {
+                printError("richpush: " + result.outcome.escapedSummaryLine)
+                if let advice = TLSOptions.advice(for: result.outcome.tlsProblem, caFile: policy.fetch.caFile) {
+                    printError(advice)
+                }
             }
+            // Path A: the delivery event goes out after the verdict, which it never delays.
+            _ = await tracked.flush()
+            // Out of descriptors: the verdict is the client's, not the payload's or the host's.
+            if result.outcome.reason == .tooManyOpenFiles { return .unavailable }
+            return ExitStatus.code(for: result.outcome)
         }
-        // Path A: the delivery event goes out after the verdict, which it never delays.
-        _ = await tracking.flush()
-        // Out of descriptors: the verdict is the client's, not the payload's or the host's.
-        if result.outcome.reason == .tooManyOpenFiles { return .unavailable }
-        return ExitStatus.code(for: result.outcome)
     }
 
     /// Writes the report (when asked for), the mutated payload on stdout, then puts the report in place.

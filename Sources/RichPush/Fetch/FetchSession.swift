@@ -22,6 +22,15 @@ public final class FetchSession: Sendable {
         }
     }
 
+    /// A session for `body` alone: its engine is stopped when `body` returns or throws.
+    public static func with<T>(_ configuration: FetchConfiguration, _ body: (FetchSession) async throws -> T)
+        async throws -> T
+    {
+        let session = try FetchSession(configuration)
+        defer { session.close() }
+        return try await body(session)
+    }
+
     /// Stops the engine; call once, after the last download.
     public func close() { engine.shutdown() }
 

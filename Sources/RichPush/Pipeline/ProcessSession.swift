@@ -25,6 +25,16 @@ public struct ProcessSession: Sendable {
         service = ServiceExtension(engine: engine, store: store, policy: policy, tracker: tracker)
     }
 
+    /// A session for `body` alone: it is closed when `body` returns or throws, whatever happens.
+    public static func with<T>(
+        policy: ExtensionPolicy, folder: String, durable: Bool = false, tracker: DeliveryTracker? = nil,
+        _ body: (ProcessSession) async throws -> T
+    ) async throws -> T {
+        let session = try ProcessSession(policy: policy, folder: folder, durable: durable, tracker: tracker)
+        defer { session.close() }
+        return try await body(session)
+    }
+
     /// Runs `bytes` through the extension.
     public func process(_ bytes: [UInt8]) async -> ProcessResult { await service.process(bytes) }
 
