@@ -11,12 +11,13 @@ let package = Package(
     targets: [
         // The executable: a few lines of @main that hand the process to RichPushCLI.
         .executableTarget(name: "richpush", dependencies: ["RichPushCLI", "CProcessStart"]),
-        // Before the Swift runtime: closed descriptors 0-2 are occupied, so no runtime file takes them.
+        // Before the Swift runtime: closed descriptors 0-2 are occupied (no runtime file takes them) and
+        // an early Ctrl-C is counted until richpush's handler takes it over.
         .target(name: "CProcessStart"),
 
         // The command line: the command and option tables, parsing, help, progress lines, and the one
         // function that maps an error to an exit status. No pipeline logic of its own.
-        .target(name: "RichPushCLI", dependencies: ["RichPush", "AssetServer", "Digest"]),
+        .target(name: "RichPushCLI", dependencies: ["RichPush", "AssetServer", "Digest", "CProcessStart"]),
 
         // The library: every pipeline stage. It knows nothing of flags, argv, exit codes or terminals.
         .target(name: "RichPush", dependencies: ["CurlKit", "MagicKit", "Digest", "CNetRelay"]),

@@ -3,21 +3,28 @@
 // event fds, the files it reads at start) never take the number of stdout or stderr, and a write
 // to a closed stdout fails with EBADF instead of landing in one of them.
 //
-// It also blocks SIGINT and SIGTERM before any thread exists, so every thread the runtime starts
-// inherits the block: a Ctrl-C that comes before richpush installs its handler stays pending
-// instead of killing a process that may already be writing, and the handler's watcher thread
-// (which unblocks them) takes it as soon as it runs.
+// It also catches SIGINT and SIGTERM from the first moment: a Ctrl-C that comes before richpush
+// installs its own handler is counted here (the handler only counts, which is async-signal-safe)
+// instead of killing a process that may already be writing, and richpush's handler takes it over as
+// soon as it is installed (richpush_early_termination_signals). Blocking the signals instead would
+// not do: threads the runtime's libraries start before this constructor runs keep them unblocked.
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "CProcessStart.h"
 
 static int occupied = 0;
+static volatile sig_atomic_t early_signals = 0;
 
-__attribute__((constructor)) static void richpush_occupy_standard_descriptors(void) {
+static void richpush_count_early_signal(int number) {
+    (void)number;
+    early_signals = early_signals + 1;
+}
+
+__attribute__((constructor)) static void richpush_start_process(void) {
     for (int descriptor = 0; descriptor <= 2; descriptor++) {
         if (fcntl(descriptor, F_GETFD) >= 0 || errno != EBADF) continue;
         int opened = open("/dev/null", O_RDONLY);
@@ -28,11 +35,17 @@ __attribute__((constructor)) static void richpush_occupy_standard_descriptors(vo
         }
         occupied++;
     }
-    sigset_t termination;
-    sigemptyset(&termination);
-    sigaddset(&termination, SIGINT);
-    sigaddset(&termination, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &termination, NULL);
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = richpush_count_early_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    // A signal the parent set to be ignored (a background job of a non-interactive shell) stays ignored.
+    struct sigaction previous;
+    if (sigaction(SIGINT, NULL, &previous) == 0 && previous.sa_handler != SIG_IGN) sigaction(SIGINT, &action, NULL);
+    if (sigaction(SIGTERM, NULL, &previous) == 0 && previous.sa_handler != SIG_IGN) sigaction(SIGTERM, &action, NULL);
 }
 
 int richpush_standard_descriptors_occupied(void) { return occupied; }
+
+int richpush_early_termination_signals(void) { return early_signals; }

@@ -1,3 +1,4 @@
+import CProcessStart
 import Foundation
 import RichPush
 import Synchronization
@@ -26,6 +27,12 @@ enum TerminationSignal {
         action.sa_flags = SA_RESTART
         sigaction(SIGINT, &action, nil)
         sigaction(SIGTERM, &action, nil)
+        // A Ctrl-C before this handler existed was counted by the process's C constructor: it
+        // counts now, as if it had come just now (the work has not started).
+        if richpush_early_termination_signals() > 0 {
+            var byte = UInt8(truncatingIfNeeded: SIGINT)
+            _ = write(fds[1], &byte, 1)
+        }
         var blocked = sigset_t()
         sigemptyset(&blocked)
         sigaddset(&blocked, SIGINT)

@@ -5,4 +5,7 @@
 /// runtime started (see process_start.c). Calling it also keeps the constructor linked in.
 int richpush_standard_descriptors_occupied(void);
 
+/// How many SIGINT or SIGTERM arrived before richpush installed its own handler.
+int richpush_early_termination_signals(void);
+
 #endif
