@@ -36,9 +36,6 @@ public enum BenchSummary {
                         "Client-delayed: %d devices started late because of \(Setting.concurrency) (up to %.0f ms); their latency counts from the scheduled arrival.",
                     report.clientDelayed.devices, report.clientDelayed.maxMilliseconds))
         }
-        if report.notStarted > 0 {
-            lines.append("Not run to completion (time limit or interruption): \(report.notStarted) devices.")
-        }
         var table = TextTable(
             ["PHASE (ms)", "COUNT", "NOT REACHED"] + columns.map(\.title), rightAligned: Set(1...(columns.count + 2)))
         for phase in BenchReport.phases {
