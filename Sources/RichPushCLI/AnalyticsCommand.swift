@@ -220,25 +220,25 @@ enum AnalyticsFlushCommand {
         var arguments = arguments
         let options = try AnalyticsFlushOptions(parsing: &arguments)
         let verbose = options.verbose
-        let session: FlushSession
-        session = try FlushSession(options.configuration)
-        defer { session.close() }
-        let run = await runInterruptibly {
-            await session.flush(progress: { line in if verbose { printError("richpush: " + line) } })
+        // The client lives for this block only: stopped however it ends.
+        return try await FlushSession.with(options.configuration) { session in
+            let run = await runInterruptibly {
+                await session.flush(progress: { line in if verbose { printError("richpush: " + line) } })
+            }
+            let summary: FlushSummary
+            switch run.value {
+            case .success(let value): summary = value
+            case .failure(let error):
+                printError("richpush analytics flush: \(error.message)")
+                return AnalyticsExit.code(for: .failed(error.code))
+            }
+            let shown = AnalyticsCommand.writeResult(
+                options.json ? try JSON.string(summary) : summary.text, action: "flush")
+            if let stop = summary.stopMessage { printError("richpush analytics flush: " + stop) }
+            // Not shown: the next flush repeats the warning about unacknowledged items.
+            guard shown else { return AnalyticsExit.code(for: .outputFailed) }
+            session.markReported(summary)
+            return AnalyticsExit.code(for: summary, interrupted: run.interrupted)
         }
-        let summary: FlushSummary
-        switch run.value {
-        case .success(let value): summary = value
-        case .failure(let error):
-            printError("richpush analytics flush: \(error.message)")
-            return AnalyticsExit.code(for: .failed(error.code))
-        }
-        let shown = AnalyticsCommand.writeResult(
-            options.json ? try JSON.string(summary) : summary.text, action: "flush")
-        if let stop = summary.stopMessage { printError("richpush analytics flush: " + stop) }
-        // Not shown: the next flush repeats the warning about unacknowledged items.
-        guard shown else { return AnalyticsExit.code(for: .outputFailed) }
-        session.markReported(summary)
-        return AnalyticsExit.code(for: summary, interrupted: run.interrupted)
     }
 }

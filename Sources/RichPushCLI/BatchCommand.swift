@@ -77,59 +77,61 @@ enum BatchCommand {
         }
         options.configuration.tracker = try options.tracking.start()
         defer { options.tracking.stop() }
-        let session = try BatchSession(options.configuration)
-        defer { session.close() }
-        // After OUTDIR exists and is cleaned (a JUnit file often goes inside it), before any payload runs.
-        let junit = try OutputOptions.prepare(options.junitPath, option: "--junit")
-        defer { junit?.discard() }
-        let batch = try session.start()
-        defer { batch.close() }
-        // The line is redrawn on a clock from the latest progress, so it moves while payloads are slow.
-        let display = ProgressLine(mode: options.progress)
-        let latest = Mutex<BatchRunner.Progress?>(nil)
-        display.start { latest.withLock { $0 }.map { BatchProgressText.line($0) } ?? "starting" }
-        // On a signal, also stop the engine: that ends every download in flight at once.
-        let run = await runInterruptibly(
-            { () -> Result<BatchSummary, StoreError> in
-                do throws(StoreError) {
-                    return .success(try await batch.run(progress: { progress in latest.withLock { $0 = progress } }))
-                } catch {
-                    return .failure(error)
+        // The block captures constants, not the mutable options.
+        let (tracking, settled) = (options.tracking, options)
+        // The session (OUTDIR's lock, the engine, the scratch files) lives for this block only.
+        return try await BatchSession.with(options.configuration) { session, batch in
+            // After OUTDIR exists and is cleaned (a JUnit file often goes inside it), before any payload runs.
+            let junit = try OutputOptions.prepare(settled.junitPath, option: "--junit")
+            defer { junit?.discard() }
+            // The line is redrawn on a clock from the latest progress, so it moves while payloads are slow.
+            let display = ProgressLine(mode: settled.progress)
+            let latest = Mutex<BatchRunner.Progress?>(nil)
+            display.start { latest.withLock { $0 }.map { BatchProgressText.line($0) } ?? "starting" }
+            // On a signal, also stop the engine: that ends every download in flight at once.
+            let run = await runInterruptibly(
+                { () -> Result<BatchSummary, StoreError> in
+                    do throws(StoreError) {
+                        return .success(
+                            try await batch.run(progress: { progress in latest.withLock { $0 = progress } }))
+                    } catch {
+                        return .failure(error)
+                    }
+                }, onSignal: { batch.stop() })
+            if let last = latest.withLock({ $0 }) { display.draw(final: true) { BatchProgressText.line(last) } }
+            display.finish()
+            let summary = try run.value.mapError { CommandFailure(.ioError, $0.message) }.get()
+            await batch.removeSharedDownloads()
+            if let junit {
+                let xml: String
+                do throws(StoreError) { xml = try batch.junitXML(summary: summary) } catch {
+                    throw CommandFailure(.ioError, "--junit: \(error.message)")
                 }
-            }, onSignal: { batch.stop() })
-        if let last = latest.withLock({ $0 }) { display.draw(final: true) { BatchProgressText.line(last) } }
-        display.finish()
-        let summary = try run.value.mapError { CommandFailure(.ioError, $0.message) }.get()
-        await batch.removeSharedDownloads()
-        if let junit {
-            let xml: String
-            do throws(StoreError) { xml = try batch.junitXML(summary: summary) } catch {
-                throw CommandFailure(.ioError, "--junit: \(error.message)")
+                try commit(Array(xml.utf8), to: junit, option: "--junit", durable: settled.configuration.durable)
             }
-            try commit(Array(xml.utf8), to: junit, option: "--junit", durable: options.configuration.durable)
+            printError(summary.text(folder: session.folder))
+            // Path A: the delivery events of this run's payloads, 75 to a request, after the verdicts.
+            _ = await tracking.flush()
+            if summary.interrupted || run.interrupted {
+                printError(
+                    "Interrupted: \(summary.total - summary.recorded) payload(s) left. Run the same command to resume.")
+                return .interrupted
+            }
+            if let starved = summary.reasons[ReasonCode.tooManyOpenFiles.rawValue], starved > 0 {
+                printError(
+                    "richpush batch: \(starved) payload(s) failed because richpush ran out of file descriptors "
+                        + "(too-many-open-files): the client's limit, not the host's. They are not kept as final: raise "
+                        + "'ulimit -n' (or lower --concurrency) and run the same command again to redo them.")
+                return .unavailable
+            }
+            let decision = GateDecision(summary)
+            if !decision.passed {
+                printError(
+                    "richpush batch: the gate failed: "
+                        + decision.failed.map { $0.expression ?? $0.name }.joined(separator: ", "))
+                return .failure
+            }
+            return .success
         }
-        printError(summary.text(folder: session.folder))
-        // Path A: the delivery events of this run's payloads, 75 to a request, after the verdicts.
-        _ = await options.tracking.flush()
-        if summary.interrupted || run.interrupted {
-            printError(
-                "Interrupted: \(summary.total - summary.recorded) payload(s) left. Run the same command to resume.")
-            return .interrupted
-        }
-        if let starved = summary.reasons[ReasonCode.tooManyOpenFiles.rawValue], starved > 0 {
-            printError(
-                "richpush batch: \(starved) payload(s) failed because richpush ran out of file descriptors "
-                    + "(too-many-open-files): the client's limit, not the host's. They are not kept as final: raise "
-                    + "'ulimit -n' (or lower --concurrency) and run the same command again to redo them.")
-            return .unavailable
-        }
-        let decision = GateDecision(summary)
-        if !decision.passed {
-            printError(
-                "richpush batch: the gate failed: "
-                    + decision.failed.map { $0.expression ?? $0.name }.joined(separator: ", "))
-            return .failure
-        }
-        return .success
     }
 }

@@ -106,46 +106,48 @@ enum BenchCommand {
         defer { options.tracking.stop() }
         let server = try options.serveFolder.map { try startServer($0, for: &options.configuration) }
         defer { server?.stop() }
-        let session = try BenchSession(options.configuration)
-        defer { session.close() }
-        let trial = await runInterruptibly { await session.trial() }
-        if let problem = trial.value, !trial.interrupted {
-            printError("richpush bench: \(problem.message)")
-            return .unavailable
+        // The block captures constants, not the mutable options; the session lives for it only.
+        let settled = options
+        return try await BenchSession.with(options.configuration) { session in
+            let trial = await runInterruptibly { await session.trial() }
+            if let problem = trial.value, !trial.interrupted {
+                printError("richpush bench: \(problem.message)")
+                return .unavailable
+            }
+            let display = BenchProgressLine(mode: settled.progress)
+            printError("richpush bench: " + session.startLine)
+            // Stopped during the trial: no device runs, and the report says so.
+            let run = await runInterruptibly { [trial] in
+                await session.run(startingDevices: !trial.interrupted, progress: { display.update($0) })
+            }
+            display.finish()
+            let report = run.value.report
+            // A report on stdout keeps it for `jq`: the text goes to stderr then.
+            if outputs.takesStandardOutput {
+                printError(BenchSummary.text(report))
+            } else {
+                printLine(BenchSummary.text(report))
+            }
+            // Path A: every device's delivery event, 75 to a request, after the burst (never inside it).
+            _ = await settled.tracking.flush()
+            if outputs.has("--json") { try outputs.commit("--json", Array((try report.json() + "\n").utf8)) }
+            if outputs.has("--html") { try outputs.commit("--html", Array(HTMLReport.render(report).utf8)) }
+            if run.interrupted {
+                printError("richpush bench: interrupted; the report covers the devices that finished.")
+                return .interrupted
+            }
+            for threshold in run.value.failedThresholds {
+                printError("richpush bench: threshold failed: \(threshold.message).")
+            }
+            if let starved = report.reasons[ReasonCode.tooManyOpenFiles.rawValue], starved > 0 {
+                printError(
+                    "richpush bench: \(starved) device(s) failed because richpush ran out of file descriptors "
+                        + "(too-many-open-files): the client's limit, not the host's, so the report understates the "
+                        + "host. Raise 'ulimit -n' or lower --concurrency, and run it again.")
+                return .unavailable
+            }
+            return run.value.passed ? .success : .failure
         }
-        let display = BenchProgressLine(mode: options.progress)
-        printError("richpush bench: " + session.startLine)
-        // Stopped during the trial: no device runs, and the report says so.
-        let run = await runInterruptibly { [trial] in
-            await session.run(startingDevices: !trial.interrupted, progress: { display.update($0) })
-        }
-        display.finish()
-        let report = run.value.report
-        // A report on stdout keeps it for `jq`: the text goes to stderr then.
-        if outputs.takesStandardOutput {
-            printError(BenchSummary.text(report))
-        } else {
-            printLine(BenchSummary.text(report))
-        }
-        // Path A: every device's delivery event, 75 to a request, after the burst (never inside it).
-        _ = await options.tracking.flush()
-        if outputs.has("--json") { try outputs.commit("--json", Array((try report.json() + "\n").utf8)) }
-        if outputs.has("--html") { try outputs.commit("--html", Array(HTMLReport.render(report).utf8)) }
-        if run.interrupted {
-            printError("richpush bench: interrupted; the report covers the devices that finished.")
-            return .interrupted
-        }
-        for threshold in run.value.failedThresholds {
-            printError("richpush bench: threshold failed: \(threshold.message).")
-        }
-        if let starved = report.reasons[ReasonCode.tooManyOpenFiles.rawValue], starved > 0 {
-            printError(
-                "richpush bench: \(starved) device(s) failed because richpush ran out of file descriptors "
-                    + "(too-many-open-files): the client's limit, not the host's, so the report understates the "
-                    + "host. Raise 'ulimit -n' or lower --concurrency, and run it again.")
-            return .unavailable
-        }
-        return run.value.passed ? .success : .failure
     }
 
     /// Starts the embedded asset server on `folder` with the test certificate and points

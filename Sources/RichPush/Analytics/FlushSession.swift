@@ -24,6 +24,15 @@ public final class FlushSession: Sendable {
     /// Stops the client; call once, after the flush.
     public func close() { client.stop() }
 
+    /// A session for `body` alone: its client is stopped when `body` returns or throws.
+    public static func with<T>(_ configuration: FlushConfiguration, _ body: (FlushSession) async throws -> T)
+        async throws -> T
+    {
+        let session = try FlushSession(configuration)
+        defer { session.close() }
+        return try await body(session)
+    }
+
     /// Claims, sends and accounts (``AnalyticsFlush/run(suite:client:options:progress:)``); fails only
     /// when the suite or outbox cannot be read or written, or another flush holds the suite.
     public func flush(progress: @escaping @Sendable (String) -> Void = { _ in }) async -> Result<

@@ -126,6 +126,18 @@ public struct BatchSession: Sendable {
 
     /// Releases the output folder's lock.
     public func close() { lock.release() }
+
+    /// A session and its started run for `body` alone: the engine is stopped, the scratch files are
+    /// removed and the output folder's lock is released when `body` returns or throws.
+    public static func with<T>(_ configuration: BatchConfiguration, _ body: (BatchSession, BatchRun) async throws -> T)
+        async throws -> T
+    {
+        let session = try BatchSession(configuration)
+        defer { session.close() }
+        let run = try session.start()
+        defer { run.close() }
+        return try await body(session, run)
+    }
 }
 
 /// A started batch: the engine, the shared downloads and the runner.

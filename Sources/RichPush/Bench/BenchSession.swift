@@ -117,6 +117,15 @@ public struct BenchSession: Sendable {
     }
 
     /// Stops the engine and removes the store's scratch files.
+    /// A session for `body` alone: everything it started is stopped when `body` returns or throws.
+    public static func with<T>(_ configuration: BenchConfiguration, _ body: (BenchSession) async throws -> T)
+        async throws -> T
+    {
+        let session = try BenchSession(configuration)
+        defer { session.close() }
+        return try await body(session)
+    }
+
     public func close() {
         engine.shutdown()
         store?.removeScratch()
