@@ -5,7 +5,9 @@
 public struct FetchError: Error, Sendable, CustomStringConvertible {
     /// A stable, payload-free name for a way a download can fail.
     public struct Code: Hashable, Sendable, CustomStringConvertible, Codable {
-        private enum Base: String, Sendable {
+        /// Every code as an enum, for switches that must name each one: a new code does not
+        /// compile until every such switch maps it (no `default:`).
+        public enum Kind: String, Sendable, CaseIterable {
             case invalidURL = "invalid-url"
             case invalidHostMapping = "invalid-host-mapping"
             case schemeNotAllowed = "scheme-not-allowed"
@@ -30,8 +32,11 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
             case atsBlocked = "ats-blocked"
         }
 
-        private let base: Base
-        private init(_ base: Base) { self.base = base }
+        private let base: Kind
+        private init(_ base: Kind) { self.base = base }
+
+        /// Which code it is, for an exhaustive switch.
+        public var kind: Kind { base }
 
         /// The URL is not a URL curl can fetch.
         public static let invalidURL = Code(.invalidURL)
@@ -91,7 +96,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
 
         public init(from decoder: any Decoder) throws {
             let text = try decoder.singleValueContainer().decode(String.self)
-            guard let base = Base(rawValue: text) else {
+            guard let base = Kind(rawValue: text) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: text))
             }
             self.base = base

@@ -412,7 +412,8 @@ public struct ServiceExtension: Sendable {
             Outcome(
                 verdict: verdict, reason: reason, message: message ?? error.message + ".", payloadBytes: payloadBytes)
         }
-        switch error.code {
+        // Every code is named: a new one does not compile until it is mapped here.
+        switch error.code.kind {
         case .deadlineExceeded:
             let budget = String(format: "%g", policy.budget.inSeconds)
             let received = error.details.map { " (\($0.bytes) bytes had arrived)" } ?? ""
@@ -458,7 +459,7 @@ public struct ServiceExtension: Sendable {
         case .storageFailed: return make(.fallback, .storageFailed, error.message + " (UNError 104).")
         case .cancelled, .engineStopped:
             return make(.expired, .cancelled, "the run was interrupted before it finished.")
-        default: return make(.fallback, .transferFailed)
+        case .invalidHostMapping, .transferFailed: return make(.fallback, .transferFailed)
         }
     }
 }
