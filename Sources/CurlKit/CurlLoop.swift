@@ -374,15 +374,15 @@ public final class CurlLoop: @unchecked Sendable {
         let redirectURL = readsRedirect ? string(CURLINFO_REDIRECT_URL) ?? "" : ""
         let classified =
             reason
-            ?? classify(
-                code, spec: transfer.pending.spec, status: status, sink: sink,
-                hopConnected: Int(sink.requests_sent) > redirects,
-                redirectTarget: code == CURLE_UNSUPPORTED_PROTOCOL
-                    ? [String(cString: rp_easy_last_header(easy, "Location")), redirectURL, effectiveURL].first {
-                        !$0.isEmpty
-                    } ?? "" : "",
-                redirectURL: redirectURL,
-                osErrno: code == CURLE_OK ? 0 : long(CURLINFO_OS_ERRNO))
+            ?? TransferClassification.classify(
+                TransferFacts(
+                    code: code, spec: transfer.pending.spec, status: status, capExceeded: sink.cap_exceeded != 0,
+                    writeErrno: sink.write_errno, hopConnected: Int(sink.requests_sent) > redirects,
+                    redirectTarget: code == CURLE_UNSUPPORTED_PROTOCOL
+                        ? [String(cString: rp_easy_last_header(easy, "Location")), redirectURL, effectiveURL].first {
+                            !$0.isEmpty
+                        } ?? "" : "",
+                    redirectURL: redirectURL, osErrno: code == CURLE_OK ? 0 : long(CURLINFO_OS_ERRNO)))
         let failure = classified.map(Self.blamingDescriptorExhaustion)
         // An error status's body is kept only for a caller that asked to read it (an API's message).
         let keepsBody = classified == nil || (classified == .httpStatus && !transfer.pending.spec.failOnHTTPError)
@@ -475,60 +475,6 @@ public final class CurlLoop: @unchecked Sendable {
         return summary
     }
 
-    /// The one place a `CURLcode` becomes a ``TransferFailure``.
-    ///
-    /// Timeouts are decided from the absolute deadline, not from curl's text: past the deadline it
-    /// is the deadline; before it, a hop whose connection was up (its request was about to be sent)
-    /// stalled, and one whose connection never came up timed out connecting. A refused scheme is a
-    /// redirect's when the URL the transfer was led to has a scheme outside the allowed list.
-    static func classify(
-        _ code: CURLcode, spec: TransferSpec, status: Int, sink: rp_sink, hopConnected: Bool, redirectTarget: String,
-        redirectURL: String, osErrno: Int, now: ContinuousClock.Instant = .now
-    ) -> TransferFailure? {
-        switch code {
-        case CURLE_OK:
-            if !spec.followRedirects, (300..<400).contains(status), !redirectURL.isEmpty {
-                return .redirect(location: redirectURL)
-            }
-            return (200..<300).contains(status) ? nil : .httpStatus
-        case CURLE_OPERATION_TIMEDOUT:
-            // curl's TIMEOUT_MS was computed from the deadline when the transfer started; its timer may
-            // fire a hair early.
-            if now >= spec.deadline - .milliseconds(20) { return .deadlineExceeded }
-            if !hopConnected { return .connectTimeout }
-            return spec.lowSpeedSeconds > 0 ? .stalled : .deadlineExceeded
-        case CURLE_UNSUPPORTED_PROTOCOL:
-            if !allows(scheme(of: spec.url), in: spec.allowedProtocols) { return .schemeRefused }
-            // The last response's Location (or the URL curl moved to): a refused redirect names a
-            // scheme outside the list, data: and file: included, even when curl cannot parse it.
-            if let target = scheme(of: redirectTarget), !allows(target, in: spec.allowedProtocols) {
-                return .redirectRefused(target: redirectTarget)
-            }
-            // curl 7.88 also uses this code for a reply that is not HTTP at all ("HTTP/0.9").
-            return .protocolError
-        case CURLE_URL_MALFORMAT: return .malformedURL
-        case CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_RESOLVE_HOST: return .dnsFailed
-        case CURLE_COULDNT_CONNECT:
-            return osErrno == Int(EMFILE) || osErrno == Int(ENFILE) ? .outOfDescriptors : .connectFailed
-        case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CERTPROBLEM,
-            CURLE_SSL_CIPHER, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CACERT_BADFILE,
-            CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
-            CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT, CURLE_USE_SSL_FAILED:
-            return .tlsFailed
-        case CURLE_TOO_MANY_REDIRECTS: return .tooManyRedirects
-        case CURLE_FILESIZE_EXCEEDED: return .declaredTooLarge
-        case CURLE_WRITE_ERROR:
-            return sink.cap_exceeded != 0 ? .capExceeded : .writeFailed(errno: sink.write_errno)
-        case CURLE_HTTP_RETURNED_ERROR: return .httpStatus
-        case CURLE_PARTIAL_FILE: return .truncated
-        case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR: return .connectionReset
-        case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP3:
-            return .protocolError
-        case CURLE_ABORTED_BY_CALLBACK: return .engineStopped
-        default: return .other
-        }
-    }
-
     /// A resolver, connect or TLS failure while this process cannot open one more descriptor is the
     /// client's (libcurl reports EMFILE only for the socket itself; the resolver and the trust store
     /// fail with their own codes when /etc/hosts or a CA file cannot be opened).
@@ -546,18 +492,4 @@ public final class CurlLoop: @unchecked Sendable {
         }
     }
 
-    /// The URL's scheme, when it starts with one (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`).
-    private static func scheme(of url: String) -> Substring? {
-        guard let colon = url.firstIndex(of: ":"), colon > url.startIndex else { return nil }
-        let scheme = url[..<colon]
-        guard scheme.first?.isASCII == true, scheme.first?.isLetter == true,
-            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
-        else { return nil }
-        return scheme
-    }
-
-    private static func allows(_ scheme: Substring?, in allowed: String) -> Bool {
-        guard let scheme else { return false }
-        return allowed.split(separator: ",").contains { $0.lowercased() == scheme.lowercased() }
-    }
 }
