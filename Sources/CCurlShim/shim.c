@@ -613,7 +613,15 @@ rp_loop *rp_loop_create(CURLM *multi) {
     struct epoll_event event;
     event.events = EPOLLIN;
     event.data.fd = loop->wake_fd;
-    epoll_ctl(loop->epoll_fd, EPOLL_CTL_ADD, loop->wake_fd, &event);
+    // A loop that cannot be woken would sleep through every submission: fail its creation instead.
+    if (epoll_ctl(loop->epoll_fd, EPOLL_CTL_ADD, loop->wake_fd, &event) != 0) {
+        int saved = errno;
+        close(loop->epoll_fd);
+        close(loop->wake_fd);
+        free(loop);
+        errno = saved;
+        return NULL;
+    }
     curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, rp_loop_socket);
     curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, (void *)loop);
     curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, rp_loop_timer);
@@ -647,7 +655,19 @@ int rp_loop_step(rp_loop *loop, int max_wait_ms) {
         if (left < wait) wait = (int)left;
     }
     int count = epoll_wait(loop->epoll_fd, events, capacity, wait);
-    if (count < 0) count = 0;  // EINTR: act on timeouts below
+    int broken = 0;
+    if (count < 0) {
+        // EINTR: act on timeouts below. Anything else (EBADF, EINVAL: the descriptor is unusable)
+        // would come back at once on every step: wait as asked instead of spinning a core.
+        if (errno != EINTR) {
+            broken = errno;
+            int pause_ms = wait < 10 ? 10 : wait;  // never a spin, even for a caller that asks for 0
+            struct timespec pause = {pause_ms / 1000, (long)(pause_ms % 1000) * 1000000L};
+            while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
+            }
+        }
+        count = 0;
+    }
     for (int i = 0; i < count; i++) {
         int fd = events[i].data.fd;
         if (fd == loop->wake_fd) {
@@ -667,5 +687,11 @@ int rp_loop_step(rp_loop *loop, int max_wait_ms) {
         loop->timer_due = -1;
         curl_multi_socket_action(loop->multi, CURL_SOCKET_TIMEOUT, 0, &loop->running);
     }
+    if (broken != 0) {
+        errno = broken;
+        return -1;
+    }
     return loop->running;
 }
+
+int rp_loop_epoll_descriptor(rp_loop *loop) { return loop->epoll_fd; }

@@ -135,8 +135,12 @@ void rp_loop_destroy(rp_loop *loop);
 /// Wakes the loop from another thread. Async-signal-safe.
 void rp_loop_wakeup(rp_loop *loop);
 /// Waits for socket events, curl's timeout or a wakeup (at most `max_wait_ms`), then lets curl act.
-/// Returns the number of transfers still running.
+/// Returns the number of transfers still running, or -1 (errno set) when the epoll descriptor is
+/// unusable: the call then waited `max_wait_ms` (10 ms at least) instead of spinning, and still
+/// acted on curl's timer, so every transfer ends by its own deadline.
 int rp_loop_step(rp_loop *loop, int max_wait_ms);
+/// The loop's epoll descriptor, for tests that break it on purpose.
+int rp_loop_epoll_descriptor(rp_loop *loop);
 
 /// Reads the next finished transfer from the multi handle; returns 0 when there is none.
 int rp_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result);
