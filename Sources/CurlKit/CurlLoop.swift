@@ -235,7 +235,7 @@ public final class CurlLoop: @unchecked Sendable {
 
     /// The process's store for the spec's trust: built on first use, then shared by every connection.
     private func trustStore(for spec: TransferSpec) throws(TrustStore.Failure) -> TrustStore? {
-        guard spec.allowedProtocols.contains("https") else { return nil }
+        guard spec.schemes.contains("https") else { return nil }
         return try TrustStore.shared(Self.trustSource(systemCAFile: spec.systemCAFile, caFile: spec.caFile))
     }
 
@@ -260,8 +260,10 @@ public final class CurlLoop: @unchecked Sendable {
             if code == CURLE_OK { code = rp_easy_setopt_pointer(easy, option, value) }
         }
         set(CURLOPT_URL, spec.url)
-        set(CURLOPT_PROTOCOLS_STR, spec.allowedProtocols)
-        set(CURLOPT_REDIR_PROTOCOLS_STR, spec.allowedProtocols)
+        // curl's spelling of the set, only here: "http,https".
+        let protocols = spec.schemes.sorted().joined(separator: ",")
+        set(CURLOPT_PROTOCOLS_STR, protocols)
+        set(CURLOPT_REDIR_PROTOCOLS_STR, protocols)
         set(CURLOPT_FOLLOWLOCATION, spec.followRedirects ? 1 : 0)
         set(CURLOPT_MAXREDIRS, spec.maxRedirects)
         set(CURLOPT_TIMEOUT_MS, transfer.timeoutMilliseconds)

@@ -50,10 +50,10 @@ enum TransferClassification {
             if !facts.hopConnected { return .connectTimeout }
             return spec.lowSpeedSeconds > 0 ? .stalled : .deadlineExceeded
         case CURLE_UNSUPPORTED_PROTOCOL:
-            if !allows(scheme(of: spec.url), in: spec.allowedProtocols) { return .schemeRefused }
+            if !allows(scheme(of: spec.url), in: spec.schemes) { return .schemeRefused }
             // The last response's Location (or the URL curl moved to): a refused redirect names a
             // scheme outside the list, data: and file: included, even when curl cannot parse it.
-            if let target = scheme(of: redirectTarget), !allows(target, in: spec.allowedProtocols) {
+            if let target = scheme(of: redirectTarget), !allows(target, in: spec.schemes) {
                 return .redirectRefused(target: redirectTarget)
             }
             // curl 7.88 also uses this code for a reply that is not HTTP at all ("HTTP/0.9").
@@ -91,8 +91,8 @@ enum TransferClassification {
         return scheme
     }
 
-    private static func allows(_ scheme: Substring?, in allowed: String) -> Bool {
+    private static func allows(_ scheme: Substring?, in allowed: Set<String>) -> Bool {
         guard let scheme else { return false }
-        return allowed.split(separator: ",").contains { $0.lowercased() == scheme.lowercased() }
+        return allowed.contains(scheme.lowercased())
     }
 }

@@ -5,8 +5,8 @@
 public struct TransferSpec: Sendable {
     /// The URL to download.
     public var url: String
-    /// Schemes allowed for the URL and for every redirect, as curl spells them: "https" or "http,https".
-    public var allowedProtocols: String
+    /// Schemes allowed for the URL and for every redirect, lowercase: `["https"]` or `["http", "https"]`.
+    public var schemes: Set<String>
     /// Redirects followed at most; more fails with CURLE_TOO_MANY_REDIRECTS.
     public var maxRedirects: Int
     /// The instant by which the transfer must be over, whatever happens; time spent queued counts.
@@ -70,7 +70,7 @@ public struct TransferSpec: Sendable {
     /// Creates a spec with conservative defaults: https only, 5 redirects, no cap.
     public init(
         url: String,
-        allowedProtocols: String = "https",
+        schemes: Set<String> = ["https"],
         maxRedirects: Int = 5,
         deadline: ContinuousClock.Instant,
         connectTimeoutMilliseconds: Int = 10_000,
@@ -96,7 +96,7 @@ public struct TransferSpec: Sendable {
         self.scanLimit = scanLimit
         self.hashBody = hashBody
         self.url = url
-        self.allowedProtocols = allowedProtocols
+        self.schemes = Set(schemes.map { $0.lowercased() })
         self.maxRedirects = maxRedirects
         self.deadline = deadline
         self.connectTimeoutMilliseconds = connectTimeoutMilliseconds

@@ -46,7 +46,7 @@ import Testing
         defer { group.stop() }
         // Port 1 on loopback refuses at once; the point is that the huge deadline does not trap.
         let spec = TransferSpec(
-            url: "http://127.0.0.1:1/x", allowedProtocols: "http", deadline: .now + .seconds(Int64.max / 2))
+            url: "http://127.0.0.1:1/x", schemes: ["http"], deadline: .now + .seconds(Int64.max / 2))
         let outcome = await group.transfer(spec, writingTo: -1)
         #expect(outcome.failure == .connectFailed)
     }
@@ -64,7 +64,7 @@ import Testing
     /// freed loop is a use-after-free report; scripts/test --asan runs this).
     @Test(arguments: 0..<20) func stopsWhileSubmissionsAndCancellationsArrive(round: Int) async throws {
         let group = try CurlLoopGroup(loops: 2)
-        let spec = TransferSpec(url: "http://127.0.0.1:1/x", allowedProtocols: "http", deadline: .now + .seconds(5))
+        let spec = TransferSpec(url: "http://127.0.0.1:1/x", schemes: ["http"], deadline: .now + .seconds(5))
         let completed = await withTaskGroup(of: Bool.self) { tasks in
             for index in 0..<64 {
                 tasks.addTask {

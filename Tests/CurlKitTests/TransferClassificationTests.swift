@@ -16,7 +16,8 @@ import Testing
         capExceeded: Bool = false, writeErrno: Int32 = 0, allowed: String = "https"
     ) -> TransferFacts {
         let spec = TransferSpec(
-            url: url, allowedProtocols: allowed, deadline: start + .seconds(10), lowSpeedSeconds: lowSpeedSeconds,
+            url: url, schemes: Set(allowed.split(separator: ",").map(String.init)), deadline: start + .seconds(10),
+            lowSpeedSeconds: lowSpeedSeconds,
             followRedirects: followRedirects)
         return TransferFacts(
             code: code, spec: spec, status: status, capExceeded: capExceeded, writeErrno: writeErrno,

@@ -86,7 +86,7 @@ public final class TrackClient: Sendable {
         let deadline = min(deadline, .now + endpoint.requestTimeout)
         let remaining = max(deadline - .now, .milliseconds(1))
         var spec = TransferSpec(
-            url: endpoint.url, allowedProtocols: endpoint.url.hasPrefix("https:") ? "https" : "http",
+            url: endpoint.url, schemes: [endpoint.url.hasPrefix("https:") ? "https" : "http"],
             maxRedirects: 0, deadline: deadline,
             connectTimeoutMilliseconds: max(1, Int(min(remaining, .seconds(10)) / .milliseconds(1))),
             // A fresh connection each time: libcurl silently sends a request again when a reused

@@ -111,7 +111,7 @@ public final class FetchEngine: Sendable {
         try Self.checkShape(request.url, allowed: policy.transportSecurity == nil ? policy : nil)
         guard let transportSecurity = policy.transportSecurity else {
             let spec = Self.spec(
-                request.url, policy: policy, deadline: request.deadline, allowedProtocols: policy.allowedProtocols,
+                request.url, policy: policy, deadline: request.deadline, schemes: policy.schemes,
                 minimumTLSMinor: policy.requireTLS12 ? 2 : 0, followRedirects: true,
                 connectTo: try connectRules(for: request))
             let outcome = await group.transfer(spec, writingTo: descriptor)
@@ -150,7 +150,7 @@ public final class FetchEngine: Sendable {
             var hop = request
             hop.url = url
             let spec = Self.spec(
-                url, policy: request.policy, deadline: request.deadline, allowedProtocols: "http,https",
+                url, policy: request.policy, deadline: request.deadline, schemes: ["http", "https"],
                 minimumTLSMinor: Self.minor(minimum), followRedirects: false, connectTo: try connectRules(for: hop))
             var outcome = await group.transfer(spec, writingTo: descriptor)
             outcome.totalMicros += earlier.saturatingMicroseconds
@@ -199,7 +199,7 @@ public final class FetchEngine: Sendable {
         let scheme = String(decoding: utf8[..<colon], as: UTF8.self)
         if let policy, !policy.allows(scheme: scheme) {
             throw FetchError(
-                .schemeNotAllowed, "\(scheme): is not allowed for \(url) (allowed: \(policy.allowedProtocols))")
+                .schemeNotAllowed, "\(scheme): is not allowed for \(url) (allowed: \(policy.schemesText))")
         }
         if policy == nil, !["http", "https"].contains(scheme.lowercased()) {
             throw FetchError(.schemeNotAllowed, "\(scheme): is not allowed for \(url) (allowed: http,https)")
@@ -215,12 +215,12 @@ public final class FetchEngine: Sendable {
 
     @inline(never)
     private static func spec(
-        _ url: String, policy: FetchPolicy, deadline: ContinuousClock.Instant, allowedProtocols: String,
+        _ url: String, policy: FetchPolicy, deadline: ContinuousClock.Instant, schemes: Set<String>,
         minimumTLSMinor: Int, followRedirects: Bool, connectTo: [String]
     ) -> TransferSpec {
         TransferSpec(
             url: url,
-            allowedProtocols: allowedProtocols,
+            schemes: schemes,
             maxRedirects: policy.maxRedirects,
             deadline: deadline,
             connectTimeoutMilliseconds: Int(max(1, policy.connectTimeout.wholeMilliseconds)),
@@ -317,11 +317,11 @@ public final class FetchEngine: Sendable {
             case .stalled:
                 (.stalled, "\(url) stalled: too few bytes arrived for too long (\(outcome.bytes) bytes had arrived)")
             case .schemeRefused:
-                (.schemeNotAllowed, "the scheme of \(url) is not allowed (allowed: \(policy.allowedProtocols))")
+                (.schemeNotAllowed, "the scheme of \(url) is not allowed (allowed: \(policy.schemesText))")
             case .redirectRefused(let target):
                 (
                     .redirectNotAllowed,
-                    "\(url) redirected to \(target), whose scheme is not allowed (allowed: \(policy.allowedProtocols))"
+                    "\(url) redirected to \(target), whose scheme is not allowed (allowed: \(policy.schemesText))"
                 )
             case .malformedURL:
                 (.invalidURL, "'\(url)' is malformed")

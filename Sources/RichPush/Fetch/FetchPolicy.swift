@@ -69,8 +69,11 @@ public struct FetchPolicy: Sendable {
     /// The CA bundle libcurl was built with, which richpush trusts besides ``caFile`` by default.
     public static var defaultSystemCAFile: String? { CurlLoopGroup.systemCABundle }
 
-    /// The schemes allowed for the URL and every redirect, in curl's spelling.
-    var allowedProtocols: String { allowHTTP ? "http,https" : "https" }
+    /// The schemes allowed for the URL and every redirect.
+    var schemes: Set<String> { allowHTTP ? ["http", "https"] : ["https"] }
+
+    /// The allowed schemes as messages list them: `https`, or `http, https`.
+    var schemesText: String { schemes.sorted().joined(separator: ", ") }
 
     /// Whether `scheme` may be fetched under this policy.
     public func allows(scheme: String) -> Bool {
