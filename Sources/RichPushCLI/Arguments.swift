@@ -78,15 +78,6 @@ struct Arguments {
     /// without running it (every command reads its positionals last, before it starts anything).
     var parseOnly = false
 
-    /// Words taken as they are, for a caller that checks them itself.
-    init(unchecked words: [String]) {
-        self.words = words
-        known = []
-    }
-
-    /// The words not taken yet, for a command that reads its own sub-actions (`analytics record ...`).
-    var remainingWords: [String] { words }
-
     /// Removes `--name` (or an alias) and says whether it was there.
     mutating func flag(_ names: String...) -> Bool {
         let names = spelled(names)

@@ -67,8 +67,10 @@ enum ExitStatus {
     }
 
     /// The exit status of one payload's outcome (`process`): 0 when it shows as intended and no
-    /// content extension would crash on it or fail to show it; 65 when APNs would refuse it; 1 otherwise.
+    /// content extension would crash on it or fail to show it; 65 when APNs would refuse it; 69 when
+    /// richpush ran out of descriptors (the client's verdict, not the payload's or the host's); 1 otherwise.
     static func code(for outcome: Outcome) -> ExitCode {
+        if outcome.reason == .tooManyOpenFiles { return .unavailable }
         switch outcome.verdict {
         case .rejected: return .dataError
         case .fallback, .expired, .notInvoked: return .failure

@@ -55,12 +55,6 @@ func ensureDescriptorHeadroom() -> Bool {
     return setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0
 }
 
-/// Writes a file the user asked for (`--report`, `--json`, `--html`, `--junit`, `-o`) through
-/// ``OutputFile``: `-` is stdout, a FIFO or device is written directly, a regular file atomically.
-func writeOutput(_ bytes: [UInt8], to path: String) throws(SystemError) {
-    try OutputFile.write(bytes, to: path)
-}
-
 /// Writes `bytes` to an output opened with ``OutputOptions/prepare(_:option:)`` and puts it in place;
 /// a failure is exit 74 with the option named.
 func commit(_ bytes: [UInt8], to pending: PendingOutput, option: String, durable: Bool = false) throws {

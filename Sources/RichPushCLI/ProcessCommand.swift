@@ -111,8 +111,6 @@ enum ProcessCommand {
             }
             // Path A: the delivery event goes out after the verdict, which it never delays.
             _ = await tracked.flush()
-            // Out of descriptors: the verdict is the client's, not the payload's or the host's.
-            if result.outcome.reason == .tooManyOpenFiles { return .unavailable }
             return ExitStatus.code(for: result.outcome)
         }
     }
