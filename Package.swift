@@ -17,18 +17,23 @@ let package = Package(
 
         // The command line: the command and option tables, parsing, help, progress lines, and the one
         // function that maps an error to an exit status. No pipeline logic of its own.
-        .target(name: "RichPushCLI", dependencies: ["RichPush", "AssetServer", "Digest", "CProcessStart"]),
+        .target(
+            name: "RichPushCLI", dependencies: ["RichPush", "POSIXKit", "AssetServer", "Digest", "CProcessStart"]),
 
         // The library: every pipeline stage. It knows nothing of flags, argv, exit codes or terminals.
-        .target(name: "RichPush", dependencies: ["CurlKit", "MagicKit", "Digest", "CNetRelay"]),
+        .target(name: "RichPush", dependencies: ["POSIXKit", "CurlKit", "MagicKit", "Digest", "CNetRelay"]),
+
+        // Below everything: system calls retried on EINTR, the one error that keeps errno, exclusive
+        // temporaries, write-all and read-all, and the descriptor budget. Glibc only, no Foundation.
+        .target(name: "POSIXKit"),
 
         // The only Swift code that touches libcurl, libmagic and libcrypto.
-        .target(name: "CurlKit", dependencies: ["CCurlShim"]),
+        .target(name: "CurlKit", dependencies: ["POSIXKit", "CCurlShim"]),
         .target(name: "MagicKit", dependencies: ["CMagic"]),
         .target(name: "Digest", dependencies: ["CCrypto"]),
 
         // The embedded asset server with fault modes, on libmicrohttpd.
-        .target(name: "AssetServer", dependencies: ["CAssetServerShim"]),
+        .target(name: "AssetServer", dependencies: ["POSIXKit", "CAssetServerShim"]),
 
         // C: system libraries from Debian and the small shims Swift needs to call them.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
@@ -53,6 +58,7 @@ let package = Package(
 
         // Fixtures the test targets share: the repository's samples and a started asset server.
         .target(name: "TestSupport", dependencies: ["AssetServer", "RichPush", "Digest"], path: "Tests/TestSupport"),
+        .testTarget(name: "POSIXKitTests", dependencies: ["POSIXKit", "TestSupport"]),
         .testTarget(name: "CurlKitTests", dependencies: ["CurlKit"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest"]),
         .testTarget(name: "RichPushTests", dependencies: ["RichPush", "AssetServer", "TestSupport"]),

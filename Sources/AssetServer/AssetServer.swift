@@ -1,5 +1,6 @@
 import CAssetServerShim
 import Foundation
+import POSIXKit
 import Synchronization
 
 /// A certificate chain and private key, as PEM text, for the HTTPS listener.
@@ -31,8 +32,16 @@ public struct TLSIdentity: Sendable {
 /// Why the asset server could not start.
 public struct AssetServerError: Error, Sendable, CustomStringConvertible {
     public var message: String
+    /// The failed system call, with its errno, when that is why.
+    public var systemError: SystemError?
 
     init(_ message: String) { self.message = message }
+
+    /// The server could not start because a system call failed: its words (and errno) are the error's.
+    init(_ error: SystemError) {
+        self.message = error.message
+        self.systemError = error
+    }
 
     public var description: String { message }
 }
@@ -145,9 +154,11 @@ public final class AssetServer: Sendable {
         }
         let canonicalRoot = String(cString: resolved)
         free(resolved)
-        let rootDescriptor = open(canonicalRoot, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard rootDescriptor >= 0 else {
-            throw AssetServerError("cannot open '\(root)': \(String(cString: strerror(errno))); check its permissions")
+        let rootDescriptor: Int32
+        do {
+            rootDescriptor = try SystemCall.open(canonicalRoot, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        } catch {
+            throw AssetServerError(SystemError(code: error.code, operation: "open", path: root))
         }
         let suspensions: Suspensions
         do {
@@ -229,11 +240,8 @@ public final class AssetServer: Sendable {
     /// `requested` lowered so that every listener's connections, each with a file open, fit under
     /// the soft descriptor limit with 64 to spare.
     static func fittingLimit(_ requested: Int, listeners: Int) -> Int {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(Int32.max) else {
-            return max(1, requested)
-        }
-        let available = Int(clamping: limit.rlim_cur) - 64
+        guard let soft = DescriptorBudget.softLimit, soft < Int(Int32.max) else { return max(1, requested) }
+        let available = soft - 64
         return max(1, min(requested, available / (2 * listeners)))
     }
 

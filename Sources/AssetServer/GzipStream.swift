@@ -1,5 +1,6 @@
 import CAssetServerShim
 import Foundation
+import POSIXKit
 
 /// Compresses a body while it is sent: the gzip bytes are produced a buffer at a time, in order,
 /// so a `gzip=1&size=…` response holds one deflate state (about 256 KiB) and one input buffer,
@@ -84,9 +85,9 @@ struct BodySource {
         var copied = 0
         if position < fileSize {
             let fromFile = Int(min(count, fileSize - position))
-            var got = -1
-            repeat { got = pread(descriptor, base, fromFile, off_t(position)) } while got < 0 && errno == EINTR
-            guard got > 0 else { return -1 }
+            let window = UnsafeMutableRawBufferPointer(start: base, count: fromFile)
+            guard let got = try? SystemCall.preadAll(descriptor, into: window, offset: Int64(position)), got > 0
+            else { return -1 }
             copied = got
             if copied < fromFile { return copied }
         }

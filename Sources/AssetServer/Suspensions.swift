@@ -1,5 +1,6 @@
 import CAssetServerShim
 import Foundation
+import POSIXKit
 import Synchronization
 
 /// Connections parked while a fault waits (delay, stall, trickle), and the one thread that resumes them.
@@ -32,7 +33,7 @@ final class Suspensions: @unchecked Sendable {
     init() throws(AssetServerError) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
-            throw AssetServerError("cannot create a pipe: \(String(cString: strerror(errno)))")
+            throw AssetServerError(SystemError.current("create the server's wake-up pipe"))
         }
         for end in ends {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)

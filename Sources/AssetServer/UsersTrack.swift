@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 import Synchronization
 
 /// How the server answers `POST /users/track` like Braze's REST API, for flush tests and demos.
@@ -55,10 +56,12 @@ final class UsersTrackService: Sendable {
         self.options = options
         var descriptor: Int32 = -1
         if let path = options.logPath {
-            descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else {
-                throw AssetServerError(
-                    "cannot open the track log '\(path)': \(String(cString: strerror(errno))); check the path")
+            do {
+                descriptor = try SystemCall.open(
+                    path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600,
+                    operation: "open the track log")
+            } catch {
+                throw AssetServerError(error)
             }
         }
         log = Mutex(descriptor)
@@ -154,14 +157,7 @@ final class UsersTrackService: Sendable {
                 bytes += data
                 bytes.append(0x0a)
             }
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return false }
-                offset += written
-            }
-            return true
+            return (try? SystemCall.writeAll(descriptor, bytes)) != nil
         }
     }
 

@@ -1,6 +1,7 @@
 import CCurlShim
 import Dispatch
 import Foundation
+import POSIXKit
 import Synchronization
 
 /// One thread running libcurl's multi loop; it owns its multi handle and every easy handle on it.
@@ -94,9 +95,9 @@ public final class CurlLoop: @unchecked Sendable {
         guard let events = rp_loop_create(multi) else {
             let code = errno
             curl_multi_cleanup(multi)
-            if code == EMFILE || code == ENFILE { throw .outOfDescriptors(limit: CurlKitError.descriptorLimit) }
+            if code == EMFILE || code == ENFILE { throw .outOfDescriptors(limit: DescriptorBudget.softLimit) }
             throw .initializationFailed(
-                "cannot create the fetch loop's epoll and eventfd: \(String(cString: strerror(code)))")
+                "cannot create the fetch loop's epoll and eventfd: \(SystemError.words(for: code))")
         }
         self.multi = multi
         self.events = events

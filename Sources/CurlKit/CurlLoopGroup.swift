@@ -1,5 +1,6 @@
 import CCurlShim
 import Foundation
+import POSIXKit
 import Synchronization
 
 /// A set of ``CurlLoop`` threads sharing the work: each transfer goes to the least busy loop.
@@ -98,22 +99,17 @@ public final class CurlLoopGroup: Sendable {
 public enum CurlKitError: Error, Sendable, CustomStringConvertible {
     /// libcurl or a loop's event machinery could not be set up; the text says which.
     case initializationFailed(String)
-    /// The process has no file descriptor left (EMFILE): `limit` is the soft limit in force.
-    case outOfDescriptors(limit: Int)
+    /// The process has no file descriptor left (EMFILE): `limit` is the soft limit in force, nil
+    /// when it cannot be read (``DescriptorBudget/softLimit``).
+    case outOfDescriptors(limit: Int?)
 
     public var description: String {
         switch self {
         case .initializationFailed(let text):
             return text
         case .outOfDescriptors(let limit):
-            return "this process has no file descriptor left (the limit is \(limit)): raise it with 'ulimit -n'"
+            return "this process has no file descriptor left (the limit is \(DescriptorBudget.text(forLimit: limit))): "
+                + "raise it with 'ulimit -n'"
         }
-    }
-
-    /// The soft limit on open files (RLIMIT_NOFILE), or -1 when it cannot be read.
-    public static var descriptorLimit: Int {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return -1 }
-        return limit.rlim_cur >= rlim_t(Int.max) ? Int.max : Int(limit.rlim_cur)
     }
 }

@@ -1,5 +1,6 @@
 import AssetServer
 import Foundation
+import POSIXKit
 import RichPush
 
 /// The one place an error becomes an exit status and a message: every command's errors, every
@@ -86,7 +87,7 @@ enum ExitStatus {
     private static func failure(for error: CocoaError) -> CommandFailure {
         let path = (error.userInfo[NSFilePathErrorKey] as? String).map { " '\($0.escapingControlCharacters)'" }
         let underlying = (error.userInfo[NSUnderlyingErrorKey] as? NSError).map {
-            String(cString: strerror(Int32($0.code)))
+            SystemError.words(for: Int32($0.code))
         }
         let reason = underlying ?? (error.isFileError ? "no such file, or no permission" : "unusable data")
         let code: ExitCode = error.code.rawValue >= 512 && error.code.rawValue < 1024 ? .ioError : .dataError

@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 import RichPush
 
 /// Writes to stderr, where everything but payload JSON and requested data goes.
@@ -46,13 +47,7 @@ let minimumDescriptors = 16
 /// Raises the soft open-file limit to ``minimumDescriptors`` when it is lower and the hard limit
 /// allows; false when the process cannot have that many.
 func ensureDescriptorHeadroom() -> Bool {
-    var limit = rlimit()
-    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return true }
-    let needed = rlim_t(minimumDescriptors)
-    guard limit.rlim_cur < needed else { return true }
-    guard limit.rlim_max >= needed else { return false }
-    limit.rlim_cur = needed
-    return setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0
+    DescriptorBudget.ensureSoftLimit(atLeast: minimumDescriptors)
 }
 
 /// Writes `bytes` to an output opened with ``OutputOptions/prepare(_:option:)`` and puts it in place;

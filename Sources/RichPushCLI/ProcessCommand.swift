@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 import RichPush
 
 /// `richpush process`: one payload through the emulated service extension.
@@ -153,7 +154,7 @@ enum ProcessCommand {
             return .failure(
                 ReadFailure(
                     message: error.message.escapingControlCharacters + hint,
-                    outOfDescriptors: error.code == EMFILE || error.code == ENFILE))
+                    outOfDescriptors: error.isDescriptorExhaustion))
         }
     }
 
@@ -162,11 +163,9 @@ enum ProcessCommand {
     static func readStandardInput() throws(SystemError) -> [UInt8] {
         var bytes: [UInt8] = []
         while bytes.count <= readLimit {
-            var ready = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
-            let count = poll(&ready, 1, 100)
+            let ready = try SystemCall.waitReadable(0, milliseconds: 100, path: "stdin")
             if TerminationSignal.received { return [] }
-            if count < 0 && errno != EINTR { throw SystemError.current("read", path: "stdin") }
-            guard count > 0 else { continue }
+            guard ready != 0 else { continue }
             var chunk = [UInt8](repeating: 0, count: min(64 * 1024, readLimit + 1 - bytes.count))
             let wanted = chunk.count
             let got = try SystemCall.retrying("read", path: "stdin") { read(0, &chunk, wanted) }

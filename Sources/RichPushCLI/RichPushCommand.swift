@@ -1,5 +1,6 @@
 import AssetServer
 import Foundation
+import POSIXKit
 import RichPush
 
 /// The entry point: picks the subcommand, runs it, and turns every error into a message and an exit code.
@@ -45,7 +46,7 @@ public enum RichPushCommand {
         Setting.spelling = Command.spelling
         guard ensureDescriptorHeadroom() else {
             printError(
-                "richpush: too many open files: the limit (\(SystemCall.descriptorLimit)) is below the "
+                "richpush: too many open files: the limit (\(DescriptorBudget.softLimitText)) is below the "
                     + "\(minimumDescriptors) richpush needs. Raise it with 'ulimit -n 1024' and run again.")
             exit(ExitCode.unavailable.rawValue)
         }

@@ -1,5 +1,6 @@
 import AssetServer
 import Foundation
+import POSIXKit
 import RichPush
 
 /// `richpush serve`: the embedded asset server in the foreground.
@@ -160,10 +161,7 @@ func requireFolder(_ path: String) throws {
 /// Raises the soft limit on open descriptors to the hard limit, so the server's connection limit
 /// (which fits under the soft limit) is not a few hundred on a default `ulimit -n`.
 private func raiseDescriptorLimit() {
-    var limit = rlimit()
-    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-    limit.rlim_cur = limit.rlim_max
-    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    DescriptorBudget.raiseToHardLimit()
 }
 
 /// Writes one access-log line to stderr with a single write(2): lines from the server's threads never

@@ -1,5 +1,6 @@
 import Digest
 import Foundation
+import POSIXKit
 import RichPush
 
 /// `batch -`: NDJSON read from stdin, kept as `OUTDIR/.richpush/stdin-<sha256>` so the run (and its
@@ -19,16 +20,14 @@ enum StandardInputCopy {
         let folder = outFolder + "/.richpush"
         do {
             try SystemCall.makeFolders(folder, operation: "create the output folder")
-            let temporary = try TemporaryFile.createExclusively(in: folder, prefix: ".richpush-")
+            let temporary = try TemporaryFile.create(in: folder, prefix: ".richpush-")
             defer { temporary.discard() }
             var chunk = [UInt8](repeating: 0, count: 64 * 1024)
             var digest = SHA256Digest()
             while true {
-                var ready = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
-                let count = poll(&ready, 1, 100)
+                let ready = try SystemCall.waitReadable(0, milliseconds: 100, path: "stdin")
                 if TerminationSignal.received { throw CommandFailure(.interrupted, "interrupted while reading stdin.") }
-                if count < 0 && errno != EINTR { throw SystemError.current("read", path: "stdin") }
-                guard count > 0 else { continue }
+                guard ready != 0 else { continue }
                 let capacity = chunk.count
                 let got = try SystemCall.retrying("read", path: "stdin") { read(0, &chunk, capacity) }
                 if got == 0 { break }

@@ -32,7 +32,9 @@ public struct BatchItem: Sendable, Equatable {
         switch source {
         case .file(let path, let folder):
             guard let resolved = BatchInput.realPath(path) else {
-                return .failure(BatchInputError("cannot read '\(name)': \(Self.reason())"))
+                let failure = SystemError.current("read", path: name)
+                DescriptorExhaustion.note(failure)
+                return .failure(BatchInputError(failure))
             }
             guard resolved.starts(with: folder + [UInt8(ascii: "/")]) else {
                 return .failure(
@@ -40,12 +42,18 @@ public struct BatchItem: Sendable, Equatable {
                         "'\(name)' is a link to '\(BatchInput.displayName(resolved))', outside the input folder; "
                             + "richpush does not follow links out of it. Copy the payload into the folder"))
             }
-            let descriptor = open(BatchInput.cString(resolved), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-            guard descriptor >= 0 else { return .failure(BatchInputError("cannot read '\(name)': \(Self.reason())")) }
+            let descriptor: Int32
+            do {
+                descriptor = try SystemCall.retrying("read", path: name) {
+                    open(BatchInput.cString(resolved), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                }
+            } catch {
+                return .failure(BatchInputError(error))
+            }
             defer { close(descriptor) }
             var info = stat()
-            guard fstat(descriptor, &info) == 0 else {
-                return .failure(BatchInputError("cannot read '\(name)': \(Self.reason())"))
+            do { try SystemCall.retrying("read", path: name) { fstat(descriptor, &info) } } catch {
+                return .failure(BatchInputError(error))
             }
             guard info.st_mode & S_IFMT == S_IFREG else {
                 return .failure(BatchInputError("'\(name)' is not a regular file (a FIFO, device or folder)"))
@@ -53,8 +61,10 @@ public struct BatchItem: Sendable, Equatable {
             let size = max(0, Int(info.st_size))
             return Self.read(descriptor, from: 0, count: min(size, limit + 1), path: name)
         case .line(let path, let offset, let length):
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { return .failure(BatchInputError("cannot read '\(path)': \(Self.reason())")) }
+            let descriptor: Int32
+            do { descriptor = try SystemCall.open(path, O_RDONLY | O_CLOEXEC, operation: "read") } catch {
+                return .failure(BatchInputError(error))
+            }
             defer { close(descriptor) }
             return Self.read(descriptor, from: offset, count: min(length, limit + 1), path: path)
         }
@@ -63,34 +73,27 @@ public struct BatchItem: Sendable, Equatable {
     private static func read(_ descriptor: Int32, from offset: Int64, count: Int, path: String) -> Result<
         [UInt8], BatchInputError
     > {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let got = bytes.withUnsafeMutableBytes { buffer in
-                buffer.baseAddress.map { pread(descriptor, $0 + filled, count - filled, off_t(offset) + off_t(filled)) }
-                    ?? 0
-            }
-            if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else { return .failure(BatchInputError("cannot read '\(path)': \(reason())")) }
-            if got == 0 { break }
-            filled += got
+        do {
+            return .success(try SystemCall.preadAll(descriptor, count: count, offset: offset, path: path))
+        } catch {
+            return .failure(BatchInputError(error))
         }
-        bytes.removeSubrange(filled...)
-        return .success(bytes)
-    }
-
-    /// The system's words for `errno`; running out of descriptors is noted (``DescriptorExhaustion``).
-    private static func reason() -> String {
-        let code = errno
-        DescriptorExhaustion.note(errno: code)
-        return String(cString: strerror(code))
     }
 }
 
 /// The input of a batch could not be used as a whole (not found, no payloads).
 public struct BatchInputError: Error, Sendable, CustomStringConvertible {
     public var message: String
+    /// The failed system call, with its errno, when that is why.
+    public var systemError: SystemError?
     init(_ message: String) { self.message = message }
+
+    /// A system call failed (running out of descriptors is noted by ``SystemCall``): its words are
+    /// the message, its errno is kept.
+    init(_ error: SystemError) {
+        message = error.message
+        systemError = error
+    }
     public var description: String { message }
 }
 
@@ -109,7 +112,7 @@ public enum BatchInput {
         }
         if !isDirectory.boolValue { return try lines(of: path) }
         guard let folder = realPath(Array(path.utf8)) else {
-            throw BatchInputError("cannot read '\(path)': \(String(cString: strerror(errno)))")
+            throw BatchInputError(SystemError.current("read", path: path))
         }
         var names: [[UInt8]] = []
         try walk(folder, relative: [], recursive: recursive, into: &names)
@@ -127,7 +130,7 @@ public enum BatchInput {
     {
         let directory = relative.isEmpty ? root : root + [UInt8(ascii: "/")] + relative
         guard let stream = opendir(cString(directory)) else {
-            throw BatchInputError("cannot list '\(displayName(directory))': \(String(cString: strerror(errno)))")
+            throw BatchInputError(SystemError.current("list", path: displayName(directory)))
         }
         defer { closedir(stream) }
         let suffix = Array(".json".utf8)
@@ -192,9 +195,9 @@ public enum BatchInput {
 
     /// One item per non-blank line; the file is scanned in blocks, never held whole.
     private static func lines(of path: String) throws(BatchInputError) -> [BatchItem] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw BatchInputError("cannot read '\(path)': \(String(cString: strerror(errno)))")
+        let descriptor: Int32
+        do { descriptor = try SystemCall.open(path, O_RDONLY | O_CLOEXEC, operation: "read") } catch {
+            throw BatchInputError(error)
         }
         defer { close(descriptor) }
         let base = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
@@ -219,9 +222,11 @@ public enum BatchInput {
             blank = true
         }
         while true {
-            let got = block.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else { throw BatchInputError("cannot read '\(path)': \(String(cString: strerror(errno)))") }
+            let read = block.withUnsafeMutableBytes { buffer in
+                Result { () throws(SystemError) in try SystemCall.read(descriptor, into: buffer, path: path) }
+            }
+            let got: Int
+            do { got = try read.get() } catch { throw BatchInputError(error) }
             if got == 0 { break }
             for index in 0..<got {
                 let byte = block[index]

@@ -42,12 +42,12 @@ public enum BatchPreflight {
     /// reading (a pretty-printed payload), or a one-line file.
     private static func onePayload(at path: String) throws(BatchInputError) -> BatchItem? {
         let bytes: [UInt8]
-        do {
+        do throws(SystemError) {
             let descriptor = try SystemCall.openRegularFile(path)
             defer { close(descriptor) }
             bytes = try SystemCall.readAll(descriptor, upTo: onePayloadLimit + 1, path: path)
         } catch {
-            throw BatchInputError(error.message)
+            throw BatchInputError(error)
         }
         guard bytes.count <= onePayloadLimit, case .object = try? JSONValue.parse(bytes) else { return nil }
         let body = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
@@ -57,7 +57,7 @@ public enum BatchPreflight {
         guard let resolved = BatchInput.realPath(Array(path.utf8)),
             let resolvedFolder = BatchInput.realPath(Array((folder.isEmpty ? "." : folder).utf8))
         else {
-            throw BatchInputError("cannot read '\(path)': \(String(cString: strerror(errno)))")
+            throw BatchInputError(SystemError.current("read", path: path))
         }
         let name = (path as NSString).lastPathComponent
         return BatchItem(name: name, outputName: name, source: .file(path: resolved, folder: resolvedFolder))

@@ -1,5 +1,6 @@
 import Digest
 import Foundation
+import POSIXKit
 
 /// The end of a batch run: `results.ndjson`, the compacted journal and `summary.json`, and reading
 /// the records back.
@@ -26,15 +27,15 @@ extension BatchRunner {
         var times: [Double] = []
         var histogram = LatencyHistogram()
         // Two copies are written as the lines stream past: results.ndjson, and the compacted journal.
-        // (Not pooled temporaries: they are renamed.)
+        // (Not pooled temporaries: they are committed, unnamed where the file system allows it.)
         let results = try output.makeTemporary(inFolder: output.folder)
         defer { results.discard() }
         let compacted = try output.makeTemporary(inFolder: (journal.path as NSString).deletingLastPathComponent)
         defer { compacted.discard() }
-        var failed = false
-        let reader = open(journal.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard reader >= 0 else {
-            throw StoreError("cannot read '\(journal.path)': \(String(cString: strerror(errno)))")
+        var failure: SystemError?
+        let reader: Int32
+        do { reader = try SystemCall.open(journal.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, operation: "read") } catch {
+            throw StoreError(error)
         }
         defer { close(reader) }
         for item in items {
@@ -65,12 +66,14 @@ extension BatchRunner {
                 histogram.record(microseconds: UInt64(min(max(0, (value * 1000).rounded()), 3.2e13)))
             }
             let text = line + [UInt8(ascii: "\n")]
-            failed = failed || !Self.write(text, to: results.descriptor) || !Self.write(text, to: compacted.descriptor)
+            if failure == nil {
+                failure = Self.write(text, to: results.descriptor) ?? Self.write(text, to: compacted.descriptor)
+            }
         }
-        guard !failed, !output.durable || fsync(results.descriptor) == 0,
-            rename(results.path, output.folder + "/results.ndjson") == 0
-        else {
-            throw StoreError("cannot write results.ndjson: \(String(cString: strerror(errno)))")
+        let resultsPath = output.folder + "/results.ndjson"
+        if let failure { throw StoreError(SystemError(code: failure.code, operation: "write", path: resultsPath)) }
+        do { try results.commit(as: resultsPath, durable: output.durable, mode: 0o600) } catch {
+            throw StoreError(error)
         }
         try journal.replace(with: compacted, durable: output.durable)
         let recorded = last.count
@@ -119,8 +122,10 @@ extension BatchRunner {
         SHA256Digest.hex(of: bytes)
     }
 
-    /// Writes all of `bytes` to `descriptor` (the POSIX layer retries EINTR and short writes).
-    static func write(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
-        (try? SystemCall.writeAll(descriptor, bytes)) != nil
+    /// Writes all of `bytes` to `descriptor` (the POSIX layer retries EINTR and short writes); the
+    /// failure, or nil.
+    static func write(_ bytes: [UInt8], to descriptor: Int32) -> SystemError? {
+        do { try SystemCall.writeAll(descriptor, bytes) } catch { return error }
+        return nil
     }
 }

@@ -162,8 +162,9 @@ public struct BatchRunner: Sendable {
             digest = Self.sha256(bytes)
             result = await service.process(bytes)
         case .failure(let error):
-            result = .unreadable(
-                error.message + ". Check the file.", outOfDescriptors: DescriptorExhaustion.generation != exhaustion)
+            // A system call's message already ends with its sentence and advice.
+            let message = error.systemError == nil ? error.message + ". Check the file." : error.message
+            result = .unreadable(message, outOfDescriptors: DescriptorExhaustion.generation != exhaustion)
         }
         if Task.isCancelled || result.outcome.reason == .cancelled { return .success(nil) }
         let outputName = "payloads/" + item.outputName

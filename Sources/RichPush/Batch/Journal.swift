@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 import Synchronization
 
 /// An append-only file of NDJSON records: the batch's resume state.
@@ -26,11 +27,11 @@ final class Journal: Sendable {
         self.write = write
         let folder = (path as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let descriptor = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else {
-            throw StoreError("cannot open '\(path)': \(String(cString: strerror(errno)))")
+        do {
+            descriptor = try SystemCall.open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, mode: 0o600)
+        } catch {
+            throw StoreError(error)
         }
-        self.descriptor = descriptor
         length = Mutex(0)
         let end = try cutTornTail()
         length.withLock { $0 = end }
@@ -40,34 +41,32 @@ final class Journal: Sendable {
 
     /// Appends one record (which must end with a newline), whole or not at all.
     func append(_ line: [UInt8]) throws(StoreError) {
-        let failure = length.withLock { length -> String? in
+        let failure = length.withLock { length -> StoreError? in
             var written = 0
-            let error: Int32? = line.withUnsafeBytes { buffer in
-                while written < buffer.count {
-                    let n = write(descriptor, UnsafeRawBufferPointer(rebasing: buffer[written...]))
-                    if n < 0 && errno == EINTR { continue }
-                    if n < 0 { return errno }
-                    if n == 0 { return ENOSPC }
-                    written += n
+            let failed: SystemError? = line.withUnsafeBytes { buffer in
+                do throws(SystemError) {
+                    try SystemCall.writeAll(descriptor, buffer, path: path, written: &written, through: write)
+                    return nil
+                } catch {
+                    return SystemError(code: error.code, operation: "append to", path: path)
                 }
-                return nil
             }
-            guard let error else {
+            guard let failed else {
                 length += off_t(line.count)
                 return nil
             }
             // Cut the fragment off, so the next record starts on a line of its own.
-            var message = "cannot append to '\(path)': \(String(cString: strerror(error)))"
+            var message = "cannot append to '\(path)': \(failed.cause)"
             if written > 0 {
-                var result: Int32
-                repeat { result = ftruncate(descriptor, length) } while result != 0 && errno == EINTR
-                if result != 0 {
-                    message += "; and cannot cut the partial record off: \(String(cString: strerror(errno)))"
+                do throws(SystemError) {
+                    try SystemCall.truncate(descriptor, to: Int64(length), path: path)
+                } catch {
+                    message += "; and cannot cut the partial record off: \(error.cause)"
                 }
             }
-            return message + ". Free some space and run the same command again to resume."
+            return StoreError(message + ". Free some space and run the same command again to resume.", failed)
         }
-        if let failure { throw StoreError(failure) }
+        if let failure { throw failure }
     }
 
     /// Calls `body` with each complete line (without its newline) and its 0-based number.
@@ -83,8 +82,10 @@ final class Journal: Sendable {
 
     /// As ``forEachLine(inFile:_:)-swift.type.method``, with each line's byte offset in the file.
     static func forEachLine(inFile path: String, _ body: (Int, off_t, [UInt8]) throws -> Void) throws(StoreError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { throw StoreError("cannot read '\(path)': \(String(cString: strerror(errno)))") }
+        let descriptor: Int32
+        do { descriptor = try SystemCall.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, operation: "read") } catch {
+            throw StoreError(error)
+        }
         defer { close(descriptor) }
         var block = [UInt8](repeating: 0, count: 256 * 1024)
         var pending: [UInt8] = []
@@ -92,9 +93,13 @@ final class Journal: Sendable {
         var lineStart: off_t = 0
         var number = 0
         while true {
-            let got = block.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) }
-            if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else { throw StoreError("cannot read '\(path)': \(String(cString: strerror(errno)))") }
+            let read = block.withUnsafeMutableBytes { buffer in
+                Result { () throws(SystemError) in
+                    try SystemCall.preadAll(descriptor, into: buffer, offset: Int64(offset), path: path)
+                }
+            }
+            let got: Int
+            do { got = try read.get() } catch { throw StoreError(error) }
             if got == 0 { break }
             var start = 0
             for index in 0..<got where block[index] == UInt8(ascii: "\n") {
@@ -115,18 +120,12 @@ final class Journal: Sendable {
     /// The `length` bytes at `offset` of the file open as `descriptor` (a line found by
     /// ``forEachLine(inFile:_:)-swift.type.method``).
     static func bytes(of descriptor: Int32, at offset: off_t, length: Int, path: String) throws(StoreError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: length)
-        var done = 0
-        while done < length {
-            let got = bytes.withUnsafeMutableBytes { buffer in
-                pread(descriptor, buffer.baseAddress.map { $0 + done }, length - done, offset + off_t(done))
-            }
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else {
-                throw StoreError(
-                    "cannot read '\(path)': \(got == 0 ? "it got shorter" : String(cString: strerror(errno)))")
-            }
-            done += got
+        let bytes: [UInt8]
+        do { bytes = try SystemCall.preadAll(descriptor, count: length, offset: Int64(offset), path: path) } catch {
+            throw StoreError(error)
+        }
+        guard bytes.count == length else {
+            throw StoreError(SystemError(code: EIO, operation: "read", path: path, reason: "it got shorter"))
         }
         return bytes
     }
@@ -183,16 +182,16 @@ final class Journal: Sendable {
         }
         let replacement = try store.makeTemporary(inFolder: (path as NSString).deletingLastPathComponent)
         defer { replacement.discard() }
-        var failed = false
+        var failure: SystemError?
         if !fresh {
             try forEachLine(inFile: path) { number, line in
                 guard let input = input(of: line), last[input] == number else { return }
-                failed = failed || !BatchRunner.write(line + [UInt8(ascii: "\n")], to: replacement.descriptor)
+                if failure == nil { failure = BatchRunner.write(line + [UInt8(ascii: "\n")], to: replacement.descriptor) }
             }
         }
-        guard !failed, !store.durable || fsync(replacement.descriptor) == 0, rename(replacement.path, path) == 0
-        else {
-            throw StoreError("cannot rewrite '\(path)': \(String(cString: strerror(errno)))")
+        if let failure { throw StoreError(SystemError(code: failure.code, operation: "rewrite", path: path)) }
+        do { try replacement.commit(as: path, durable: store.durable, mode: 0o600) } catch {
+            throw StoreError(SystemError(code: error.code, operation: "rewrite", path: path, reason: error.reason))
         }
     }
 
@@ -200,8 +199,8 @@ final class Journal: Sendable {
     ///
     /// This object's descriptor keeps pointing at the old file: call this last.
     func replace(with replacement: TemporaryFile, durable: Bool) throws(StoreError) {
-        guard !durable || fsync(replacement.descriptor) == 0, rename(replacement.path, path) == 0 else {
-            throw StoreError("cannot compact '\(path)': \(String(cString: strerror(errno)))")
+        do { try replacement.commit(as: path, durable: durable, mode: 0o600) } catch {
+            throw StoreError(SystemError(code: error.code, operation: "compact", path: path, reason: error.reason))
         }
     }
 
@@ -233,8 +232,8 @@ final class Journal: Sendable {
     /// Cuts a last line that has no newline (a write torn by a crash); returns the length after.
     private func cutTornTail() throws(StoreError) -> off_t {
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            throw StoreError("cannot read '\(path)': \(String(cString: strerror(errno)))")
+        do { try SystemCall.retrying("read", path: path) { fstat(descriptor, &info) } } catch {
+            throw StoreError(error)
         }
         var end = off_t(info.st_size)
         var byte: UInt8 = 0
@@ -243,8 +242,10 @@ final class Journal: Sendable {
             if byte == UInt8(ascii: "\n") { break }
             end -= 1
         }
-        if end < off_t(info.st_size) && ftruncate(descriptor, end) != 0 {
-            throw StoreError("cannot repair '\(path)': \(String(cString: strerror(errno)))")
+        if end < off_t(info.st_size) {
+            do { try SystemCall.truncate(descriptor, to: Int64(end), path: path, operation: "repair") } catch {
+                throw StoreError(error)
+            }
         }
         return end
     }

@@ -26,30 +26,29 @@ public final class OutputLock: Sendable {
     public static func acquire(folder: String) throws(StoreError) -> OutputLock {
         let state = folder + "/.richpush"
         if mkdir(state, 0o700) != 0 && errno != EEXIST {
-            throw StoreError("cannot create '\(state)': \(String(cString: strerror(errno)))")
+            throw StoreError(SystemError.current("create", path: state))
         }
         let path = state + "/lock"
-        var descriptor: Int32
-        repeat {
-            descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        } while descriptor < 0 && errno == EINTR
-        guard descriptor >= 0 else {
-            throw StoreError("cannot open '\(path)': \(String(cString: strerror(errno)))")
+        let descriptor: Int32
+        let locked: Bool
+        do throws(SystemError) {
+            descriptor = try SystemCall.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, mode: 0o600)
+            do throws(SystemError) { locked = try SystemCall.lockExclusively(descriptor, path: path) } catch {
+                close(descriptor)
+                throw error
+            }
+        } catch {
+            throw StoreError(error)
         }
-        var result: Int32
-        repeat { result = flock(descriptor, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
-        guard result == 0 else {
-            let busy = errno == EWOULDBLOCK
-            let reason = String(cString: strerror(errno))
-            let holder = busy ? holder(descriptor) : ""
+        guard locked else {
+            let holder = holder(descriptor)
             close(descriptor)
-            guard busy else { throw StoreError("cannot lock '\(path)': \(reason)") }
             throw StoreError(
                 "'\(folder)' is in use by another richpush batch (\(holder.isEmpty ? "unknown process" : holder)): "
                     + "wait for it to finish, or give this run another \(Setting.out) folder")
         }
         let text = "pid \(getpid()), started \(Date().formatted(.iso8601))"
-        if ftruncate(descriptor, 0) == 0 {
+        if (try? SystemCall.truncate(descriptor, to: 0, path: path)) != nil {
             _ = Array(text.utf8).withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
         }
         return OutputLock(path: path, descriptor: descriptor)

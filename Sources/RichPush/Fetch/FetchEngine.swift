@@ -245,16 +245,19 @@ public final class FetchEngine: Sendable {
     ///
     /// On failure the file is removed, so a failed fetch leaves nothing behind.
     public func fetch(_ request: FetchRequest, toNewFileAt path: String) async throws(FetchError) -> FetchResult {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw FetchError(.storageFailed, "cannot create '\(path)': \(reason)")
+        let descriptor: Int32
+        do {
+            descriptor = try SystemCall.open(
+                path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600, operation: "create")
+        } catch {
+            throw FetchError(storing: error)
         }
         do throws(FetchError) {
             let result = try await fetch(request, writingTo: descriptor)
             guard close(descriptor) == 0 else {
+                let failure = SystemError.current("finish writing", path: path)
                 unlink(path)
-                throw FetchError(.storageFailed, "cannot finish writing '\(path)': \(String(cString: strerror(errno)))")
+                throw FetchError(storing: failure)
             }
             return result
         } catch {
@@ -333,7 +336,7 @@ public final class FetchEngine: Sendable {
                 (
                     .tooManyOpenFiles,
                     "richpush ran out of file descriptors connecting to \(url) (the limit is "
-                        + "\(CurlKitError.descriptorLimit)): the client's limit, not the host's; raise it with "
+                        + "\(DescriptorBudget.softLimitText)): the client's limit, not the host's; raise it with "
                         + "'ulimit -n' or lower the concurrency"
                 )
             case .tlsFailed:
@@ -351,7 +354,7 @@ public final class FetchEngine: Sendable {
             case .capExceeded:
                 (.tooLarge, "\(url) sent more than the cap of \(cap) bytes; stopped")
             case .writeFailed(let number):
-                (.storageFailed, "writing the body of \(url) failed: \(String(cString: strerror(number)))")
+                (.storageFailed, "writing the body of \(url) failed: \(SystemError.words(for: number))")
             case .httpStatus:
                 (.httpStatus, "\(details.effectiveURL) answered HTTP \(outcome.httpStatus); expected 2xx")
             case .truncated:
@@ -372,6 +375,9 @@ public final class FetchEngine: Sendable {
         var target: String?
         if case .redirectRefused(let url) = failure { target = url }
         var error = FetchError(code, message, details: details, cause: outcome.diagnostic, redirectTarget: target)
+        if case .writeFailed(let number) = failure {
+            error.systemError = SystemError(code: number, operation: "write the body of", path: url)
+        }
         switch failure {
         case .tlsFailed:
             let text = TLSFailureText(outcome.tls, url: url, policy: policy)

@@ -123,6 +123,9 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     public var hint: String?
     /// For `tls-failed`: which TLS problem it was (host name, issuer, dates, chain, protocol).
     public var tlsProblem: TLSProblem?
+    /// For `storage-failed` (and `too-many-open-files` from a system call): the failed system call,
+    /// with its errno.
+    public var systemError: SystemError?
 
     public init(
         _ code: Code, _ message: String, details: FetchResult? = nil, cause: String? = nil,
@@ -133,6 +136,15 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         self.details = details
         self.cause = cause
         self.redirectTarget = redirectTarget
+    }
+
+    /// A download that failed because a system call did (`storage-failed`, or `too-many-open-files`
+    /// when that call ran out of descriptors): `message`, then the system's words.
+    public init(storing error: SystemError, _ message: String? = nil) {
+        self.init(
+            error.isDescriptorExhaustion ? .tooManyOpenFiles : .storageFailed,
+            message.map { $0 + ": " + error.cause } ?? error.message)
+        systemError = error
     }
 
     public var description: String { "\(code): \(message)" }

@@ -53,9 +53,9 @@ public struct ProcessSession: Sendable {
 extension FetchError {
     /// Why the fetch engine could not start, in words: out of file descriptors is said as such.
     public var engineStartMessage: String {
-        guard SystemCall.descriptorsExhausted() else { return "\(message)" }
+        guard code == .tooManyOpenFiles else { return "\(message)" }
         return "cannot start the download engine: too many open files (the limit is "
-            + "\(SystemCall.descriptorLimit)). Raise it with 'ulimit -n 1024' and run again."
+            + "\(DescriptorBudget.softLimitText)). Raise it with 'ulimit -n 1024' and run again."
     }
 }
 

@@ -171,7 +171,7 @@ public struct ServiceExtension: Sendable {
         blamed.verdict = .fallback
         blamed.reason = .tooManyOpenFiles
         blamed.message =
-            "richpush ran out of file descriptors during this download (the limit is \(SystemCall.descriptorLimit)): "
+            "richpush ran out of file descriptors during this download (the limit is \(DescriptorBudget.softLimitText)): "
             + "the client's limit, not the host's, so the host was not really tested. Raise it with 'ulimit -n' or run "
             + "fewer downloads at once. (What failed: \(outcome.message))"
         blamed.hint = nil
@@ -383,7 +383,7 @@ public struct ServiceExtension: Sendable {
             }
         }
         let temporary: TemporaryFile
-        do throws(StoreError) { temporary = try store.makeTemporary() } catch {
+        do throws(StoreError) { temporary = try store.makeAttachmentTemporary() } catch {
             return .failure(FetchError(.storageFailed, error.message + " Check the \(Setting.out) folder."))
         }
         do throws(FetchError) {

@@ -90,7 +90,7 @@ public struct TypeSniffer: Sendable {
     public func sniff(fileAt path: String) throws(SniffError) -> Sniff {
         let descriptor: Int32
         do { descriptor = try SystemCall.openRegularFile(path) } catch {
-            throw SniffError(error.message)
+            throw SniffError(error)
         }
         defer { close(descriptor) }
         return try sniff(descriptor: descriptor)
@@ -99,8 +99,8 @@ public struct TypeSniffer: Sendable {
     /// Sniffs the file open at `descriptor` (read from offset 0; the offset is not moved).
     public func sniff(descriptor: Int32) throws(SniffError) -> Sniff {
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            throw SniffError("cannot read the file to sniff it: \(String(cString: strerror(errno)))")
+        do { try SystemCall.retrying("read the file to sniff it") { fstat(descriptor, &info) } } catch {
+            throw SniffError(error)
         }
         let size = max(0, Int(info.st_size))
         // The start of the file is enough for most formats; MPEG-4 (to look for a video track) and an
@@ -115,21 +115,11 @@ public struct TypeSniffer: Sendable {
     }
 
     private static func read(_ descriptor: Int32, count wanted: Int) throws(SniffError) -> [UInt8] {
-        var failure: Int32 = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: wanted) { buffer, count in
-            count = 0
-            while count < wanted, let base = buffer.baseAddress {
-                let got = pread(descriptor, base + count, wanted - count, off_t(count))
-                if got < 0 && errno == EINTR { continue }
-                if got < 0 { failure = errno }
-                if got <= 0 { break }
-                count += got
-            }
+        do {
+            return try SystemCall.preadAll(descriptor, count: wanted, offset: 0)
+        } catch {
+            throw SniffError(SystemError(code: error.code, operation: "read the file to sniff it"))
         }
-        guard failure == 0 else {
-            throw SniffError("cannot read the file to sniff it: \(String(cString: strerror(failure)))")
-        }
-        return bytes
     }
 
     /// Sniffs bytes held in memory.
@@ -255,7 +245,15 @@ enum MPEG4Box {
 /// Sniffing failed: the file could not be read or libmagic is unusable.
 public struct SniffError: Error, Sendable, CustomStringConvertible {
     public var message: String
+    /// The failed system call, with its errno, when that is why.
+    public var systemError: SystemError?
     init(_ message: String) { self.message = message }
+
+    /// Reading the file failed: the system call's words, and its errno, are the error's.
+    init(_ error: SystemError) {
+        message = error.message
+        systemError = error
+    }
 
     /// libmagic's failure; running out of descriptors is noted (``DescriptorExhaustion``), so the
     /// verdict blames the client, not the asset.

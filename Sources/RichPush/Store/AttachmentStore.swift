@@ -4,10 +4,12 @@ import Synchronization
 
 /// Atomic, contained writes into one output folder.
 ///
-/// Every file starts as a hidden temporary (`.richpush-<random>.part`), created exclusively and
-/// never through a link, mode 0600. It is written in full, then linked under its final name, which
-/// fails rather than replacing anything already there, and the temporary is removed. A failure at
-/// any point removes the temporary, so a failed run leaves no file. Final names are made here, from
+/// Every file starts as a temporary, mode 0600: an unnamed one (`O_TMPFILE`) where the kernel and
+/// the folder's file system allow it, which a killed run cannot leave behind, else a hidden
+/// `.richpush-<random>.part`, created exclusively and never through a link. It is written in full,
+/// then linked under its final name, which fails rather than replacing anything already there, and
+/// the temporary (its name, if it has one) is removed. A failure at any point removes the temporary,
+/// so a failed run leaves no file. Final names are made here, from
 /// the content hash and a normalised extension: payload text never becomes part of a path.
 ///
 /// Renaming (or linking) a fully written file makes every write atomic for readers and for a
@@ -45,7 +47,7 @@ public struct AttachmentStore: Sendable {
         }
         madeFolders = missing
         do { try SystemCall.makeFolders(absolute, operation: "create the output folder") } catch {
-            throw StoreError(error.message)
+            throw StoreError(error)
         }
         var info = stat()
         guard stat(absolute, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, access(absolute, W_OK) == 0 else {
@@ -54,7 +56,8 @@ public struct AttachmentStore: Sendable {
         self.folder = URL(fileURLWithPath: absolute).standardizedFileURL.path
     }
 
-    /// A temporary file in the folder, empty and open for writing (a reused one when one is free).
+    /// A named temporary file in the folder, empty and open for writing (a reused one when one is
+    /// free), for a caller that links it by its name (``TemporaryFile/path``) itself.
     ///
     /// - Warning: give it a name only through ``commit(_:fileExtension:)``, or set
     ///   ``TemporaryFile/isLinked`` after linking it yourself: an unlinked one is emptied for reuse.
@@ -63,6 +66,22 @@ public struct AttachmentStore: Sendable {
         let created = try makeTemporary(inFolder: folder)
         created.pool = scratch
         return created
+    }
+
+    /// A temporary for an attachment that ``commit(_:fileExtension:known:)`` names: a reused named one
+    /// when the pool has one (nothing to create at all), else an unnamed one (`O_TMPFILE`: no name to
+    /// create now or to remove after the link, and none left by a killed run), else a new named one.
+    ///
+    /// An unnamed temporary whose content is not kept is closed, not pooled: the pool holds named
+    /// files only, since ``makeTemporary()``'s callers link theirs by name.
+    public func makeAttachmentTemporary() throws(StoreError) -> TemporaryFile {
+        if let reused = scratch.take() { return reused }
+        do {
+            if let unnamed = try TemporaryFile.createUnnamed(in: folder) { return unnamed }
+        } catch {
+            throw StoreError(error)
+        }
+        return try makeTemporary()
     }
 
     /// Removes the reusable temporaries now (they are also removed when the last copy of the store goes).
@@ -78,18 +97,19 @@ public struct AttachmentStore: Sendable {
 
     /// A new temporary file in `directory` (inside the store), created with its parents if missing.
     ///
-    /// Temporaries live in the folder of the file they become, so the final rename stays inside one
-    /// directory (a rename across directories takes a file-system-wide lock).
+    /// Temporaries live in the folder of the file they become, so the final rename or link stays
+    /// inside one directory (a rename across directories takes a file-system-wide lock). They are
+    /// unnamed where the file system allows it (``TemporaryFile/create(in:prefix:)``).
     func makeTemporary(inFolder directory: String) throws(StoreError) -> TemporaryFile {
         do {
-            return try TemporaryFile.createExclusively(in: directory, prefix: ".richpush-")
-        } catch  where error.code == ENOENT {
+            return try TemporaryFile.create(in: directory, prefix: ".richpush-")
+        } catch where error.code == ENOENT {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw StoreError(error.message)
+            throw StoreError(error)
         }
-        do { return try TemporaryFile.createExclusively(in: directory, prefix: ".richpush-") } catch {
-            throw StoreError(error.message)
+        do { return try TemporaryFile.create(in: directory, prefix: ".richpush-") } catch {
+            throw StoreError(error)
         }
     }
 
@@ -114,10 +134,10 @@ public struct AttachmentStore: Sendable {
                 return temporary
             } catch {
                 unlink(name)
-                throw StoreError(error.message)
+                throw StoreError(error)
             }
         }
-        throw StoreError(failure.message)
+        throw StoreError(failure)
     }
 
     /// Removes temporary files an interrupted or crashed run left in the folder or below it (`.richpush-*`).
@@ -163,13 +183,12 @@ public struct AttachmentStore: Sendable {
             // Readable as the umask allows, like any file a tool makes: an uploader running as
             // another user must be able to read the attachments.
             _ = fchmod(temporary.descriptor, SystemCall.creationMode)
-            if link(path, final) == 0 {
-                temporary.isLinked = true
+            do throws(SystemError) {
+                try temporary.link(as: final)
                 newFiles?.append(final)
                 if durable { TemporaryFile.syncFolder(of: final) }
                 checked.remember(final)
-            } else {
-                guard errno == EEXIST else { throw SystemError.current("store", path: final) }
+            } catch where error.code == EEXIST {
                 if !checked.isUnchanged(final) {
                     try Self.checkSameContent(final, hash: hash, bytes: bytes)
                     checked.remember(final)
@@ -177,7 +196,7 @@ public struct AttachmentStore: Sendable {
             }
             return StoredFile(path: final, bytes: bytes, sha256: hash)
         } catch {
-            throw StoreError(error.message)
+            throw StoreError(error)
         }
     }
 
@@ -217,7 +236,7 @@ public struct AttachmentStore: Sendable {
             try SystemCall.writeAll(temporary.descriptor, data, path: destination)
             try temporary.commit(as: destination, durable: durable)
         } catch {
-            throw StoreError(error.message)
+            throw StoreError(error)
         }
         return destination
     }

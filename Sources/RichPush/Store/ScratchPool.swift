@@ -1,8 +1,9 @@
 import Glibc
+import POSIXKit
 import Synchronization
 
-/// Reusable temporary files of one store (see ``AttachmentStore``).
-final class ScratchPool: Sendable {
+/// Reusable named temporary files of one store (see ``AttachmentStore``).
+final class ScratchPool: TemporaryFilePool {
     private let files = Mutex<[(path: String, descriptor: Int32)]>([])
     private let capacity = 256
 
@@ -16,7 +17,9 @@ final class ScratchPool: Sendable {
 
     /// Takes a temporary back, emptied; false when it cannot be reused (the caller removes it).
     func give(path: String, descriptor: Int32) -> Bool {
-        guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else { return false }
+        guard (try? SystemCall.truncate(descriptor, to: 0)) != nil, lseek(descriptor, 0, SEEK_SET) == 0 else {
+            return false
+        }
         return files.withLock { files in
             guard files.count < capacity else { return false }
             files.append((path, descriptor))

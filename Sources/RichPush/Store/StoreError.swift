@@ -1,6 +1,16 @@
 /// Why something could not be stored.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var message: String
-    init(_ message: String) { self.message = message }
+    /// The failed system call, with its errno, when that is why (nil for a refusal of richpush's own).
+    public var systemError: SystemError?
+
+    init(_ message: String, _ systemError: SystemError? = nil) {
+        self.message = message
+        self.systemError = systemError
+    }
+
+    /// A system call failed: its words are the message, its errno is kept.
+    init(_ error: SystemError) { self.init(error.message, error) }
+
     public var description: String { message }
 }

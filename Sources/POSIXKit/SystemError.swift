@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A failed system call: the errno, what was being done, and to which path.
 ///
@@ -32,7 +32,13 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Why, in words: ``reason`` when set, else the system's text for the errno.
-    public var cause: String { reason ?? String(cString: strerror(code)) }
+    public var cause: String { reason ?? Self.words(for: code) }
+
+    /// The system's text for `code` ("No such file or directory"): the one place that calls `strerror`.
+    public static func words(for code: Int32) -> String { String(cString: strerror(code)) }
+
+    /// Whether the process (EMFILE) or the system (ENFILE) ran out of file descriptors.
+    public var isDescriptorExhaustion: Bool { code == EMFILE || code == ENFILE }
 
     /// A sentence: what failed, why, and what to do.
     public var message: String {

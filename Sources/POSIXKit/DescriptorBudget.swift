@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import Synchronization
 
 /// How many open files a run needs, against how many this process may open: the one place that
@@ -14,8 +14,8 @@ import Synchronization
 /// store), and whatever was already open when richpush started (a parent's leaked descriptors count).
 ///
 /// ```swift
-/// let need = DescriptorBudget.Need(concurrency: 64, relayed: true, storing: true)
-/// if let shortfall = DescriptorBudget.current(raising: true).shortfall(need, setting: .concurrency) {
+/// let need = DescriptorBudget.Need(concurrency: 64, relayShare: 2, storing: true)
+/// if let shortfall = DescriptorBudget.current(raising: true).shortfall(need, option: "--concurrency") {
 ///     throw ConfigurationError(.tooFewDescriptors, shortfall)
 /// }
 /// ```
@@ -39,24 +39,25 @@ public struct DescriptorBudget: Sendable, Equatable {
     /// What one run needs: how many downloads at once, and what each one holds.
     public struct Need: Sendable, Equatable {
         public var concurrency: Int
-        /// Downloads go through the shaping relay (a network profile or a network mix).
-        public var relayed: Bool
+        /// Descriptors each download holds in the shaping relay (a network profile or a network mix),
+        /// 0 when downloads are not relayed: the relay's own share, which the caller knows.
+        public var relayShare: Int
         /// Each download's attachment is written to a temporary file.
         public var storing: Bool
 
-        public init(concurrency: Int, relayed: Bool, storing: Bool) {
+        public init(concurrency: Int, relayShare: Int, storing: Bool) {
             self.concurrency = concurrency
-            self.relayed = relayed
+            self.relayShare = max(0, relayShare)
             self.storing = storing
         }
 
         /// Descriptors one download in flight holds.
-        public var perDownload: Int { 1 + (relayed ? NetworkRelay.descriptorsPerTransfer : 0) + (storing ? 1 : 0) }
+        public var perDownload: Int { 1 + relayShare + (storing ? 1 : 0) }
 
         /// What each download holds, in words, for messages.
         var parts: String {
             var parts = ["a socket"]
-            if relayed { parts.append("\(NetworkRelay.descriptorsPerTransfer) for the network profile's relay") }
+            if relayShare > 0 { parts.append("\(relayShare) for the network profile's relay") }
             if storing { parts.append("a temporary file") }
             return parts.joined(separator: ", ")
         }
@@ -64,18 +65,56 @@ public struct DescriptorBudget: Sendable, Equatable {
 
     /// The limits in force and the descriptors open now; with `raising`, the soft limit is first
     /// raised to the hard limit (a burst needs one socket per device in flight).
+    ///
+    /// Limits that cannot be read do not limit: both are `Int.max`, as for `unlimited`.
     public static func current(raising: Bool = false) -> DescriptorBudget {
+        if raising { raiseToHardLimit() }
+        let limits = Self.limits()
+        return DescriptorBudget(limit: limits?.soft ?? Int.max, hardLimit: limits?.hard ?? Int.max, open: openCount())
+    }
+
+    /// The soft and hard limits on open files (`RLIMIT_NOFILE`), `Int.max` for unlimited; nil when
+    /// they cannot be read, the one answer for "unknown".
+    public static func limits() -> (soft: Int, hard: Int)? {
         var limits = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else {
-            return DescriptorBudget(limit: Int.max, hardLimit: Int.max, open: openCount())
-        }
-        if raising && limits.rlim_cur < limits.rlim_max {
-            var raised = limits
-            raised.rlim_cur = limits.rlim_max
-            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limits = raised }
-        }
-        return DescriptorBudget(
-            limit: Int(clamping: limits.rlim_cur), hardLimit: Int(clamping: limits.rlim_max), open: openCount())
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { return nil }
+        // RLIM_INFINITY is the largest rlim_t, which clamps to Int.max.
+        return (Int(clamping: limits.rlim_cur), Int(clamping: limits.rlim_max))
+    }
+
+    /// The soft limit on open files (`ulimit -n`), or nil when it cannot be read.
+    public static var softLimit: Int? { limits()?.soft }
+
+    /// The soft limit in words, for messages: a number, `unlimited`, or `unknown`.
+    public static var softLimitText: String { text(forLimit: softLimit) }
+
+    /// A limit in words: a number, `unlimited` (`Int.max`), or `unknown` (nil).
+    public static func text(forLimit limit: Int?) -> String {
+        guard let limit else { return "unknown" }
+        return limit == Int.max ? "unlimited" : String(limit)
+    }
+
+    /// Raises the soft limit to the hard limit (a server or a burst needs one descriptor per
+    /// connection); true when the soft limit is now the hard limit.
+    @discardableResult
+    public static func raiseToHardLimit() -> Bool {
+        var limits = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { return false }
+        guard limits.rlim_cur < limits.rlim_max else { return true }
+        limits.rlim_cur = limits.rlim_max
+        return setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0
+    }
+
+    /// Raises the soft limit to at least `minimum` when it is lower and the hard limit allows; false
+    /// when the process cannot have that many. A limit that cannot be read is taken as enough.
+    public static func ensureSoftLimit(atLeast minimum: Int) -> Bool {
+        var limits = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { return true }
+        let needed = rlim_t(max(0, minimum))
+        guard limits.rlim_cur < needed else { return true }
+        guard limits.rlim_max >= needed else { return false }
+        limits.rlim_cur = needed
+        return setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0
     }
 
     /// Descriptors open in this process: the entries of `/proc/self/fd` (less the one listing it),
@@ -107,15 +146,16 @@ public struct DescriptorBudget: Sendable, Equatable {
     }
 
     /// Nil when `need` fits; otherwise the sentence that says why not and what to do, naming
-    /// `option` (the concurrency option of the command). The advice never proposes a concurrency
-    /// below 1, which no command takes.
-    public func shortfall(_ need: Need, setting: Setting) -> String? {
+    /// `option` (the concurrency option of the command, as the caller spells it). The advice never
+    /// proposes a concurrency below 1, which no command takes.
+    public func shortfall(_ need: Need, option: some CustomStringConvertible) -> String? {
+        let setting = option.description
         let total = needed(need)
         guard total > limit else { return nil }
         var text =
             "\(setting) \(need.concurrency) needs about \(total) open files (\(need.perDownload) per download: "
             + "\(need.parts); \(open) already open; \(Self.reserve) kept for richpush itself), but this process may "
-            + "open only \(limit) (ulimit -n; the hard limit is \(hardLimit == Int.max ? "unlimited" : String(hardLimit))). "
+            + "open only \(limit) (ulimit -n; the hard limit is \(Self.text(forLimit: hardLimit))). "
         if total <= hardLimit {
             text += "Raise it with 'ulimit -n \(total)'"
         } else {
@@ -145,6 +185,10 @@ public enum DescriptorExhaustion {
     public static func note() {
         count.add(1, ordering: .relaxed)
     }
+
+    /// Notes `error` when it is EMFILE or ENFILE; returns whether it was.
+    @discardableResult
+    public static func note(_ error: SystemError) -> Bool { note(errno: error.code) }
 
     /// Notes `code` when it is EMFILE or ENFILE; returns whether it was.
     @discardableResult

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// System calls as intent: each retried on `EINTR`, each failure a ``SystemError``.
 ///
@@ -43,6 +43,25 @@ public enum SystemCall {
         }
     }
 
+    /// Writes bytes to a descriptor: the count written, or -1 with `errno` set (the shape of write(2)),
+    /// so tests can put a full disk or an interrupted call in its place.
+    public typealias Write = (Int32, UnsafeRawBufferPointer) -> Int
+
+    /// Writes every byte of `buffer` through `write`, retrying short writes and `EINTR`; `written`
+    /// says how far it got, also when it throws (a caller can cut a partial record off).
+    public static func writeAll(
+        _ descriptor: Int32, _ buffer: UnsafeRawBufferPointer, path: String? = nil, written: inout Int,
+        through write: Write
+    ) throws(SystemError) {
+        written = 0
+        while written < buffer.count {
+            let remaining = UnsafeRawBufferPointer(rebasing: buffer[written...])
+            let count = try retrying("write", path: path) { write(descriptor, remaining) }
+            guard count > 0 else { throw SystemError(code: ENOSPC, operation: "write", path: path) }
+            written += count
+        }
+    }
+
     /// Reads until end of file or until `limit` bytes have arrived, whichever comes first.
     ///
     /// Pass one more than the size you accept to tell "exactly at the limit" from "over it".
@@ -55,7 +74,7 @@ public enum SystemCall {
             let wanted = min(chunk.count, limit - bytes.count)
             let got = try chunk.withUnsafeMutableBytes { buffer in
                 Result { () throws(SystemError) in
-                    try retrying("read", path: path) { read(descriptor, buffer.baseAddress, wanted) }
+                    try retrying("read", path: path) { Glibc.read(descriptor, buffer.baseAddress, wanted) }
                 }
             }.get()
             if got == 0 { break }
@@ -96,7 +115,7 @@ public enum SystemCall {
     /// regular file (a FIFO with no writer would block forever; a device may never end).
     public static func openRegularFile(_ path: String) throws(SystemError) -> Int32 {
         let descriptor = try retrying("open", path: path) {
-            open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+            Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         }
         var info = stat()
         do {
@@ -117,33 +136,79 @@ public enum SystemCall {
         return descriptor
     }
 
-    /// Whether the process is out of file descriptors (or close to it): open one more and see.
-    public static func descriptorsExhausted() -> Bool {
-        let probe = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        if probe >= 0 {
-            close(probe)
-            var limit = rlimit()
-            return getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 && limit.rlim_cur < 32
-        }
-        return errno == EMFILE || errno == ENFILE
-    }
-
-    /// The soft limit on open file descriptors.
     /// The mode a new file gets, as `open(path, O_CREAT, 0666)` would give it: 0666 less the umask.
     ///
     /// The umask is read from `/proc/self/status` (Linux 4.7 and later), which, unlike `umask(2)`,
     /// does not change it for a moment under other threads; 022 when it cannot be read.
-    public static let creationMode: mode_t = {
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("Umask:") }
-        let mask = line.flatMap { mode_t($0.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8) } ?? 0o022
-        return 0o666 & ~mask
-    }()
+    public static let creationMode: mode_t = 0o666 & ~(umaskFromStatus() ?? 0o022)
 
-    public static var descriptorLimit: Int {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
-        return Int(clamping: limit.rlim_cur)
+    /// The `Umask:` line of `/proc/self/status`, or nil.
+    static func umaskFromStatus() -> mode_t? {
+        guard let descriptor = try? open("/proc/self/status", O_RDONLY | O_CLOEXEC) else { return nil }
+        defer { close(descriptor) }
+        guard let bytes = try? readAll(descriptor, upTo: 64 * 1024) else { return nil }
+        return umask(inStatus: bytes)
+    }
+
+    /// The octal value after `Umask:` in the text of a `/proc/<pid>/status` file, or nil.
+    static func umask(inStatus bytes: [UInt8]) -> mode_t? {
+        for line in bytes.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("Umask:".utf8)) {
+            let digits = line.dropFirst(6).filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+            return mode_t(String(decoding: digits, as: UTF8.self), radix: 8)
+        }
+        return nil
+    }
+
+    /// Opens `path` (`open(2)` with `flags` and, when creating, `mode`), retrying `EINTR`; a failure
+    /// is a ``SystemError`` with `operation` and the path.
+    public static func open(
+        _ path: String, _ flags: Int32, mode: mode_t = 0, operation: String = "open"
+    ) throws(SystemError) -> Int32 {
+        try retrying(operation, path: path) { Glibc.open(path, flags, mode) }
+    }
+
+    /// Opens `path` relative to the folder `folder` (`openat(2)`), retrying `EINTR`.
+    public static func open(
+        _ path: String, in folder: Int32, _ flags: Int32, mode: mode_t = 0, operation: String = "open",
+        displayPath: String? = nil
+    ) throws(SystemError) -> Int32 {
+        try retrying(operation, path: displayPath ?? path) { openat(folder, path, flags, mode) }
+    }
+
+    /// One `read(2)` into `buffer`, retrying `EINTR`: the count read, 0 at end of file.
+    public static func read(
+        _ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String? = nil
+    ) throws(SystemError) -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        return try retrying("read", path: path) { Glibc.read(descriptor, base, buffer.count) }
+    }
+
+    /// Cuts the file to `length` bytes (`ftruncate(2)`), retrying `EINTR`.
+    public static func truncate(
+        _ descriptor: Int32, to length: Int64, path: String? = nil, operation: String = "truncate"
+    ) throws(SystemError) {
+        try retrying(operation, path: path) { ftruncate(descriptor, off_t(length)) }
+    }
+
+    /// Takes the exclusive advisory lock on the file (`flock(2)`, `LOCK_EX | LOCK_NB`), retrying
+    /// `EINTR`: false when another process holds it.
+    public static func lockExclusively(_ descriptor: Int32, path: String? = nil) throws(SystemError) -> Bool {
+        do {
+            try retrying("lock", path: path) { flock(descriptor, LOCK_EX | LOCK_NB) }
+            return true
+        } catch where error.code == EWOULDBLOCK {
+            return false
+        }
+    }
+
+    /// Waits for `descriptor` to become readable (`poll(2)`, `POLLIN`) for at most `milliseconds`
+    /// (-1: without end), retrying `EINTR`; the `revents` seen, 0 on timeout.
+    public static func waitReadable(_ descriptor: Int32, milliseconds: Int32, path: String? = nil) throws(SystemError)
+        -> Int16
+    {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let ready = try retrying("wait for", path: path) { poll(&entry, 1, milliseconds) }
+        return ready == 0 ? 0 : entry.revents
     }
 
     /// Creates the folder `path` and any missing parents (mode 0777 less the umask), as `mkdir -p`
