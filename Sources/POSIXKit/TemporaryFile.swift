@@ -57,21 +57,21 @@ public final class TemporaryFile: @unchecked Sendable {
         self.isUnnamed = true
     }
 
-    /// Whether ``create(in:prefix:)`` tries `O_TMPFILE` at all; tests turn it off to take the named path.
-    public static let unnamedAllowed = Atomic<Bool>(true)
-
     /// Creates a new, empty temporary in `folder`, unnamed when the kernel and the folder's file
     /// system allow it (`O_TMPFILE`, and `/proc/self/fd` to link it by), otherwise named as
-    /// ``createExclusively(in:prefix:)`` makes it.
-    public static func create(in folder: String, prefix: String = ".richpush-") throws(SystemError) -> TemporaryFile {
-        if let unnamed = try createUnnamed(in: folder) { return unnamed }
+    /// ``createExclusively(in:prefix:)`` makes it. `unnamed: false` takes the named path at once
+    /// (what a file system without `O_TMPFILE` gets; tests use it to check that path).
+    public static func create(in folder: String, prefix: String = ".richpush-", unnamed: Bool = true)
+        throws(SystemError) -> TemporaryFile
+    {
+        if unnamed, let file = try createUnnamed(in: folder) { return file }
         return try createExclusively(in: folder, prefix: prefix)
     }
 
     /// An unnamed temporary in `folder`, or nil when this kernel or file system cannot make one
     /// (EOPNOTSUPP, EISDIR or EINVAL from an old kernel, no `/proc`): then the caller makes a named one.
     public static func createUnnamed(in folder: String) throws(SystemError) -> TemporaryFile? {
-        guard unnamedAllowed.load(ordering: .relaxed), procIsMounted else { return nil }
+        guard procIsMounted else { return nil }
         do throws(SystemError) {
             let descriptor = try SystemCall.open(
                 folder, Self.unnamedFlag | O_RDWR | O_CLOEXEC, mode: 0o600, operation: "create a temporary file in")

@@ -1,50 +1,59 @@
-import Foundation
-import TestSupport
+import Glibc
 import Testing
 
-@testable import RichPush
+@testable import POSIXKit
 
-/// The descriptor budget's arithmetic and advice, and how running out mid-run turns a host's
-/// failure into the client's.
+/// The descriptor budget's arithmetic and advice, and the one reading of the limits.
 @Suite struct DescriptorBudgetTests {
-    /// Messages spell settings as the command line does, as users read them.
-    init() { useCommandLineSpelling() }
-
     @Test func countsEachDownloadsShareAndWhatIsOpen() {
-        let need = DescriptorBudget.Need(concurrency: 100, relayed: true, storing: true)
+        let need = DescriptorBudget.Need(concurrency: 100, relayShare: 2, storing: true)
         #expect(need.perDownload == 4)
         let budget = DescriptorBudget(limit: 1024, hardLimit: 4096, open: 30)
         #expect(budget.needed(need) == 30 + DescriptorBudget.reserve + 400)
-        #expect(budget.shortfall(need, setting: .concurrency) == nil)
+        #expect(budget.shortfall(need, option: "--concurrency") == nil)
         #expect(budget.fitting(need) == (1024 - 30 - DescriptorBudget.reserve) / 4)
-        let huge = DescriptorBudget.Need(concurrency: Int.max, relayed: true, storing: true)
+        let huge = DescriptorBudget.Need(concurrency: Int.max, relayShare: 2, storing: true)
         #expect(budget.needed(huge) == Int.max, "saturates")
+        #expect(DescriptorBudget.Need(concurrency: 1, relayShare: 0, storing: false).perDownload == 1)
     }
 
-    @Test func adviceFitsWhatTheToolAccepts() throws {
-        let need = DescriptorBudget.Need(concurrency: 50, relayed: false, storing: false)
+    @Test func adviceFitsWhatTheToolAcceptsAndNamesTheCallersOption() throws {
+        let need = DescriptorBudget.Need(concurrency: 50, relayShare: 0, storing: false)
         let tight = try #require(
-            DescriptorBudget(limit: 100, hardLimit: 100, open: 20).shortfall(need, setting: .concurrency))
+            DescriptorBudget(limit: 100, hardLimit: 100, open: 20).shortfall(need, option: "--concurrency"))
         #expect(tight.contains("lower --concurrency to 16"), "\(tight)")
         #expect(tight.contains("Raise the hard limit"))
         let hopeless = try #require(
-            DescriptorBudget(limit: 70, hardLimit: 70, open: 20).shortfall(need, setting: .concurrency))
+            DescriptorBudget(limit: 70, hardLimit: 70, open: 20).shortfall(need, option: "--concurrency"))
         #expect(!hopeless.contains("lower --concurrency"), "\(hopeless)")
         let raisable = try #require(
-            DescriptorBudget(limit: 100, hardLimit: 1 << 20, open: 3).shortfall(need, setting: .concurrency))
+            DescriptorBudget(limit: 100, hardLimit: 1 << 20, open: 3).shortfall(need, option: "-j"))
         #expect(raisable.contains("Raise it with 'ulimit -n 117'"), "\(raisable)")
+        #expect(raisable.hasPrefix("-j 50 needs about 117 open files"), "\(raisable)")
+        let relayed = try #require(
+            DescriptorBudget(limit: 100, hardLimit: 100, open: 3)
+                .shortfall(DescriptorBudget.Need(concurrency: 50, relayShare: 2, storing: true), option: "-j"))
+        #expect(relayed.contains("4 per download: a socket, 2 for the network profile's relay, a temporary file"))
     }
 
-    @Test func aHostsFailureIsTheClientsWhenDescriptorsRanOutMeanwhile() {
-        let failed = Outcome(verdict: .fallback, reason: .tlsFailed, message: "TLS failed", payloadBytes: 10)
-        // Generations passed in: noting a real exhaustion here would blame other tests' failures.
-        #expect(ServiceExtension.blamingDescriptorExhaustion(failed, since: 7, now: 7).reason == .tlsFailed)
-        let blamed = ServiceExtension.blamingDescriptorExhaustion(failed, since: 7, now: 8)
-        #expect(blamed.reason == .tooManyOpenFiles && blamed.verdict == .fallback)
-        #expect(blamed.message.contains("the client's limit") && blamed.message.contains("TLS failed"))
-        // What the host really said (a 404) stays the host's.
-        let missing = Outcome(verdict: .fallback, reason: .httpStatus, message: "404", payloadBytes: 10)
-        #expect(ServiceExtension.blamingDescriptorExhaustion(missing, since: 7, now: 8).reason == .httpStatus)
+    @Test func theLimitsAreReadInOnePlaceWithOneAnswerForUnknown() throws {
+        let limits = try #require(DescriptorBudget.limits(), "getrlimit works on Linux")
+        #expect(limits.soft >= 1 && limits.soft <= limits.hard)
+        #expect(DescriptorBudget.softLimit == limits.soft)
+        #expect(DescriptorBudget.text(forLimit: nil) == "unknown")
+        #expect(DescriptorBudget.text(forLimit: Int.max) == "unlimited")
+        #expect(DescriptorBudget.text(forLimit: 1024) == "1024")
+        let current = DescriptorBudget.current()
+        #expect(current.limit == limits.soft && current.hardLimit == limits.hard)
+        #expect(current.open >= 3, "at least the standard streams")
+        #expect(DescriptorBudget.ensureSoftLimit(atLeast: 1), "a limit already above the minimum is enough")
+    }
+
+    @Test func countsOpenDescriptorsAndExhaustion() {
+        // Other tests open files meanwhile: only a lower bound holds.
+        #expect(DescriptorBudget.openCount() >= 3)
         #expect(DescriptorExhaustion.note(errno: ENOENT) == false)
+        #expect(SystemError(code: EMFILE, operation: "open").isDescriptorExhaustion)
+        #expect(!SystemError(code: ENOENT, operation: "open").isDescriptorExhaustion)
     }
 }

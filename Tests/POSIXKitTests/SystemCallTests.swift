@@ -1,7 +1,8 @@
 import Foundation
-import RichPush
 import TestSupport
 import Testing
+
+@testable import POSIXKit
 
 @Suite struct SystemCallTests {
     @Test func failuresCarryTheErrnoTheOperationAndThePath() {
@@ -92,10 +93,64 @@ import Testing
         #expect(try SystemCall.readAll(descriptor, upTo: 100) == Array("{}".utf8))
     }
 
-    @Test func escapesControlCharacters() {
-        #expect(
-            "a\nb\rc\u{1B}[2Jd\u{7F}\u{9B}\te".escapingControlCharacters == "a\\nb\\rc\\u{1B}[2Jd\\u{7F}\\u{9B}\\te")
-        #expect("plain text, é".escapingControlCharacters == "plain text, é")
-        #expect(!"x\u{2028}y".escapingControlCharacters.contains("\u{2028}"))
+    @Test func readsTheUmaskFromProcStatus() {
+        #expect(SystemCall.umask(inStatus: Array("Name:\tx\nUmask:\t0027\nState:\tR\n".utf8)) == 0o027)
+        #expect(SystemCall.umask(inStatus: Array("Name:\tx\n".utf8)) == nil)
+        #expect(SystemCall.umask(inStatus: Array("Umask:\tzz\n".utf8)) == nil)
+        // Read without umask(2), which would change it for a moment under the other tests' threads.
+        let mask = SystemCall.umaskFromStatus()
+        #expect(mask != nil, "Linux 4.7 and later")
+        #expect(SystemCall.creationMode == 0o666 & ~(mask ?? 0o022))
+    }
+
+    @Test func wrapsOpenTruncateLockAndPoll() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/f"
+        let descriptor = try SystemCall.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o600)
+        defer { close(descriptor) }
+        #expect(throws: SystemError(code: EEXIST, operation: "create", path: path)) {
+            try SystemCall.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o600, operation: "create")
+        }
+        try SystemCall.writeAll(descriptor, Array("hello".utf8), path: path)
+        try SystemCall.truncate(descriptor, to: 2, path: path)
+        #expect(try SystemCall.preadAll(descriptor, count: 10, offset: 0) == Array("he".utf8))
+        #expect(try SystemCall.lockExclusively(descriptor, path: path))
+        let second = try SystemCall.open(path, O_RDWR | O_CLOEXEC)
+        defer { close(second) }
+        #expect(try SystemCall.lockExclusively(second, path: path) == false, "held through the other open file")
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)
+        defer { ends.forEach { close($0) } }
+        #expect(try SystemCall.waitReadable(ends[0], milliseconds: 0) == 0, "nothing written yet")
+        try SystemCall.writeAll(ends[1], [1])
+        #expect(try SystemCall.waitReadable(ends[0], milliseconds: -1) & Int16(POLLIN) != 0)
+        var byte: [UInt8] = [0]
+        #expect(try byte.withUnsafeMutableBytes { try SystemCall.read(ends[0], into: $0) } == 1)
+    }
+
+    @Test func writeAllThroughAWriteThatIsInterruptedShortAndThenFull() {
+        var calls = 0
+        let write: SystemCall.Write = { _, buffer in
+            calls += 1
+            switch calls {
+            case 1:
+                errno = EINTR
+                return -1
+            case 2: return min(2, buffer.count)
+            default:
+                errno = ENOSPC
+                return -1
+            }
+        }
+        var written = 0
+        let bytes: [UInt8] = [1, 2, 3, 4]
+        #expect(throws: SystemError(code: ENOSPC, operation: "write", path: "j")) {
+            try bytes.withUnsafeBytes { buffer in
+                try SystemCall.writeAll(7, buffer, path: "j", written: &written, through: write)
+            }
+        }
+        #expect(written == 2, "how far it got, for the caller to cut back")
+        #expect(calls == 3)
     }
 }

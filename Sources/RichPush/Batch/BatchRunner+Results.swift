@@ -122,7 +122,7 @@ extension BatchRunner {
         SHA256Digest.hex(of: bytes)
     }
 
-    /// Writes all of `bytes` to `descriptor` (the POSIX layer retries EINTR and short writes); the
+    /// Writes all of `bytes` to `descriptor` (the POSIX layer retries interrupted and short writes); the
     /// failure, or nil.
     static func write(_ bytes: [UInt8], to descriptor: Int32) -> SystemError? {
         do { try SystemCall.writeAll(descriptor, bytes) } catch { return error }

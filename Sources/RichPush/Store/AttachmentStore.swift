@@ -30,11 +30,17 @@ public struct AttachmentStore: Sendable {
     private let checked = KnownFiles()
     /// The folders this store created (the output folder and missing parents), deepest first.
     private let madeFolders: [String]
+    /// Temporaries are unnamed (`O_TMPFILE`) where the file system allows it; false takes the
+    /// named path a file system without it gets (tests check that path with it).
+    let unnamedTemporaries: Bool
 
     /// Uses `folder` (created if missing, with parents). With `recordsNewFiles`, the store keeps the
     /// list of files it adds, for ``removeNewFiles()`` (one command's run, not a large batch).
-    public init(folder: String, durable: Bool = false, recordsNewFiles: Bool = false) throws(StoreError) {
+    public init(
+        folder: String, durable: Bool = false, recordsNewFiles: Bool = false, unnamedTemporaries: Bool = true
+    ) throws(StoreError) {
         self.durable = durable
+        self.unnamedTemporaries = unnamedTemporaries
         self.newFiles = recordsNewFiles ? PathList() : nil
         let absolute =
             folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
@@ -63,7 +69,7 @@ public struct AttachmentStore: Sendable {
     ///   ``TemporaryFile/isLinked`` after linking it yourself: an unlinked one is emptied for reuse.
     public func makeTemporary() throws(StoreError) -> TemporaryFile {
         if let reused = scratch.take() { return reused }
-        let created = try makeTemporary(inFolder: folder)
+        let created = try makeTemporary(inFolder: folder, unnamed: false)
         created.pool = scratch
         return created
     }
@@ -77,7 +83,7 @@ public struct AttachmentStore: Sendable {
     public func makeAttachmentTemporary() throws(StoreError) -> TemporaryFile {
         if let reused = scratch.take() { return reused }
         do {
-            if let unnamed = try TemporaryFile.createUnnamed(in: folder) { return unnamed }
+            if unnamedTemporaries, let unnamed = try TemporaryFile.createUnnamed(in: folder) { return unnamed }
         } catch {
             throw StoreError(error)
         }
@@ -100,15 +106,16 @@ public struct AttachmentStore: Sendable {
     /// Temporaries live in the folder of the file they become, so the final rename or link stays
     /// inside one directory (a rename across directories takes a file-system-wide lock). They are
     /// unnamed where the file system allows it (``TemporaryFile/create(in:prefix:)``).
-    func makeTemporary(inFolder directory: String) throws(StoreError) -> TemporaryFile {
+    func makeTemporary(inFolder directory: String, unnamed: Bool = true) throws(StoreError) -> TemporaryFile {
+        let unnamed = unnamed && unnamedTemporaries
         do {
-            return try TemporaryFile.create(in: directory, prefix: ".richpush-")
+            return try TemporaryFile.create(in: directory, prefix: ".richpush-", unnamed: unnamed)
         } catch where error.code == ENOENT {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
             throw StoreError(error)
         }
-        do { return try TemporaryFile.create(in: directory, prefix: ".richpush-") } catch {
+        do { return try TemporaryFile.create(in: directory, prefix: ".richpush-", unnamed: unnamed) } catch {
             throw StoreError(error)
         }
     }

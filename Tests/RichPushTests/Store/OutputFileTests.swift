@@ -45,4 +45,19 @@ import Testing
         discarded.discard()
         #expect(Fixtures.files(in: folder).isEmpty, "a discarded output leaves nothing")
     }
+
+    @Test func outputFilesIgnoreAPlantedPartLinkAndNeverReplaceAFolder() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let victim = folder + "/victim"
+        _ = FileManager.default.createFile(atPath: victim, contents: Data("keep".utf8))
+        // The name the old code used for its temporary, planted as a link to another file.
+        try FileManager.default.createSymbolicLink(atPath: folder + "/.report.json.part", withDestinationPath: victim)
+        try OutputFile.write(Array("{}".utf8), to: folder + "/report.json")
+        #expect(FileManager.default.contents(atPath: victim) == Data("keep".utf8))
+        #expect(FileManager.default.contents(atPath: folder + "/report.json") == Data("{}".utf8))
+        #expect(throws: SystemError.self) { try OutputFile.write([], to: folder) }
+        #expect(throws: SystemError.self) { try OutputFile.write([], to: folder + "/") }
+        #expect(Fixtures.files(in: folder).sorted() == [".report.json.part", "report.json", "victim"])
+    }
 }
