@@ -245,6 +245,12 @@ class CollectTests(unittest.TestCase):
         self.assertIsNone(result["met"])
         self.assertAlmostEqual(result["seconds"], 0.0215)
 
+    def test_startup_cpu_is_the_mean_of_gnu_times_10_ms_steps(self):
+        for i, cpu in enumerate([(0.0, 0.0), (0.01, 0.0), (0.0, 0.0), (0.0, 0.0)], 1):
+            self.rig.run(f"startup-sniff-file-1-{i}", 0.003, out="image/jpeg\n", cpu=cpu)
+        rows, _ = ratios.collect(self.rig.rw, ["startup-sniff"], 1, 4, {})
+        self.assertAlmostEqual(rows[("startup-sniff", "file")]["cpu_us"], 2500.0)
+
     def test_a_run_without_wall_time_does_not_count(self):
         base = self.rig.run("startup-sniff-file-1-1", 0.0, out="image/jpeg\n")
         self.assertTrue(os.path.exists(base + ".meta"))
@@ -273,6 +279,10 @@ class ReportTests(unittest.TestCase):
         self.assertEqual(status, 0)
         header = next(line for line in lines if line.startswith("workload "))
         self.assertTrue(header.rstrip().endswith("goal"))
+        rows = [line for line in lines if "(vs " in line]
+        self.assertEqual(len(rows), 2)
+        for row in rows:
+            self.assertEqual(len(row), len(header), row)  # the columns line up
         reuse = next(line for line in lines if line.startswith("bench --reuse, HTTP (vs h2load)"))
         self.assertTrue(reuse.rstrip().endswith("0.8x"))
         self.assertIn(" 500 ", reuse)
