@@ -48,8 +48,9 @@
 # fetch: every download succeeded; h2load: every request succeeded with 2xx; curl: every file there with the
 # right size; sniff and file: image/jpeg) and a run that fails a check is reported and not counted (the
 # script then exits 1). The table (the goals in its last column), a "RATIO {json}" line per row (also in
-# bench/work/ratios/results.jsonl) and the exact commands go to stdout. Everything Python is in
-# bench/ratios.py (tests: bench/test_ratios.py); this script runs the tools.
+# bench/work/ratios/results.jsonl) and the exact commands go to stdout. This script runs the tools; its
+# Python (inputs, checks, the report) is bench/ratios.py, tested by bench/test_ratios.py (lib.sh's free
+# ports, nginx snapshots and JPEG padding keep their own small Python).
 set -euo pipefail
 
 BENCH_NAME=ratios
