@@ -73,11 +73,11 @@ class Goal:
         return None
 
     def met(self, ratio):
-        """True or False, or None when there is nothing to meet (a reported row) or no ratio."""
+        """True or False; None for a reported row. Without a ratio (no counted run) a goal is not met."""
         least = self.threshold()
-        if least is None or ratio is None:
+        if least is None:
             return None
-        return ratio >= least - 1e-9
+        return ratio is not None and ratio >= least - 1e-9
 
     def text(self):
         if self.kind == "at-least":

@@ -77,7 +77,7 @@ class GoalTests(unittest.TestCase):
         self.assertTrue(goal.met(0.9))
         self.assertTrue(goal.met(1.2))
         self.assertFalse(goal.met(0.89))
-        self.assertIsNone(goal.met(None))
+        self.assertIs(goal.met(None), False)  # no counted run: not met
         self.assertEqual(goal.text(), "0.9x")
         self.assertEqual(goal.threshold(), 0.9)
 
@@ -325,6 +325,16 @@ class ReportTests(unittest.TestCase):
         problems = [line for line in lines if line.startswith("problem: ")]
         self.assertEqual(len(problems), 1)
         self.assertIn("http-reuse-h2load-2: exit 124", problems[0])
+
+    def test_a_goal_with_every_run_failed_is_not_met(self):
+        for r in (1, 2, 3):
+            self.rig.bench(f"http-reuse-richpush-{r}", 0.001, 1000, display_rate=0.1, passed=False)
+        status, lines = self.report(["http-reuse"])
+        self.assertEqual(status, 1)
+        [line] = [json.loads(x[len("RATIO "):]) for x in lines if x.startswith("RATIO ")]
+        self.assertIsNone(line["ratio"])
+        self.assertIs(line["met"], False)
+        self.assertEqual(line["not_counted"], 3)
 
     def test_the_command_line_report(self):
         argv = ["report", self.rig.rw, "--runs", "3", "--startup-runs", "2", "--workloads", "http-reuse",
