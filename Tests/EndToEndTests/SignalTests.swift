@@ -141,4 +141,57 @@ import Testing
         try? pipe.fileHandleForWriting.close()
         #expect(ending.status == 130 && !ending.killed)
     }
+
+    /// SIGKILL (no handler runs) while attachments are being written: their temporaries are unnamed
+    /// (O_TMPFILE), so the output folder holds no `.part` file afterwards, with nothing to clean up.
+    @Test(arguments: ["process", "batch"])
+    func aKillMidDownloadLeavesNoTemporaryFile(command: String) async throws {
+        let server = try Fixtures.startServer()
+        let folder = try Fixtures.temporaryFolder("richpush-signal")
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        // 2,000 bytes arrive and are written, then the body stalls for 20 s.
+        let payloads = folder + "/payloads"
+        try FileManager.default.createDirectory(atPath: payloads, withIntermediateDirectories: true)
+        for index in 0..<3 {
+            try Data(
+                (#"{"aps":{"alert":"Hi","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg"#
+                    + #"?stall=2000&stall-ms=20000&n=\#(index)","type":"jpg"}}}"#).utf8
+            ).write(to: URL(fileURLWithPath: payloads + "/\(index).json"))
+        }
+        let out = folder + "/out"
+        let process = Process()
+        process.executableURL = URL(
+            fileURLWithPath: ProcessInfo.processInfo.environment["RICHPUSH_TEST_BINARY"] ?? RichPushBinary.path)
+        process.arguments =
+            [
+                command, "--out", out, "--budget", "30", "--cacert", Fixtures.caFile, "--connect-to",
+                "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)",
+            ] + [command == "batch" ? payloads : payloads + "/0.json"]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let wanted = command == "batch" ? 3 : 1
+        // Polled on a Dispatch thread: blocking the cooperative pool would stall the other tests.
+        let started = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            DispatchQueue.global().async {
+                let bound = Sanitizer.scaled(.seconds(15)).components.seconds
+                let deadline = Date().addingTimeInterval(TimeInterval(bound))
+                while server.requestCount < wanted && process.isRunning && Date() < deadline { usleep(5_000) }
+                // The first bytes reach the file right after the request.
+                usleep(200_000)
+                let started = server.requestCount >= wanted && process.isRunning
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                continuation.resume(returning: started)
+            }
+        }
+        #expect(started, "every download had started when the process was killed")
+        #expect(process.terminationReason == .uncaughtSignal)
+        let left = Fixtures.files(in: out).filter { $0.hasSuffix(".part") || $0.contains(".richpush-") }
+        #expect(left.isEmpty, "a killed \(command) left \(left)")
+    }
 }
