@@ -196,7 +196,7 @@ public enum SystemCall {
         do {
             try retrying("lock", path: path) { flock(descriptor, LOCK_EX | LOCK_NB) }
             return true
-        } catch where error.code == EWOULDBLOCK {
+        } catch  where error.code == EWOULDBLOCK {
             return false
         }
     }

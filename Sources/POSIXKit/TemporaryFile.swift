@@ -76,7 +76,7 @@ public final class TemporaryFile: @unchecked Sendable {
             let descriptor = try SystemCall.open(
                 folder, Self.unnamedFlag | O_RDWR | O_CLOEXEC, mode: 0o600, operation: "create a temporary file in")
             return TemporaryFile(unnamed: descriptor)
-        } catch where error.code == EOPNOTSUPP || error.code == EISDIR || error.code == EINVAL {
+        } catch  where error.code == EOPNOTSUPP || error.code == EISDIR || error.code == EINVAL {
             return nil
         }
     }
@@ -147,7 +147,7 @@ public final class TemporaryFile: @unchecked Sendable {
         do throws(SystemError) {
             try link(as: destination)
             return
-        } catch where error.code == EEXIST {
+        } catch  where error.code == EEXIST {
             // Checked above to be a regular file (or gone since): replace it atomically by a rename.
         }
         let folder = Self.folder(of: destination)

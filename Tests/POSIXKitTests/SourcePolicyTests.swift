@@ -8,7 +8,10 @@ import Testing
 @Suite struct SourcePolicyTests {
     /// What is checked, and where each rule's one home is.
     static let rules: [(name: String, matches: @Sendable (Substring) -> Bool)] = [
-        ("strerror(", { line in line.ranges(of: "strerror(").contains { !line[..<$0.lowerBound].hasSuffix("curl_easy_") } }),
+        (
+            "strerror(",
+            { line in line.ranges(of: "strerror(").contains { !line[..<$0.lowerBound].hasSuffix("curl_easy_") } }
+        ),
         ("EINTR", { $0.contains("EINTR") }),
         ("RLIMIT_NOFILE", { $0.contains("RLIMIT_NOFILE") }),
     ]
@@ -39,7 +42,9 @@ import Testing
         let root = Self.sources
         #expect(FileManager.default.fileExists(atPath: root + "/POSIXKit/SystemCall.swift"), "\(root)")
         let found = try Self.violations(under: root)
-        #expect(found.isEmpty, "move these into POSIXKit (SystemCall, SystemError, DescriptorBudget):\n\(found.joined(separator: "\n"))")
+        #expect(
+            found.isEmpty,
+            "move these into POSIXKit (SystemCall, SystemError, DescriptorBudget):\n\(found.joined(separator: "\n"))")
     }
 
     @Test func theCheckFindsEachRuleAndSparesPOSIXKitAndCurl() throws {

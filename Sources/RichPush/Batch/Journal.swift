@@ -186,7 +186,9 @@ final class Journal: Sendable {
         if !fresh {
             try forEachLine(inFile: path) { number, line in
                 guard let input = input(of: line), last[input] == number else { return }
-                if failure == nil { failure = BatchRunner.write(line + [UInt8(ascii: "\n")], to: replacement.descriptor) }
+                if failure == nil {
+                    failure = BatchRunner.write(line + [UInt8(ascii: "\n")], to: replacement.descriptor)
+                }
             }
         }
         if let failure { throw StoreError(SystemError(code: failure.code, operation: "rewrite", path: path)) }

@@ -110,7 +110,7 @@ public struct AttachmentStore: Sendable {
         let unnamed = unnamed && unnamedTemporaries
         do {
             return try TemporaryFile.create(in: directory, prefix: ".richpush-", unnamed: unnamed)
-        } catch where error.code == ENOENT {
+        } catch  where error.code == ENOENT {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
             throw StoreError(error)
@@ -195,7 +195,7 @@ public struct AttachmentStore: Sendable {
                 newFiles?.append(final)
                 if durable { TemporaryFile.syncFolder(of: final) }
                 checked.remember(final)
-            } catch where error.code == EEXIST {
+            } catch  where error.code == EEXIST {
                 if !checked.isUnchanged(final) {
                     try Self.checkSameContent(final, hash: hash, bytes: bytes)
                     checked.remember(final)
