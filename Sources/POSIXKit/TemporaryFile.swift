@@ -110,15 +110,20 @@ public final class TemporaryFile: @unchecked Sendable {
     /// Gives the file its final name `destination` (in the same folder), replacing a regular file
     /// there but never a folder, link, FIFO or device. With `durable`, the data and the new name are
     /// flushed to disk first and after. The file gets `mode` (by default what any tool's new file gets).
+    /// With `replacingLinks`, a symbolic link there is replaced as `rename(2)` replaces it (the link
+    /// goes, what it leads to is untouched): for files only richpush writes, such as a batch's results.
     ///
     /// A named file is renamed; an unnamed one is linked, or, when a file is already there, linked
     /// under a random temporary name that is then renamed over it, so readers see the old file or the
     /// new one, never neither.
-    public func commit(as destination: String, durable: Bool = false, mode: mode_t = SystemCall.creationMode)
-        throws(SystemError)
-    {
+    public func commit(
+        as destination: String, durable: Bool = false, mode: mode_t = SystemCall.creationMode,
+        replacingLinks: Bool = false
+    ) throws(SystemError) {
         var info = stat()
-        if lstat(destination, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
+        if lstat(destination, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG
+            && !(replacingLinks && (info.st_mode & S_IFMT) == S_IFLNK)
+        {
             let kind =
                 switch info.st_mode & S_IFMT {
                 case S_IFDIR: "a folder"
@@ -148,7 +153,8 @@ public final class TemporaryFile: @unchecked Sendable {
             try link(as: destination)
             return
         } catch  where error.code == EEXIST {
-            // Checked above to be a regular file (or gone since): replace it atomically by a rename.
+            // Checked above to be a regular file or an allowed link (or gone since): replace it atomically
+            // by a rename.
         }
         let folder = Self.folder(of: destination)
         var failure = SystemError(code: EEXIST, operation: "create a temporary file in", path: folder)

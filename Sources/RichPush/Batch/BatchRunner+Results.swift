@@ -72,7 +72,7 @@ extension BatchRunner {
         }
         let resultsPath = output.folder + "/results.ndjson"
         if let failure { throw StoreError(SystemError(code: failure.code, operation: "write", path: resultsPath)) }
-        do { try results.commit(as: resultsPath, durable: output.durable, mode: 0o600) } catch {
+        do { try results.commit(as: resultsPath, durable: output.durable, mode: 0o600, replacingLinks: true) } catch {
             throw StoreError(error)
         }
         try journal.replace(with: compacted, durable: output.durable)

@@ -192,7 +192,7 @@ final class Journal: Sendable {
             }
         }
         if let failure { throw StoreError(SystemError(code: failure.code, operation: "rewrite", path: path)) }
-        do { try replacement.commit(as: path, durable: store.durable, mode: 0o600) } catch {
+        do { try replacement.commit(as: path, durable: store.durable, mode: 0o600, replacingLinks: true) } catch {
             throw StoreError(SystemError(code: error.code, operation: "rewrite", path: path, reason: error.reason))
         }
     }
@@ -201,7 +201,7 @@ final class Journal: Sendable {
     ///
     /// This object's descriptor keeps pointing at the old file: call this last.
     func replace(with replacement: TemporaryFile, durable: Bool) throws(StoreError) {
-        do { try replacement.commit(as: path, durable: durable, mode: 0o600) } catch {
+        do { try replacement.commit(as: path, durable: durable, mode: 0o600, replacingLinks: true) } catch {
             throw StoreError(SystemError(code: error.code, operation: "compact", path: path, reason: error.reason))
         }
     }

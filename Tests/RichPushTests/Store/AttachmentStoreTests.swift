@@ -163,4 +163,69 @@ extension AttachmentStoreTests {
         #expect(FileManager.default.fileExists(atPath: kept.path))
         #expect(!FileManager.default.fileExists(atPath: added.path))
     }
+
+    /// Attachments and outputs take an unnamed temporary (O_TMPFILE) where the file system allows it,
+    /// and the named `.part` path otherwise; both store the same files and leave no temporary.
+    @Test(arguments: [true, false])
+    func attachmentTemporariesAreUnnamedWhereAllowedAndNamedOtherwise(unnamed: Bool) throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try AttachmentStore(folder: folder + "/paths", unnamedTemporaries: unnamed)
+        let temporary = try store.makeAttachmentTemporary()
+        #expect(temporary.isUnnamed == unnamed, "the test folder's file system takes O_TMPFILE")
+        #expect(Fixtures.files(in: store.folder).count == (unnamed ? 0 : 1))
+        fill(temporary, with: Array("hello".utf8))
+        // The sniffer can read it by its path, whichever kind it is.
+        #expect(FileManager.default.contents(atPath: temporary.path) == Data("hello".utf8))
+        let stored = try store.commit(temporary, fileExtension: "jpg")
+        #expect(Fixtures.files(in: store.folder) == ["2cf24dba5fb0a30e26e83b2ac5b9e29e.jpg"])
+        var info = stat()
+        #expect(stat(stored.path, &info) == 0 && info.st_nlink == 1 && info.st_mode & 0o777 == SystemCall.creationMode)
+        // The same content again: the stored file is kept, the new temporary leaves nothing.
+        let again = try store.makeAttachmentTemporary()
+        fill(again, with: Array("hello".utf8))
+        #expect(try store.commit(again, fileExtension: "jpg").path == stored.path)
+        store.removeScratch()
+        #expect(Fixtures.files(in: store.folder) == ["2cf24dba5fb0a30e26e83b2ac5b9e29e.jpg"])
+        // Outputs written through the store (payload files, summaries) go the same way.
+        _ = try store.writeAtomically(Array("{}".utf8), to: "payloads/a.json")
+        _ = try store.writeAtomically(Array("{ }".utf8), to: "payloads/a.json")
+        #expect(FileManager.default.contents(atPath: store.folder + "/payloads/a.json") == Data("{ }".utf8))
+        #expect(!Fixtures.files(in: store.folder).contains { $0.hasSuffix(".part") })
+    }
+
+    /// The pool holds named temporaries only (a shared download links its own by name): a reused
+    /// one keeps its name, an unnamed one whose content was not kept is closed, not pooled.
+    @Test func thePoolReusesNamedTemporariesAndAttachmentsTakeThemFirst() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let named = try store.makeTemporary()
+        #expect(!named.isUnnamed)
+        let path = named.path
+        named.discard()
+        let first = try store.makeAttachmentTemporary()
+        #expect(first.path == path && !first.isUnnamed, "a pooled named temporary is cheaper than a new file")
+        let second = try store.makeAttachmentTemporary()
+        #expect(second.isUnnamed, "the pool is empty: a new unnamed one")
+        second.discard()
+        first.discard()
+        let third = try store.makeAttachmentTemporary()
+        let fourth = try store.makeAttachmentTemporary()
+        #expect(third.path == path, "the named one went back to the pool")
+        #expect(fourth.isUnnamed, "the unnamed one was closed, not pooled")
+        third.discard()
+        fourth.discard()
+        store.removeScratch()
+        #expect(Fixtures.files(in: store.folder).isEmpty)
+    }
+
+    @Test func aStoreErrorKeepsTheSystemErrorItCameFrom() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        _ = FileManager.default.createFile(atPath: folder + "/file", contents: Data())
+        do {
+            _ = try AttachmentStore(folder: folder + "/file/out")
+            Issue.record("a folder was made below a file")
+        } catch {
+            #expect(error.systemError?.code == ENOTDIR || error.systemError?.code == EEXIST, "\(error)")
+            #expect(error.message == error.systemError?.message)
+        }
+    }
 }
