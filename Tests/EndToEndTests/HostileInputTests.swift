@@ -31,6 +31,7 @@ import Testing
         case plistBombServicePlist, plistBombContentPlist, plistBombVendoredInApp, plistBombTargetInApp
         case plistBombSuite, plistFifoServicePlist
         case thresholdControlCharacters, thresholdHuge, mergeSameSummaryTwice, mergeForeignIdentity
+        case reportIsAHardLink, batchResultsIsALink
         var testDescription: String { rawValue }
     }
 
@@ -93,6 +94,35 @@ import Testing
                     #expect(FileManager.default.contents(atPath: parent + "/victim") == Data("keep\n".utf8))
                     var info = stat()
                     #expect(lstat(parent + "/report.json", &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG)
+                })
+        case .reportIsAHardLink:
+            // The report's name is a second name of a file the user owns: the new report replaces the
+            // name (through an unnamed file linked in and renamed over it), never the file's content.
+            return Scenario(
+                files: ["p.json": noAttachment], setup: "echo keep > victim && ln victim report.json",
+                command: process + " --report report.json p.json", status: 0, reason: "no-attachment-requested",
+                allowedOutside: ["report.json"],
+                check: { _, parent in
+                    #expect(FileManager.default.contents(atPath: parent + "/victim") == Data("keep\n".utf8))
+                    let report = FileManager.default.contents(atPath: parent + "/report.json") ?? Data()
+                    #expect(report.first == UInt8(ascii: "{"), "the report is in place")
+                    var info = stat()
+                    #expect(stat(parent + "/report.json", &info) == 0 && info.st_nlink == 1)
+                    #expect(!Fixtures.files(in: parent).contains { $0.hasPrefix(".richpush-") })
+                })
+        case .batchResultsIsALink:
+            // A link planted at the batch's results.ndjson is replaced, as a rename replaces it; what it
+            // leads to (outside --out) is never written.
+            return Scenario(
+                files: ["in/a.json": noAttachment],
+                setup: "echo keep > victim && mkdir out && ln -s ../victim out/results.ndjson",
+                command: #""$RP" batch in --out out --no-progress"#, status: 0, reason: nil,
+                check: { _, parent in
+                    #expect(FileManager.default.contents(atPath: parent + "/victim") == Data("keep\n".utf8))
+                    var info = stat()
+                    #expect(lstat(parent + "/out/results.ndjson", &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG)
+                    let results = (try? String(contentsOfFile: parent + "/out/results.ndjson", encoding: .utf8)) ?? ""
+                    #expect(results.contains(#""input":"a.json""#), "\(results)")
                 })
         case .reportIsAFolder:
             return Scenario(
