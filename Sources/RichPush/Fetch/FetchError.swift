@@ -138,12 +138,11 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         self.redirectTarget = redirectTarget
     }
 
-    /// A download that failed because a system call did (`storage-failed`, or `too-many-open-files`
-    /// when that call ran out of descriptors): `message`, then the system's words.
-    public init(storing error: SystemError, _ message: String? = nil) {
-        self.init(
-            error.isDescriptorExhaustion ? .tooManyOpenFiles : .storageFailed,
-            message.map { $0 + ": " + error.cause } ?? error.message)
+    /// A download that could not be stored because a system call failed (`storage-failed`; one that
+    /// ran out of descriptors was noted by ``SystemCall``, so the verdict blames the client): the
+    /// system's message, and the call kept.
+    public init(storing error: SystemError) {
+        self.init(.storageFailed, error.message)
         systemError = error
     }
 

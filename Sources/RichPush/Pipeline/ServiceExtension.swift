@@ -437,13 +437,13 @@ public struct ServiceExtension: Sendable {
             case .failure(let error): return .failure(error)
             case .success(let (path, result)):
                 do throws(StoreError) { return .success((try store.makeTemporary(linking: path), result)) } catch {
-                    return .failure(FetchError(.storageFailed, error.message))
+                    return .failure(FetchError(storing: error))
                 }
             }
         }
         let temporary: TemporaryFile
         do throws(StoreError) { temporary = try store.makeAttachmentTemporary() } catch {
-            return .failure(FetchError(.storageFailed, error.message + " Check the \(Setting.out) folder."))
+            return .failure(FetchError(storing: error, " Check the \(Setting.out) folder."))
         }
         do throws(FetchError) {
             return .success((temporary, try await engine.fetch(request, writingTo: temporary.descriptor)))

@@ -14,3 +14,16 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { message }
 }
+
+extension FetchError {
+    /// The store could not take a download: `storage-failed`, with the store's message, then
+    /// `advice`, and the system call kept.
+    init(storing error: StoreError, _ advice: String = "") {
+        if let system = error.systemError {
+            self.init(storing: system)
+            message = error.message + advice
+        } else {
+            self.init(.storageFailed, error.message + advice)
+        }
+    }
+}
