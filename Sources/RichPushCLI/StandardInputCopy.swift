@@ -33,7 +33,7 @@ enum StandardInputCopy {
                 if got == 0 { break }
                 let bytes = Array(chunk[0..<got])
                 bytes.withUnsafeBytes { digest.update($0) }
-                try SystemCall.writeAll(temporary.descriptor, bytes, path: temporary.path)
+                try SystemCall.writeAll(temporary.descriptor, bytes, path: folder)
             }
             let destination = folder + "/stdin-" + String((digest.hex() ?? "unknown").prefix(12))
             try temporary.commit(as: destination)

@@ -143,16 +143,17 @@ public struct AppGroupSuite: Sendable {
         }
         removeStaleTemporaries()
         do throws(SystemError) {
-            let temporary = try TemporaryFile.createExclusively(in: folder, prefix: Self.temporaryPrefix)
+            let temporary = try TemporaryFile.create(in: folder, prefix: Self.temporaryPrefix)
             defer { temporary.discard() }
-            try SystemCall.writeAll(temporary.descriptor, [UInt8](data), path: temporary.path)
+            try SystemCall.writeAll(temporary.descriptor, [UInt8](data), path: path)
             try temporary.commit(as: path, durable: true)
         } catch {
             throw AnalyticsError(.storage, error.message)
         }
     }
 
-    /// How the suite's temporaries start (each is `<prefix><random>.part` in ``folder``).
+    /// How the suite's named temporaries start (each is `<prefix><random>.part` in ``folder``; where
+    /// the file system allows `O_TMPFILE` they have no name at all).
     static let temporaryPrefix = ".richpush-"
 
     /// Removes the temporaries a writer killed before its rename left behind.

@@ -161,13 +161,14 @@ final class OutboxLog {
         try OutboxChange.header(version: OutboxChange.version).line + OutboxChange.snapshot(outbox).line
     }
 
-    /// An exclusive temporary in the outbox's folder, synced and renamed over it (the folder synced too).
+    /// An exclusive temporary in the outbox's folder (unnamed where the file system allows it), synced
+    /// and renamed or linked over it (the folder synced too).
     private static func replaceFile(_ path: String, _ bytes: [UInt8]) throws(AnalyticsError) {
         let folder = (path as NSString).deletingLastPathComponent
         do throws(SystemError) {
-            let temporary = try TemporaryFile.createExclusively(in: folder.isEmpty ? "." : folder, prefix: ".richpush-")
+            let temporary = try TemporaryFile.create(in: folder.isEmpty ? "." : folder, prefix: ".richpush-")
             defer { temporary.discard() }
-            try SystemCall.writeAll(temporary.descriptor, bytes, path: temporary.path)
+            try SystemCall.writeAll(temporary.descriptor, bytes, path: path)
             try temporary.commit(as: path, durable: true)
         } catch {
             throw AnalyticsError(.storage, error.message)

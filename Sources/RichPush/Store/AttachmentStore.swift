@@ -173,7 +173,8 @@ public struct AttachmentStore: Sendable {
     public func commit(_ temporary: TemporaryFile, fileExtension: String, known: (sha256: String, bytes: Int64)? = nil)
         throws(StoreError) -> StoredFile
     {
-        let path = temporary.path
+        // For messages: an unnamed temporary has no name of its own to show.
+        let path = temporary.isUnnamed ? folder : temporary.path
         defer { temporary.discard() }
         guard !fileExtension.isEmpty, fileExtension.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
             throw StoreError("refusing to store under the extension '\(fileExtension)'")

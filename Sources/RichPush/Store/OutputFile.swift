@@ -7,8 +7,10 @@ import Foundation
 /// - a path that exists and is not a regular file (a FIFO, a device, `/dev/stdout`, a symbolic link
 ///   to one of them) is opened and written directly, never renamed over;
 /// - anything else is a regular file, replaced atomically: the bytes go to an exclusive temporary
-///   (``TemporaryFile``) in the destination's own folder and a rename gives it its name, so a reader
-///   sees the old file or the whole new one and a killed run leaves at most a hidden `.richpush-*.part`.
+///   (``TemporaryFile``) in the destination's own folder, unnamed (`O_TMPFILE`) where the file
+///   system allows it, and a link or rename gives it its name, so a reader sees the old file or the
+///   whole new one and a killed run leaves nothing (at most a hidden `.richpush-*.part` where the
+///   temporary had to be named).
 ///   A symbolic link is never renamed over: what it leads to is written through it (`/dev/stdout`
 ///   reaches the process's stdout, even when that is a file).
 ///
@@ -47,10 +49,10 @@ public enum OutputFile {
         switch target {
         case .file(let file):
             let folder = (file as NSString).deletingLastPathComponent
-            let temporary = try TemporaryFile.createExclusively(in: folder.isEmpty ? "." : folder, prefix: ".richpush-")
+            let temporary = try TemporaryFile.create(in: folder.isEmpty ? "." : folder, prefix: ".richpush-")
             return PendingOutput(target: target, temporary: temporary, displayPath: path)
         case .standardOutput, .stream:
-            let temporary = try TemporaryFile.createExclusively(in: scratchFolder, prefix: ".richpush-out-")
+            let temporary = try TemporaryFile.create(in: scratchFolder, prefix: ".richpush-out-")
             return PendingOutput(target: target, temporary: temporary, displayPath: path == "-" ? "stdout" : path)
         }
     }
@@ -63,7 +65,7 @@ public enum OutputFile {
                 code: EINVAL, operation: "write", path: path, reason: "it is not a regular file; give a file name")
         }
         let folder = (file as NSString).deletingLastPathComponent
-        return try TemporaryFile.createExclusively(in: folder.isEmpty ? "." : folder, prefix: ".richpush-")
+        return try TemporaryFile.create(in: folder.isEmpty ? "." : folder, prefix: ".richpush-")
     }
 
     /// Decides where `path` leads, following links only to find out what they lead to.
@@ -187,7 +189,7 @@ public final class PendingOutput: @unchecked Sendable {
         var offset: Int64 = 0
         while true {
             let block = try SystemCall.preadAll(
-                temporary.descriptor, count: 1 << 20, offset: offset, path: temporary.path)
+                temporary.descriptor, count: 1 << 20, offset: offset, path: displayPath)
             if block.isEmpty { return }
             try SystemCall.writeAll(destination, block, path: displayPath)
             offset += Int64(block.count)
