@@ -141,6 +141,13 @@ void rp_loop_wakeup(rp_loop *loop);
 int rp_loop_step(rp_loop *loop, int max_wait_ms);
 /// The loop's epoll descriptor, for tests that break it on purpose.
 int rp_loop_epoll_descriptor(rp_loop *loop);
+/// How many times epoll refused to watch one of curl's sockets (ENOMEM, ENOSPC). Such a socket is
+/// polled (every 10 ms at most, retried each step) instead of waiting until its transfer's deadline.
+int64_t rp_loop_watch_failures(rp_loop *loop);
+/// Sockets polled now because epoll refused them.
+int rp_loop_unwatched_count(rp_loop *loop);
+/// Test hook: the next `count` watches of curl's sockets fail as if epoll were out of watches.
+void rp_loop_fail_watches(rp_loop *loop, int count);
 
 /// Reads the next finished transfer from the multi handle; returns 0 when there is none.
 int rp_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result);
