@@ -34,6 +34,8 @@ public struct BatchRunner: Sendable {
 
     /// How records reach the journal: write(2), or a test's failing writer.
     var journalWrite: Journal.Write = Journal.systemWrite
+    /// How the journal's records are grouped into writes (tests make the groups small).
+    var journalGrouping = Journal.Grouping.batch
     /// Each payload's network (drawn from a network mix), by its position in ``items``: the same draw on every
     /// resume. Nil: every payload runs ``service`` as it is.
     public var networks: NetworkAssignment?
@@ -77,13 +79,13 @@ public struct BatchRunner: Sendable {
         let positions = Dictionary(items.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         let output = self.output
         let force = self.force
-        let (journalPath, journalWrite) = (self.journalPath, self.journalWrite)
+        let (journalPath, journalWrite, journalGrouping) = (self.journalPath, self.journalWrite, self.journalGrouping)
         // Reading the journal and checking outputs block: off the cooperative pool.
         let scan = await Offload.run { () -> Result<(Journal, [BatchItem]), StoreError> in
             do throws(StoreError) {
                 try Journal.prepare(
                     path: journalPath, fresh: force, keeping: Set(items.map(\.name)), store: output)
-                let journal = try Journal(path: journalPath, write: journalWrite)
+                let journal = try Journal(path: journalPath, write: journalWrite, grouping: journalGrouping)
                 guard !force else { return .success((journal, items)) }
                 // Complete: recorded with the digest of the input as it is now, and its output in place.
                 let recorded = try journal.lastDigests()
@@ -134,7 +136,16 @@ public struct BatchRunner: Sendable {
                 if next < pending.count && !Task.isCancelled && storeFailure == nil { launch() }
             }
         }
-        if let storeFailure { throw storeFailure }
+        // The records still waiting for their group: written before anything reads the journal.
+        let flushed = await Offload.run { () -> StoreError? in
+            do throws(StoreError) {
+                try journal.flush()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let storeFailure = storeFailure ?? flushed { throw storeFailure }
         let (done, skipped, interrupted) = (state.done, state.skipped, Task.isCancelled)
         let runner = self
         return try await Offload.run { () -> Result<BatchSummary, StoreError> in

@@ -9,7 +9,37 @@ import Synchronization
 /// a fragment for the next record to merge with. A crash can leave at most a torn last line, which
 /// opening the journal cuts off and which readers skip. Reading goes through its own read-only
 /// descriptor.
+///
+/// A batch groups its appends (``Grouping/batch``): records wait in memory and go out in one write
+/// of up to 64 records, at the latest a quarter of a second after the first of them (checked as
+/// records arrive) and at ``flush()``, which the run calls before it ends, also when interrupted.
+/// The guarantees are the same, per group: a group is written whole or cut back, and a kill loses
+/// at most the records not yet written, whose payloads a resume processes again (as it does a
+/// payload killed between its output and its record).
 final class Journal: Sendable {
+    /// When appends are written: at once (``none``) or grouped.
+    struct Grouping: Sendable {
+        /// Records in one write at most.
+        var records: Int
+        /// Bytes that make a group go out early.
+        var bytes: Int
+        /// The longest a record waits for its group, checked at each append.
+        var delay: Duration
+
+        /// Every record written by its own append.
+        static let none = Grouping(records: 1, bytes: 0, delay: .zero)
+        /// A batch's: 64 records, 64 KiB or 250 ms, whichever comes first.
+        static let batch = Grouping(records: 64, bytes: 64 * 1024, delay: .milliseconds(250))
+    }
+
+    /// The journal's length after the last whole write, and the records waiting for theirs.
+    private struct State {
+        var length: off_t = 0
+        var pending: [UInt8] = []
+        var pendingRecords = 0
+        var firstPending: ContinuousClock.Instant?
+    }
+
     /// Writes bytes to a descriptor: the count written, or -1 with `errno` set (the shape of write(2)).
     typealias Write = @Sendable (Int32, UnsafeRawBufferPointer) -> Int
 
@@ -19,12 +49,14 @@ final class Journal: Sendable {
     let path: String
     private let descriptor: Int32
     private let write: Write
-    /// The journal's length after the last whole append (appends run one at a time under this lock).
-    private let length: Mutex<off_t>
+    private let grouping: Grouping
+    /// Appends and writes run one at a time under this lock.
+    private let state: Mutex<State>
 
-    init(path: String, write: @escaping Write = Journal.systemWrite) throws(StoreError) {
+    init(path: String, write: @escaping Write = Journal.systemWrite, grouping: Grouping = .none) throws(StoreError) {
         self.path = path
         self.write = write
+        self.grouping = grouping
         let folder = (path as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         do {
@@ -32,41 +64,69 @@ final class Journal: Sendable {
         } catch {
             throw StoreError(error)
         }
-        length = Mutex(0)
+        state = Mutex(State())
         let end = try cutTornTail()
-        length.withLock { $0 = end }
+        state.withLock { $0.length = end }
     }
 
     deinit { close(descriptor) }
 
-    /// Appends one record (which must end with a newline), whole or not at all.
+    /// Appends one record (which must end with a newline), whole or not at all: now, or with its
+    /// group (see ``Grouping``). A failed write fails the append that made it, and drops its group.
     func append(_ line: [UInt8]) throws(StoreError) {
-        let failure = length.withLock { length -> StoreError? in
-            var written = 0
-            let failed: SystemError? = line.withUnsafeBytes { buffer in
-                do throws(SystemError) {
-                    try SystemCall.writeAll(descriptor, buffer, path: path, written: &written, through: write)
-                    return nil
-                } catch {
-                    return SystemError(code: error.code, operation: "append to", path: path)
-                }
-            }
-            guard let failed else {
-                length += off_t(line.count)
-                return nil
-            }
-            // Cut the fragment off, so the next record starts on a line of its own.
-            var message = "cannot append to '\(path)': \(failed.cause)"
-            if written > 0 {
-                do throws(SystemError) {
-                    try SystemCall.truncate(descriptor, to: Int64(length), path: path)
-                } catch {
-                    message += "; and cannot cut the partial record off: \(error.cause)"
-                }
-            }
-            return StoreError(message + ". Free some space and run the same command again to resume.", failed)
+        let failure = state.withLock { state -> StoreError? in
+            let now = ContinuousClock.now
+            state.pending += line
+            state.pendingRecords += 1
+            let first = state.firstPending ?? now
+            state.firstPending = first
+            guard
+                state.pendingRecords >= grouping.records || state.pending.count >= grouping.bytes
+                    || now - first >= grouping.delay
+            else { return nil }
+            return writePending(&state)
         }
         if let failure { throw failure }
+    }
+
+    /// Writes the records still waiting for their group.
+    func flush() throws(StoreError) {
+        let failure = state.withLock { state -> StoreError? in
+            state.pending.isEmpty ? nil : writePending(&state)
+        }
+        if let failure { throw failure }
+    }
+
+    /// Writes the waiting records in one write, whole or cut back to the length before it.
+    private func writePending(_ state: inout State) -> StoreError? {
+        let group = state.pending
+        state.pending.removeAll(keepingCapacity: true)
+        state.pendingRecords = 0
+        state.firstPending = nil
+        let length = state.length
+        var written = 0
+        let failed: SystemError? = group.withUnsafeBytes { buffer in
+            do throws(SystemError) {
+                try SystemCall.writeAll(descriptor, buffer, path: path, written: &written, through: write)
+                return nil
+            } catch {
+                return SystemError(code: error.code, operation: "append to", path: path)
+            }
+        }
+        guard let failed else {
+            state.length += off_t(group.count)
+            return nil
+        }
+        // Cut the fragment off, so the next record starts on a line of its own.
+        var message = "cannot append to '\(path)': \(failed.cause)"
+        if written > 0 {
+            do throws(SystemError) {
+                try SystemCall.truncate(descriptor, to: Int64(length), path: path)
+            } catch {
+                message += "; and cannot cut the partial record off: \(error.cause)"
+            }
+        }
+        return StoreError(message + ". Free some space and run the same command again to resume.", failed)
     }
 
     /// Calls `body` with each complete line (without its newline) and its 0-based number.

@@ -66,6 +66,47 @@ final class DiskFillingWrite: Sendable {
         #expect(inputs == ["a", "c"])
     }
 
+    /// Grouped appends go out in one write per group, and at flush; nothing waits in the file half-written.
+    @Test func groupedAppendsAreWrittenAGroupAtATimeAndAtFlush() throws {
+        defer { cleanUp() }
+        let path = folder + "/journal.ndjson"
+        let journal = try Journal(
+            path: path, grouping: Journal.Grouping(records: 3, bytes: 1 << 20, delay: .seconds(3600)))
+        try journal.append(record("a"))
+        try journal.append(record("b"))
+        #expect(try lines(path) == [""], "two records wait for their group")
+        try journal.append(record("c"))
+        #expect(try lines(path).count == 4, "the third completes the group: three lines")
+        try journal.append(record("d"))
+        try journal.flush()
+        try journal.flush()
+        var inputs: [String] = []
+        try journal.forEachLine { _, line in inputs += [Journal.input(of: line) ?? "?"] }
+        #expect(inputs == ["a", "b", "c", "d"])
+    }
+
+    @Test func aGroupWhoseWriteFailsIsCutBackWholeAndTheNextGroupStartsOnItsOwnLine() throws {
+        defer { cleanUp() }
+        let path = folder + "/journal.ndjson"
+        // The first group's write stops half-way, its retry finds the disk full.
+        let journal = try Journal(
+            path: path, write: DiskFillingWrite(failingCall: 1).write,
+            grouping: Journal.Grouping(records: 2, bytes: 1 << 20, delay: .seconds(3600)))
+        try journal.append(record("a"))
+        do {
+            try journal.append(record("b"))
+            Issue.record("the group's write on a full disk succeeded")
+        } catch {
+            #expect(error.systemError?.code == ENOSPC)
+        }
+        #expect(try lines(path) == [""], "no fragment of the failed group is left")
+        try journal.append(record("c"))
+        try journal.append(record("d"))
+        var inputs: [String] = []
+        try journal.forEachLine { _, line in inputs += [Journal.input(of: line) ?? "?"] }
+        #expect(inputs == ["c", "d"])
+    }
+
     /// A verdict that says the client ran out of descriptors is never final: a resume redoes it.
     @Test func aTooManyOpenFilesRecordIsRedoneOnResume() throws {
         defer { cleanUp() }
@@ -141,6 +182,8 @@ final class DiskFillingWrite: Sendable {
         let items = try BatchInput.items(at: input, recursive: false)
         var failing = BatchRunner(items: items, service: service, output: output, concurrency: 4, force: false)
         failing.journalWrite = DiskFillingWrite(failingCall: 3).write
+        // Groups of two records: the third group's write is the one the disk cuts short.
+        failing.journalGrouping = Journal.Grouping(records: 2, bytes: 1 << 20, delay: .seconds(3600))
         await #expect(throws: StoreError.self) { try await failing.run() }
         // Whatever else was in flight appended after the failure: every line is a whole record.
         let journal = rig.folder + "/out/.richpush/journal.ndjson"
