@@ -4,7 +4,8 @@ import RichPush
 import TestSupport
 import Testing
 
-/// Shared downloads (`batch --share-downloads`): cancellation, and which outcomes later payloads reuse.
+/// Shared downloads (`batch --share-downloads`) with real downloads: the shell carries out the
+/// decisions of ``SharedDownloadsMachine`` (tested in every order in SharedDownloadsMachineTests).
 @Suite struct SharedDownloadsTests {
     let rig: LocalRig
     var server: AssetServer { rig.server }
@@ -70,23 +71,6 @@ import Testing
         #expect(ContinuousClock.now - asked < Sanitizer.scaled(.seconds(3)), "it did not wait for the 12 s download")
         #expect(await staying.value == "ok")
         #expect(server.requestCount == 1)
-        await downloads.removeAll()
-    }
-
-    @Test func theDownloadStopsWhenEveryWaiterHasGoneAndALaterAskStartsAgain() async throws {
-        defer { cleanUp() }
-        let downloads = try shared()
-        let url = "https://cdn.example.com/hero.png?delay=3000"
-        let waiters = (0..<3).map { _ in
-            Task { Self.code(await downloads.download(request(url, within: .seconds(20)))) }
-        }
-        try await Task.sleep(for: .milliseconds(300))
-        for waiter in waiters { waiter.cancel() }
-        for waiter in waiters { #expect(await waiter.value == "cancelled") }
-        let asked = ContinuousClock.now
-        #expect(Self.code(await downloads.download(request(url, within: .seconds(20)))) == "ok")
-        // The server waits 3 s before answering any request: the abandoned download would end sooner.
-        #expect(ContinuousClock.now - asked >= .milliseconds(2950), "a new download, not the abandoned one")
         await downloads.removeAll()
     }
 
