@@ -110,7 +110,10 @@ public final class TrackClient: Sendable {
         case .dnsFailed?, .connectFailed?, .connectTimeout?, .tlsFailed?, .schemeRefused?, .malformedURL?,
             .trustStoreUnreadable?, .outOfDescriptors?:
             return .unanswered(reason: redaction.text(Self.describe(outcome)), maybeDelivered: false)
-        default:
+        case .cancelled?, .engineStopped?, .deadlineExceeded?, .stalled?, .redirectRefused?, .tooManyRedirects?,
+            .declaredTooLarge?, .capExceeded?, .writeFailed?, .truncated?, .connectionReset?, .protocolError?,
+            .other?:
+            // The request may have left: the endpoint may have processed it.
             return .unanswered(reason: redaction.text(Self.describe(outcome)), maybeDelivered: true)
         }
     }
