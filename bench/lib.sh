@@ -1,6 +1,6 @@
 # bench/lib.sh: the pieces the bench/ scripts share. Not a script: each one sources it.
 #
-#   BENCH_NAME=fetch-vs-h2load                     # used in messages and in the nginx.conf header
+#   BENCH_NAME=ratios                              # used in messages and in the nginx.conf header
 #   source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 #
 # Sourcing it sets BENCH_DIR (bench/), ROOT (the package), WORK (bench/work/, gitignored) and installs
