@@ -74,6 +74,30 @@ import Testing
         await downloads.removeAll()
     }
 
+    /// The lock discipline under a race: forty payloads ask for one URL and every other one is
+    /// cancelled at once (before, while or after it registers). Every one returns; those never
+    /// cancelled get the download; each cancelled one gets `cancelled` or, if the download beat its
+    /// cancellation, the download.
+    @Test func manyWaitersWithHalfCancelledAtOnceAllReturn() async throws {
+        defer { cleanUp() }
+        let downloads = try shared()
+        let url = "https://cdn.example.com/hero.png?delay=300"
+        let tasks = (0..<40).map { _ in
+            Task { Self.code(await downloads.download(request(url, within: .seconds(30)))) }
+        }
+        for (index, task) in tasks.enumerated() where index % 2 == 1 { task.cancel() }
+        for (index, task) in tasks.enumerated() {
+            let code = await task.value
+            if index % 2 == 0 {
+                #expect(code == "ok", "payload \(index)")
+            } else {
+                #expect(code == "cancelled" || code == "ok", "payload \(index): \(code)")
+            }
+        }
+        #expect(server.requestCount <= 20, "a download restarts only when every waiter had left it")
+        await downloads.removeAll()
+    }
+
     @Test func aPayloadsOwnDeadlineIsNotPassedOnToLaterPayloads() async throws {
         defer { cleanUp() }
         let downloads = try shared()
