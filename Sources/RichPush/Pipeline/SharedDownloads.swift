@@ -30,18 +30,20 @@ public final class SharedDownloads: Sendable {
 
     /// The machine, and the continuations and tasks its waiter ids and generations name.
     private struct State {
-        var machine = Machine()
+        var machine: Machine
         var continuations: [UInt64: CheckedContinuation<Delivery, Never>] = [:]
         var tasks: [UInt64: Task<Void, Never>] = [:]
     }
 
     private let engine: FetchEngine
     private let store: AttachmentStore
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
-    public init(engine: FetchEngine, store: AttachmentStore) {
+    /// Shares downloads into `store`, keeping at most `keptLimit` outcomes for later payloads.
+    public init(engine: FetchEngine, store: AttachmentStore, keptLimit: Int = 1024) {
         self.engine = engine
         self.store = store
+        state = Mutex(State(machine: Machine(keptLimit: keptLimit)))
     }
 
     /// The shared download of `request.url`, starting it if no download of it is running or kept.

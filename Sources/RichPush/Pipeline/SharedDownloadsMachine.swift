@@ -8,10 +8,15 @@
 ///
 /// The life of a URL: no slot -> `running` (one download, started by its first waiter, whose id is
 /// the download's generation; later waiters join it) -> either `kept` (a success, or a failure that
-/// depends on the URL alone: every later waiter gets it at once, until ``removeAll()``) or no slot
-/// again (a failure that belongs to the payload that started it, or every waiter left: a later waiter
-/// starts a new download). `Entry` is what a waiter receives; the machine only reads what
-/// ``Settlement`` says about it.
+/// depends on the URL alone: every later waiter gets it at once) or no slot again (a failure that
+/// belongs to the payload that started it, or every waiter left: a later waiter starts a new
+/// download). `Entry` is what a waiter receives; the machine only reads what ``Settlement`` says
+/// about it.
+///
+/// At most ``keptLimit`` outcomes are kept (an entry holds the body's head for the sniffer, up to
+/// 32 KiB): past it, the one used least recently is forgotten, and a later payload naming its URL
+/// downloads it again. A forgotten success's cache file stays until ``removeAll()``, since a payload
+/// handed the entry may be linking it at that moment.
 struct SharedDownloadsMachine<Entry> {
     /// What a finished download came to, as far as sharing is concerned.
     enum Settlement: Equatable {
@@ -84,7 +89,12 @@ struct SharedDownloadsMachine<Entry> {
         case kept(Entry)
     }
 
+    /// The most outcomes kept at once.
+    let keptLimit: Int
     private(set) var slots: [String: Slot] = [:]
+    /// When each kept outcome was last stored or handed out (a count of those events).
+    private(set) var keptUse: [String: UInt64] = [:]
+    private var useClock: UInt64 = 0
     private(set) var nextWaiter: UInt64 = 0
     /// Waiters given an id but not yet registered (cancellation can arrive in between).
     private(set) var pending: Set<UInt64> = []
@@ -92,6 +102,11 @@ struct SharedDownloadsMachine<Entry> {
     private(set) var cancelledEarly: Set<UInt64> = []
     /// The cache files of kept successes, removed by ``removeAll()``.
     private(set) var files: [String] = []
+
+    /// The default ``keptLimit`` (``SharedDownloads``' too): about 32 MiB of kept heads at most.
+    static var defaultKeptLimit: Int { 1024 }
+
+    init(keptLimit: Int = Self.defaultKeptLimit) { self.keptLimit = max(keptLimit, 1) }
 
     /// Whether a failure depends on the URL alone, so every payload naming the URL would get it too.
     ///
@@ -127,6 +142,7 @@ struct SharedDownloadsMachine<Entry> {
         if cancelledEarly.remove(waiter) != nil { return .cancelled }
         switch slots[url] {
         case .kept(let entry)?:
+            touch(url)
             return .kept(entry)
         case .running(var running)?:
             running.waiters.append(waiter)
@@ -164,9 +180,24 @@ struct SharedDownloadsMachine<Entry> {
             if case .downloaded(let file) = settlement { return .discard(file: file) }
             return .discard(file: nil)
         }
-        slots[url] = settlement.dependsOnURLAlone ? .kept(entry) : nil
+        slots[url] = nil
+        if settlement.dependsOnURLAlone { keep(entry, for: url) }
         if case .downloaded(let file) = settlement { files.append(file) }
         return .deliver(running.waiters.map { Delivery(waiter: $0, fromOther: $0 != generation) })
+    }
+
+    /// Keeps `entry` for `url`, forgetting the least recently used outcome past ``keptLimit``.
+    private mutating func keep(_ entry: Entry, for url: String) {
+        slots[url] = .kept(entry)
+        touch(url)
+        guard keptUse.count > keptLimit, let oldest = keptUse.min(by: { $0.value < $1.value })?.key else { return }
+        keptUse[oldest] = nil
+        slots[oldest] = nil
+    }
+
+    private mutating func touch(_ url: String) {
+        useClock += 1
+        keptUse[url] = useClock
     }
 
     /// The end of the run: the kept files to remove and the running downloads to cancel.

@@ -133,6 +133,37 @@ import Testing
         #expect(machine.removeAll() == .init(files: [], cancel: []))
     }
 
+    /// Past the limit, the outcome used least recently is forgotten (its file stays until the end,
+    /// as a payload may be linking it) and its URL is downloaded again.
+    @Test func keepsAtMostTheLimitForgettingTheLeastRecentlyUsed() {
+        var machine = Machine(keptLimit: 2)
+        func download(_ url: String, _ settlement: Machine.Settlement) {
+            let waiter = machine.register()
+            guard case .start(let generation) = machine.attend(waiter, url: url) else {
+                Issue.record("\(url) did not start")
+                return
+            }
+            _ = machine.finish(url, generation: generation, entry: url, settlement: settlement)
+        }
+        download("a", .downloaded(file: "/s/a"))
+        download("b", .failed(.httpStatus))
+        #expect(machine.attend(machine.register(), url: "a") == .kept("a"), "a is now the most recent")
+        download("c", .downloaded(file: "/s/c"))
+        #expect(machine.keptUse.count == 2)
+        #expect(machine.slots["b"] == nil, "b, the least recently used, is forgotten")
+        #expect(machine.attend(machine.register(), url: "a") == .kept("a"))
+        #expect(machine.attend(machine.register(), url: "c") == .kept("c"))
+        let again = machine.register()
+        #expect(machine.attend(again, url: "b") == .start(generation: again))
+        #expect(machine.files == ["/s/a", "/s/c"])
+        _ = machine.finish("b", generation: again, entry: "b", settlement: .downloaded(file: "/s/b"))
+        #expect(machine.slots["a"] == nil, "a was last handed out before c")
+        #expect(machine.attend(machine.register(), url: "c") == .kept("c"))
+        #expect(machine.removeAll().files == ["/s/a", "/s/c", "/s/b"], "forgotten files are still removed")
+        #expect(Machine(keptLimit: 0).keptLimit == 1)
+        #expect(Machine().keptLimit == 1024)
+    }
+
     /// A waiter asks again only after another payload's own failure, with time left and not cancelled.
     @Test func aWaiterTriesAgainOnlyAfterAnotherPayloadsOwnFailure() {
         let own = Machine.Settlement.failed(.deadlineExceeded)
