@@ -251,46 +251,88 @@ CURLcode rp_easy_attach_sink(CURL *easy, rp_sink *sink) {
 }
 
 struct rp_trust_store {
-    X509_STORE *store;
+    pthread_mutex_t lock;
+    X509_STORE *store;  // NULL until the first connection (or rp_trust_store_build) needs it
+    int builds;
+    int count;
+    char **files;
 };
 
-rp_trust_store *rp_trust_store_create(const char *const *files, int count, int *failed_index, char *error,
-                                      size_t error_size) {
-    *failed_index = -1;
-    if (error_size > 0) error[0] = 0;
-    X509_STORE *store = X509_STORE_new();
+rp_trust_store *rp_trust_store_create(const char *const *files, int count) {
     rp_trust_store *trust = calloc(1, sizeof *trust);
-    if (store == NULL || trust == NULL) {
-        X509_STORE_free(store);
+    char **copies = calloc(count > 0 ? (size_t)count : 1, sizeof(char *));
+    if (trust == NULL || copies == NULL || pthread_mutex_init(&trust->lock, NULL) != 0) {
         free(trust);
-        if (error_size > 0) snprintf(error, error_size, "out of memory");
+        free(copies);
         return NULL;
     }
-    ERR_clear_error();
+    trust->files = copies;
     for (int i = 0; i < count; i++) {
-        if (X509_STORE_load_file(store, files[i]) != 1) {
-            *failed_index = i;
-            unsigned long code = ERR_get_error();
-            if (error_size > 0) {
-                if (code != 0) {
-                    ERR_error_string_n(code, error, error_size);
-                } else {
-                    snprintf(error, error_size, "no certificate could be read");
-                }
-            }
-            ERR_clear_error();
-            X509_STORE_free(store);
-            free(trust);
+        copies[i] = strdup(files[i]);
+        if (copies[i] == NULL) {
+            trust->count = i;
+            rp_trust_store_release(trust);
             return NULL;
         }
     }
-    trust->store = store;
+    trust->count = count;
     return trust;
+}
+
+// Builds the store under the lock if it is not built yet; the store, or NULL with the failure in
+// `failed_index` and `error`. A failure is not kept: the next call tries again (the file may be fixed).
+static X509_STORE *rp_trust_store_get(rp_trust_store *trust, int *failed_index, char *error, size_t error_size) {
+    *failed_index = -1;
+    if (error_size > 0) error[0] = 0;
+    pthread_mutex_lock(&trust->lock);
+    X509_STORE *built = trust->store;
+    if (built == NULL) {
+        X509_STORE *store = X509_STORE_new();
+        if (store == NULL && error_size > 0) snprintf(error, error_size, "out of memory");
+        ERR_clear_error();
+        for (int i = 0; store != NULL && i < trust->count; i++) {
+            if (X509_STORE_load_file(store, trust->files[i]) != 1) {
+                *failed_index = i;
+                unsigned long code = ERR_get_error();
+                if (error_size > 0) {
+                    if (code != 0) {
+                        ERR_error_string_n(code, error, error_size);
+                    } else {
+                        snprintf(error, error_size, "no certificate could be read");
+                    }
+                }
+                ERR_clear_error();
+                X509_STORE_free(store);
+                store = NULL;
+            }
+        }
+        if (store != NULL) {
+            trust->store = store;
+            trust->builds++;
+            built = store;
+        }
+    }
+    pthread_mutex_unlock(&trust->lock);
+    return built;
+}
+
+int rp_trust_store_build(rp_trust_store *trust, int *failed_index, char *error, size_t error_size) {
+    return rp_trust_store_get(trust, failed_index, error, error_size) != NULL;
+}
+
+int rp_trust_store_builds(rp_trust_store *trust) {
+    pthread_mutex_lock(&trust->lock);
+    int builds = trust->builds;
+    pthread_mutex_unlock(&trust->lock);
+    return builds;
 }
 
 void rp_trust_store_release(rp_trust_store *trust) {
     if (trust == NULL) return;
     X509_STORE_free(trust->store);
+    for (int i = 0; i < trust->count; i++) free(trust->files[i]);
+    free(trust->files);
+    pthread_mutex_destroy(&trust->lock);
     free(trust);
 }
 
@@ -340,8 +382,13 @@ static CURLcode rp_trust_store_ctx(CURL *easy, void *ssl_ctx, void *userdata) {
     rp_sink *sink = (rp_sink *)userdata;
     rp_trust_store *trust = (rp_trust_store *)sink->trust;
     SSL_CTX *ctx = (SSL_CTX *)ssl_ctx;
+    // Built here when the transfer did not need it up front (an http URL redirected to https).
+    int failed_index;
+    char error[256];
+    X509_STORE *store = rp_trust_store_get(trust, &failed_index, error, sizeof error);
+    if (store == NULL) return CURLE_SSL_CACERT_BADFILE;
     // set1 takes its own reference: the SSL_CTX may outlive the transfer on a kept connection.
-    SSL_CTX_set1_cert_store(ctx, trust->store);
+    SSL_CTX_set1_cert_store(ctx, store);
     // Give back a connection's 17 KB TLS read and write buffers whenever they are empty: with
     // thousands of transfers in flight most of them wait for bytes (the write buffer, after the
     // request, for the whole download).
@@ -556,12 +603,21 @@ const char *rp_easy_last_header(CURL *easy, const char *name) {
     return "";
 }
 
+// Sockets curl asked to watch that epoll refused (ENOMEM, or ENOSPC past fs.epoll.max_user_watches)
+// are polled instead, at most this many per loop: each step retries adding them and tells curl to try
+// them; a transfer on one is slower, never stuck until its deadline.
+enum { rp_unwatched_capacity = 1024 };
+
 struct rp_loop {
     CURLM *multi;
     int epoll_fd;
     int wake_fd;
     int64_t timer_due;  // when curl's timer fires, in CLOCK_MONOTONIC milliseconds; -1: no timer
     int running;
+    int64_t watch_failures;  // epoll_ctl calls for curl's sockets that failed
+    int fail_watches;        // test hook: the next this many watches fail with ENOSPC
+    int unwatched_count;
+    curl_socket_t unwatched[rp_unwatched_capacity];
 };
 
 static int64_t rp_now_ms(void) {
@@ -570,22 +626,54 @@ static int64_t rp_now_ms(void) {
     return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
+static int rp_unwatched_index(const rp_loop *loop, curl_socket_t socket) {
+    for (int i = 0; i < loop->unwatched_count; i++) {
+        if (loop->unwatched[i] == socket) return i;
+    }
+    return -1;
+}
+
+static void rp_unwatched_remove(rp_loop *loop, curl_socket_t socket) {
+    int index = rp_unwatched_index(loop, socket);
+    if (index >= 0) loop->unwatched[index] = loop->unwatched[--loop->unwatched_count];
+}
+
+// Watches `socket` for `events` (modify, or add when epoll does not know it yet): 0, or -1 and errno.
+static int rp_watch(rp_loop *loop, curl_socket_t socket, uint32_t events) {
+    if (loop->fail_watches > 0) {
+        loop->fail_watches--;
+        errno = ENOSPC;
+        return -1;
+    }
+    struct epoll_event event;
+    event.events = events;
+    event.data.fd = socket;
+    if (epoll_ctl(loop->epoll_fd, EPOLL_CTL_MOD, socket, &event) == 0) return 0;
+    if (errno != ENOENT) return -1;
+    return epoll_ctl(loop->epoll_fd, EPOLL_CTL_ADD, socket, &event);
+}
+
 static int rp_loop_socket(CURL *easy, curl_socket_t socket, int what, void *userp, void *socketp) {
     (void)easy;
     (void)socketp;
     rp_loop *loop = (rp_loop *)userp;
     if (what == CURL_POLL_REMOVE) {
+        // ENOENT for a socket epoll never held, or one the kernel dropped on close: nothing to undo.
         epoll_ctl(loop->epoll_fd, EPOLL_CTL_DEL, socket, NULL);
+        rp_unwatched_remove(loop, socket);
         return 0;
     }
-    struct epoll_event event;
-    event.events = 0;
-    if (what & CURL_POLL_IN) event.events |= EPOLLIN;
-    if (what & CURL_POLL_OUT) event.events |= EPOLLOUT;
-    event.data.fd = socket;
-    if (epoll_ctl(loop->epoll_fd, EPOLL_CTL_MOD, socket, &event) != 0 && errno == ENOENT) {
-        epoll_ctl(loop->epoll_fd, EPOLL_CTL_ADD, socket, &event);
+    uint32_t events = 0;
+    if (what & CURL_POLL_IN) events |= EPOLLIN;
+    if (what & CURL_POLL_OUT) events |= EPOLLOUT;
+    if (rp_watch(loop, socket, events) == 0) {
+        rp_unwatched_remove(loop, socket);
+        return 0;
     }
+    loop->watch_failures++;
+    if (rp_unwatched_index(loop, socket) >= 0) return 0;
+    if (loop->unwatched_count == rp_unwatched_capacity) return -1;  // curl then ends the loop's transfers
+    loop->unwatched[loop->unwatched_count++] = socket;
     return 0;
 }
 
@@ -649,6 +737,7 @@ int rp_loop_step(rp_loop *loop, int max_wait_ms) {
     enum { capacity = 256 };
     struct epoll_event events[capacity];
     int wait = max_wait_ms;
+    if (loop->unwatched_count > 0 && wait > 10) wait = 10;  // polled sockets: look again soon
     if (loop->timer_due >= 0) {
         int64_t left = loop->timer_due - rp_now_ms();
         if (left < 0) left = 0;
@@ -682,6 +771,18 @@ int rp_loop_step(rp_loop *loop, int max_wait_ms) {
         if (events[i].events & (EPOLLERR | EPOLLHUP)) mask |= CURL_CSELECT_ERR;
         curl_multi_socket_action(loop->multi, fd, mask, &loop->running);
     }
+    // Sockets epoll refused: watch them now if it takes them, else let curl try them as if ready (a
+    // socket that is not ready gives EAGAIN, which curl expects). A copy: curl may change the list.
+    if (loop->unwatched_count > 0) {
+        int pending = loop->unwatched_count;
+        curl_socket_t polled[rp_unwatched_capacity];
+        memcpy(polled, loop->unwatched, sizeof(curl_socket_t) * (size_t)pending);
+        for (int i = 0; i < pending; i++) {
+            if (rp_unwatched_index(loop, polled[i]) < 0) continue;
+            if (rp_watch(loop, polled[i], EPOLLIN | EPOLLOUT) == 0) rp_unwatched_remove(loop, polled[i]);
+            curl_multi_socket_action(loop->multi, polled[i], CURL_CSELECT_IN | CURL_CSELECT_OUT, &loop->running);
+        }
+    }
     // curl's timer; cleared first because acting on it may set a new one.
     if (loop->timer_due >= 0 && rp_now_ms() >= loop->timer_due) {
         loop->timer_due = -1;
@@ -695,3 +796,9 @@ int rp_loop_step(rp_loop *loop, int max_wait_ms) {
 }
 
 int rp_loop_epoll_descriptor(rp_loop *loop) { return loop->epoll_fd; }
+
+int64_t rp_loop_watch_failures(rp_loop *loop) { return loop->watch_failures; }
+
+int rp_loop_unwatched_count(rp_loop *loop) { return loop->unwatched_count; }
+
+void rp_loop_fail_watches(rp_loop *loop, int count) { loop->fail_watches = count; }
