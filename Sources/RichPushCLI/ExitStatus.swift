@@ -49,12 +49,11 @@ enum ExitStatus {
 
     /// The exit status of an analytics error.
     static func code(for code: AnalyticsError.Code) -> ExitCode {
-        switch code {
+        switch code.kind {
         case .suiteNotFound, .suiteUnreadable, .outboxUnreadable: .dataError
         case .storage: .ioError
         case .busy: .unavailable
         case .invalidInput, .apiKey: .usage
-        default: .software
         }
     }
 
@@ -78,7 +77,7 @@ enum ExitStatus {
         case .attached, .noAttachment:
             switch outcome.contentExtension?.outcome {
             case .wouldCrash?, .configurationError?: return .failure
-            default: return .success
+            case .shows?, .default?, nil: return .success
             }
         }
     }

@@ -46,6 +46,32 @@ import Testing
         Fixtures.files(in: out).filter { $0.hasSuffix(".part") || $0.contains(".richpush-") }
     }
 
+    /// `--share-downloads`: one request per URL however many payloads name it, each payload its own
+    /// verdict, the URL's own failure given to all, and no cache file left in the output afterwards.
+    @Test func sharesOneDownloadPerURLAndLeavesNoCacheFile() async throws {
+        defer { cleanUp() }
+        let input = folder + "/in"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        for index in 0..<6 {
+            let asset = index < 4 ? "hero.jpg" : "missing.jpg"
+            let text =
+                #"{"aps":{"alert":"n\#(index)","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/\#(asset)","type":"jpg"}}}"#
+            _ = FileManager.default.createFile(atPath: input + "/p\(index).json", contents: Data(text.utf8))
+        }
+        let out = folder + "/out"
+        let run = try await RichPushBinary.run(
+            ["batch", input, "--out", out, "--share-downloads", "--concurrency", "6", "--no-progress"] + options)
+        #expect(run.status == 1, "two payloads fall back: \(run.stderr)")
+        let byInput = try records(out)
+        for index in 0..<6 {
+            let expected = index < 4 ? "ok" : "http-status"
+            #expect(byInput["p\(index).json"]?["reason"] == .string(expected), "p\(index).json")
+        }
+        #expect(server.requestCount == 2, "one request per URL")
+        #expect(Fixtures.files(in: out).filter { $0.contains(".richpush-shared-") }.isEmpty, "the cache files are gone")
+        #expect(leftovers(out).isEmpty)
+    }
+
     @Test func givesEveryPayloadOneRecordWhateverItIs() async throws {
         defer { cleanUp() }
         let input = folder + "/in"

@@ -22,6 +22,23 @@ import Testing
         }
     }
 
+    @Test func everyAnalyticsCodeHasItsStatusAndItsStableName() {
+        let expected: [AnalyticsError.Code.Kind: (String, ExitCode)] = [
+            .suiteNotFound: ("suite-not-found", .dataError), .suiteUnreadable: ("suite-unreadable", .dataError),
+            .outboxUnreadable: ("outbox-unreadable", .dataError), .storage: ("storage", .ioError),
+            .busy: ("busy", .unavailable), .invalidInput: ("invalid-input", .usage), .apiKey: ("api-key", .usage),
+        ]
+        #expect(Set(expected.keys) == Set(AnalyticsError.Code.Kind.allCases))
+        let codes: [AnalyticsError.Code] = [
+            .suiteNotFound, .suiteUnreadable, .storage, .outboxUnreadable, .busy, .invalidInput, .apiKey,
+        ]
+        #expect(Set(codes.map(\.kind)) == Set(AnalyticsError.Code.Kind.allCases), "one constant per kind")
+        for code in codes {
+            #expect(code.description == expected[code.kind]?.0)
+            #expect(ExitStatus.code(for: code) == expected[code.kind]?.1, "\(code)")
+        }
+    }
+
     @Test func aSettingsMessageReadsAfterItsOption() {
         useCommandLineSpelling()
         let error = ConfigurationError.invalid(.shard, "takes I/N with 1 <= I <= N, for example 2/4")

@@ -98,11 +98,10 @@ public enum AnalyticsFlush {
         defer { flushLock.release() }
         var summary = FlushSummary()
         let log = try claim(suite: suite, summary: &summary)
-        var attempts = 0
-        var lastStart: ContinuousClock.Instant?
-        let interval = Duration.seconds(1 / max(options.requestsPerSecond, 0.001))
+        // The machine decides (pacing, retries, stops); this loop sends, sleeps and writes the outbox.
+        var machine = FlushRetryMachine(FlushRetryMachine.Limits(options))
         while let batch = nextBatch(log.outbox) {
-            if Task.isCancelled {
+            guard case .send(let notBefore) = machine.begin(now: .now, cancelled: Task.isCancelled) else {
                 summary.stopped = "interrupted; the rest stays in the outbox for the next flush"
                 break
             }
@@ -111,19 +110,18 @@ public enum AnalyticsFlush {
             let members = (events + attributes).map(\.id)
             observe(log)
             try log.append(.sending(ids: members))
-            if let lastStart, ContinuousClock.now < lastStart + interval {
-                try? await Task.sleep(until: lastStart + interval, clock: .continuous)
-            }
-            lastStart = .now
+            if let notBefore { try? await Task.sleep(until: notBefore, clock: .continuous) }
+            machine.started(at: .now)
             let body = TrackBody(
                 events: events.map { object($0, user: options.user) },
                 attributes: attributes.map { object($0, user: options.user) })
             summary.requestsSent += 1
-            attempts += 1
             let exchange = await client.send(body)
-            var wait: Duration?
-            switch exchange {
-            case .answered(let status, let bytes, _) where (200..<300).contains(status):
+            let decision = machine.record(
+                FlushRetryMachine.Exchange(exchange), date: Date(), jitter: Double.random(in: 0.5...1))
+            switch decision.mark {
+            case .acknowledged:
+                guard case .answered(let status, let bytes, _) = exchange else { break }
                 let refused = nonFatalErrors(bytes, events: events.map(\.id), attributes: attributes.map(\.id))
                 let byID = Dictionary((events + attributes).map { ($0.id, $0) }) { first, _ in first }
                 let refusals = refused.sorted {
@@ -138,42 +136,32 @@ public enum AnalyticsFlush {
                     .acknowledged(
                         ids: members, rejected: refusals.map { OutboxChange.Refusal(id: $0.key, reason: $0.value) }))
                 summary.accepted += members.count - refused.count
-                attempts = 0
                 progress("request \(summary.requestsSent): \(status), \(members.count - refused.count) accepted")
-                continue
-            case .answered(let status, let bytes, let headers):
+            case .unsent:
                 try log.append(.unsent(ids: members))
-                if status == 429 {
-                    wait =
-                        rateLimitWait(headers, cap: options.maxRateLimitWait)
-                        ?? backoff(attempt: attempts, options: options)
-                    progress("request \(summary.requestsSent): 429, waiting \(wait.map(describe) ?? "")")
-                } else if status >= 500 {
-                    wait = backoff(attempt: attempts, options: options)
-                    progress("request \(summary.requestsSent): \(status), retrying in \(wait.map(describe) ?? "")")
-                } else {
+            case .unacknowledged:
+                // Maybe delivered: they stay marked sending, and the warning is kept until a summary shows it.
+                try log.append(.unacknowledged(ids: members))
+            }
+            let line = "request \(summary.requestsSent): " + outcomeText(exchange)
+            switch decision.next {
+            case .nextBatch:
+                continue
+            case .retry(let wait, let because):
+                progress(line + (because == .rateLimited ? ", waiting " : ", retrying in ") + describe(wait))
+                summary.retried += 1
+                try? await Task.sleep(for: wait)
+            case .stop(let stop):
+                if case .refused(let status) = stop, case .answered(_, let bytes, _) = exchange {
                     let (message, errors) = fatalMessage(bytes)
                     summary.stopped = "the endpoint answered \(status): \(message)" + advice(status)
                     summary.errors = errors
-                    break
-                }
-            case .unanswered(let reason, let maybeDelivered):
-                // Maybe delivered: they stay marked sending, and the warning is kept until a summary shows it.
-                try log.append(maybeDelivered ? .unacknowledged(ids: members) : .unsent(ids: members))
-                wait = backoff(attempt: attempts, options: options)
-                progress(
-                    "request \(summary.requestsSent): no answer (\(reason)), retrying in \(wait.map(describe) ?? "")")
-                if attempts >= options.maxAttempts {
-                    summary.stopped = "no answer from the endpoint after \(attempts) attempts: \(reason)"
+                } else {
+                    progress(line + ", no attempts left")
+                    summary.stopped = stopText(stop, exchange: exchange)
                 }
             }
             if summary.stopped != nil { break }
-            if attempts >= options.maxAttempts {
-                summary.stopped = "the endpoint kept failing: gave up after \(attempts) attempts of one request"
-                break
-            }
-            summary.retried += 1
-            if let wait { try? await Task.sleep(for: wait) }
         }
         summary.leftPending = log.outbox.items.count
         summary.unacknowledged = log.outbox.unreported
@@ -308,24 +296,31 @@ public enum AnalyticsFlush {
         }
     }
 
-    /// How long a 429 asks to wait, at most `cap`: `X-RateLimit-Reset` (epoch seconds, plus 50 ms so
-    /// the window has surely turned) or else `Retry-After` (seconds or an HTTP-date); nil when neither
-    /// is there or readable (``RateLimitHeaders`` ignores what its grammar does not allow).
+    /// How long a 429 asks to wait (``FlushRetryMachine/rateLimitWait(_:cap:now:)``).
     static func rateLimitWait(_ headers: [String: String], cap: Duration, now: Date = Date()) -> Duration? {
-        let reset = headers["X-RateLimit-Reset"].flatMap { RateLimitHeaders.rateLimitReset($0, now: now) }
-        let wait =
-            reset.map { $0 + .milliseconds(50) }
-            ?? headers["Retry-After"].flatMap {
-                RateLimitHeaders.retryAfter($0, now: now)
-            }
-        return wait.map { min($0, cap) }
+        FlushRetryMachine.rateLimitWait(headers, cap: cap, now: now)
     }
 
-    /// Exponential backoff with jitter: attempt n waits between half and all of base x 2^(n-1), capped.
-    static func backoff(attempt: Int, options: FlushOptions) -> Duration {
-        let exponent = Double(min(max(attempt - 1, 0), 30))
-        let ceiling = min(options.backoffBase * pow(2, exponent), options.backoffCap)
-        return ceiling * Double.random(in: 0.5...1)
+    /// The status, or `no answer (REASON)`, for a request's progress line.
+    private static func outcomeText(_ exchange: TrackExchange) -> String {
+        switch exchange {
+        case .answered(let status, _, _): "\(status)"
+        case .unanswered(let reason, _): "no answer (\(reason))"
+        }
+    }
+
+    /// Why the flush gave up on a batch after its last attempt.
+    private static func stopText(_ stop: FlushRetryMachine.Stop, exchange: TrackExchange) -> String {
+        switch stop {
+        case .refused(let status): "the endpoint answered \(status)"
+        case .noAnswer(let attempts):
+            if case .unanswered(let reason, _) = exchange {
+                "no answer from the endpoint after \(attempts) attempts: \(reason)"
+            } else {
+                "no answer from the endpoint after \(attempts) attempts"
+            }
+        case .keptFailing(let attempts): "the endpoint kept failing: gave up after \(attempts) attempts of one request"
+        }
     }
 
     private static func rejectedItem(_ item: Outbox.Item, source: String, reason: String) -> RejectedItem {

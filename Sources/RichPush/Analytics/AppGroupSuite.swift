@@ -121,10 +121,11 @@ public struct AppGroupSuite: Sendable {
             let document = try reader.decode(bytes, path: path)
             return (try document.dictionary(), document.format)
         } catch {
-            switch error.code {
+            switch error.code.kind {
             case .missing: return ([:], .binary)
             case .unreadable: throw AnalyticsError(.storage, error.cause?.message ?? error.message)
-            default:
+            case .notARegularFile, .tooLarge, .malformed, .referenceCycle, .tooManyObjects, .unsupported,
+                .notAPropertyList:
                 throw AnalyticsError(
                     .suiteUnreadable, error.message + "; a suite is the binary or XML plist UserDefaults writes")
             }

@@ -102,16 +102,40 @@ public final class TrackClient: Sendable {
         spec.capturedHeaders = Self.rateHeaders
         let outcome = await group.transfer(spec, writingTo: -1)
         let redaction = SecretRedaction(secret: endpoint.apiKey)
-        switch outcome.failure {
-        case nil, .httpStatus?, .redirect?:
+        switch Self.reach(of: outcome.failure) {
+        case .answered:
             return .answered(
                 status: outcome.httpStatus, body: redaction.body(outcome.body.head),
                 headers: redaction.headers(outcome.capturedHeaders))
+        case .neverLeft:
+            return .unanswered(reason: redaction.text(Self.describe(outcome)), maybeDelivered: false)
+        case .maybeDelivered:
+            return .unanswered(reason: redaction.text(Self.describe(outcome)), maybeDelivered: true)
+        }
+    }
+
+    /// How far a request got, by its transfer's failure.
+    enum Reach: Equatable {
+        /// The endpoint answered (a status, a redirect included).
+        case answered
+        /// The request surely never left: no connection was set up.
+        case neverLeft
+        /// No answer, but the request may have left: the endpoint may have processed it.
+        case maybeDelivered
+    }
+
+    /// How far a request got: every failure named, so a new one does not compile until it is placed.
+    static func reach(of failure: TransferFailure?) -> Reach {
+        switch failure {
+        case nil, .httpStatus?, .redirect?:
+            return .answered
         case .dnsFailed?, .connectFailed?, .connectTimeout?, .tlsFailed?, .schemeRefused?, .malformedURL?,
             .trustStoreUnreadable?, .outOfDescriptors?:
-            return .unanswered(reason: redaction.text(Self.describe(outcome)), maybeDelivered: false)
-        default:
-            return .unanswered(reason: redaction.text(Self.describe(outcome)), maybeDelivered: true)
+            return .neverLeft
+        case .cancelled?, .engineStopped?, .deadlineExceeded?, .stalled?, .redirectRefused?, .tooManyRedirects?,
+            .declaredTooLarge?, .capExceeded?, .writeFailed?, .truncated?, .connectionReset?, .protocolError?,
+            .other?:
+            return .maybeDelivered
         }
     }
 

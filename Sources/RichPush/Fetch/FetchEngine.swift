@@ -386,7 +386,9 @@ public final class FetchEngine: Sendable {
         case .trustStoreUnreadable:
             error.tlsProblem = .caFileUnusable
             error.hint = "give a CA file in PEM form that holds at least one certificate"
-        default:
+        case .cancelled, .engineStopped, .deadlineExceeded, .connectTimeout, .stalled, .schemeRefused, .redirectRefused,
+            .malformedURL, .dnsFailed, .connectFailed, .outOfDescriptors, .tooManyRedirects, .declaredTooLarge,
+            .capExceeded, .writeFailed, .httpStatus, .truncated, .connectionReset, .protocolError, .redirect, .other:
             break
         }
         return .failure(error)

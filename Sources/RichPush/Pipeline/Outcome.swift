@@ -185,7 +185,7 @@ public struct Outcome: Sendable, Codable, Equatable {
         guard verdict.showsAsIntended else { return false }
         switch contentExtension?.outcome {
         case .wouldCrash?, .configurationError?: return false
-        default: return true
+        case .shows?, .default?, nil: return true
         }
     }
 

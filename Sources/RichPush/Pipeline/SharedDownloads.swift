@@ -16,60 +16,44 @@ import Synchronization
 /// download (its deadline, its cancellation, a stopped engine, a full disk, or a network hiccup)
 /// is handed to the payloads waiting at that moment and then forgotten; a waiter that still has time
 /// tries once more with its own deadline, and a later payload downloads again.
+///
+/// The decisions (who downloads, who waits, what is kept) are ``SharedDownloadsMachine``'s; this
+/// class holds it under a lock with the continuations and download tasks it names, and performs
+/// what it returns.
 public final class SharedDownloads: Sendable {
     public typealias Entry = Result<(path: String, result: FetchResult), FetchError>
 
     /// What a waiter receives: the entry, and whether a download started by another payload produced it.
     private typealias Delivery = (entry: Entry, fromOther: Bool)
 
-    /// One URL's download in flight: its generation (the id of the waiter that started it) and who waits.
-    private struct Running {
-        var generation: UInt64
-        var task: Task<Void, Never>?
-        var waiters: [UInt64: CheckedContinuation<Delivery, Never>] = [:]
-    }
+    typealias Machine = SharedDownloadsMachine<Entry>
 
-    private enum Slot {
-        case running(Running)
-        case finished(Entry)
-    }
-
+    /// The machine, and the continuations and tasks its waiter ids and generations name.
     private struct State {
-        var slots: [String: Slot] = [:]
-        var nextWaiter: UInt64 = 0
-        /// Waiters given an id but not yet registered (cancellation can arrive in between).
-        var pending: Set<UInt64> = []
-        /// Pending waiters whose task was cancelled before they registered.
-        var cancelledEarly: Set<UInt64> = []
-        var files: [String] = []
+        var machine: Machine
+        var continuations: [UInt64: CheckedContinuation<Delivery, Never>] = [:]
+        var tasks: [UInt64: Task<Void, Never>] = [:]
     }
 
     private let engine: FetchEngine
     private let store: AttachmentStore
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
-    public init(engine: FetchEngine, store: AttachmentStore) {
+    /// Shares downloads into `store`, keeping at most `keptLimit` outcomes for later payloads.
+    public init(engine: FetchEngine, store: AttachmentStore, keptLimit: Int = 1024) {
         self.engine = engine
         self.store = store
-    }
-
-    /// Whether a failure depends on the URL alone, so every payload naming the URL would get it too.
-    static func dependsOnURLAlone(_ code: FetchError.Code) -> Bool {
-        switch code {
-        case .invalidURL, .invalidHostMapping, .schemeNotAllowed, .redirectNotAllowed, .tooManyRedirects, .dnsFailed,
-            .connectFailed, .tlsFailed, .tooLarge, .httpStatus, .protocolError:
-            return true
-        default:
-            return false
-        }
+        state = Mutex(State(machine: Machine(keptLimit: keptLimit)))
     }
 
     /// The shared download of `request.url`, starting it if no download of it is running or kept.
     @inline(never)
     public func download(_ request: FetchRequest) async -> Entry {
         let first = await attend(request)
-        guard first.fromOther, case .failure(let error) = first.entry, !Self.dependsOnURLAlone(error.code),
-            !Task.isCancelled, ContinuousClock.now < request.deadline
+        guard
+            Machine.triesAgain(
+                fromOther: first.fromOther, settlement: Self.settlement(first.entry), cancelled: Task.isCancelled,
+                timeLeft: ContinuousClock.now < request.deadline)
         else { return first.entry }
         // Another payload's own failure (its deadline, say): try once more, with this payload's deadline.
         return await attend(request).entry
@@ -78,31 +62,24 @@ public final class SharedDownloads: Sendable {
     /// Waits for the kept outcome or the running download of the URL, starting one if there is none.
     private func attend(_ request: FetchRequest) async -> Delivery {
         let url = request.url
-        let waiter = state.withLock { state -> UInt64 in
-            state.nextWaiter += 1
-            state.pending.insert(state.nextWaiter)
-            return state.nextWaiter
-        }
+        let waiter = state.withLock { $0.machine.register() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Delivery, Never>) in
                 let immediate = state.withLock { state -> Delivery? in
-                    state.pending.remove(waiter)
-                    if state.cancelledEarly.remove(waiter) != nil { return (Self.cancelled(url), false) }
-                    switch state.slots[url] {
-                    case .finished(let entry)?:
+                    switch state.machine.attend(waiter, url: url) {
+                    case .cancelled:
+                        return (Self.cancelled(url), false)
+                    case .kept(let entry):
                         return (entry, true)
-                    case .running(var running)?:
-                        running.waiters[waiter] = continuation
-                        state.slots[url] = .running(running)
-                    case nil:
-                        var running = Running(generation: waiter)
-                        running.waiters[waiter] = continuation
-                        // The task only enqueues here; its first step (`finish`) takes this lock later.
-                        running.task = Task { [self] in
+                    case .wait:
+                        state.continuations[waiter] = continuation
+                    case .start(let generation):
+                        state.continuations[waiter] = continuation
+                        // The task only enqueues here; its last step (`finish`) takes this lock later.
+                        state.tasks[generation] = Task { [self] in
                             let entry = await perform(request)
-                            finish(url, generation: waiter, entry: entry)
+                            finish(url, generation: generation, entry: entry)
                         }
-                        state.slots[url] = .running(running)
                     }
                     return nil
                 }
@@ -117,44 +94,43 @@ public final class SharedDownloads: Sendable {
     private func leave(_ url: String, waiter: UInt64) {
         let (continuation, task) = state.withLock {
             state -> (CheckedContinuation<Delivery, Never>?, Task<Void, Never>?) in
-            if state.pending.contains(waiter) {
-                state.cancelledEarly.insert(waiter)
-                return (nil, nil)
-            }
-            guard case .running(var running)? = state.slots[url],
-                let continuation = running.waiters.removeValue(forKey: waiter)
-            else { return (nil, nil) }
-            if running.waiters.isEmpty {
-                state.slots[url] = nil
-                return (continuation, running.task)
-            }
-            state.slots[url] = .running(running)
-            return (continuation, nil)
+            let action = state.machine.leave(waiter, url: url)
+            let continuation = action.resumeCancelled ? state.continuations.removeValue(forKey: waiter) : nil
+            return (continuation, action.cancelDownload.flatMap { state.tasks[$0] })
         }
         task?.cancel()
         continuation?.resume(returning: (Self.cancelled(url), false))
     }
 
-    /// Hands a finished download to its waiters, and keeps it when it depends on the URL alone.
+    /// Hands a finished download to its waiters (the machine keeps it when it depends on the URL alone).
     private func finish(_ url: String, generation: UInt64, entry: Entry) {
-        let waiters = state.withLock { state -> [UInt64: CheckedContinuation<Delivery, Never>]? in
-            guard case .running(let running)? = state.slots[url], running.generation == generation else { return nil }
-            switch entry {
-            case .success(let value):
-                state.slots[url] = .finished(entry)
-                state.files.append(value.path)
-            case .failure(let error):
-                state.slots[url] = Self.dependsOnURLAlone(error.code) ? .finished(entry) : nil
+        let settlement = Self.settlement(entry)
+        let resumes = state.withLock { state -> [(CheckedContinuation<Delivery, Never>, Bool)]? in
+            state.tasks[generation] = nil
+            switch state.machine.finish(url, generation: generation, entry: entry, settlement: settlement) {
+            case .discard:
+                return nil
+            case .deliver(let deliveries):
+                return deliveries.compactMap { delivery in
+                    state.continuations.removeValue(forKey: delivery.waiter).map { ($0, delivery.fromOther) }
+                }
             }
-            return running.waiters
         }
-        guard let waiters else {
+        guard let resumes else {
             // Abandoned (every waiter left): nobody will link the file.
-            if case .success(let value) = entry { unlink(value.path) }
+            if case .downloaded(let file) = settlement { unlink(file) }
             return
         }
-        for (waiter, continuation) in waiters {
-            continuation.resume(returning: (entry, waiter != generation))
+        for (continuation, fromOther) in resumes {
+            continuation.resume(returning: (entry, fromOther))
+        }
+    }
+
+    /// What the machine needs to know of an entry.
+    static func settlement(_ entry: Entry) -> Machine.Settlement {
+        switch entry {
+        case .success(let value): .downloaded(file: value.path)
+        case .failure(let error): .failed(error.code)
         }
     }
 
@@ -185,13 +161,8 @@ public final class SharedDownloads: Sendable {
     /// Cancels downloads still running and removes the cached files; payloads that attached them keep their own links.
     public func removeAll() async {
         let (files, tasks) = state.withLock { state -> ([String], [Task<Void, Never>]) in
-            let files = state.files
-            state.files.removeAll()
-            let tasks = state.slots.values.compactMap { slot -> Task<Void, Never>? in
-                if case .running(let running) = slot { return running.task }
-                return nil
-            }
-            return (files, tasks)
+            let removal = state.machine.removeAll()
+            return (removal.files, removal.cancel.compactMap { state.tasks[$0] })
         }
         for task in tasks { task.cancel() }
         for path in files { unlink(path) }

@@ -92,7 +92,14 @@ public enum ReasonCode: String, Sendable, Codable, CaseIterable, CustomStringCon
             return 101
         case .fileTooLarge: return 102
         case .storageFailed: return 104
-        default: return nil
+        case .ok, .noAttachmentRequested, .unreadableInput, .invalidJSON, .notAnObject, .payloadTooLarge, .apsMissing,
+            .apsNotAnObject, .mutableContentMissing, .mutableContentNotOne, .noAlert, .attachmentNotAnObject,
+            .atsBlocked,
+            .schemeNotAllowed, .redirectNotAllowed, .tooManyRedirects, .dnsFailed, .connectFailed, .connectTimeout,
+            .tlsFailed, .stalled, .httpStatus, .truncated, .connectionReset, .protocolError, .transferFailed,
+            .tooManyOpenFiles, .deadlineExceeded, .cancelled:
+            // No UNError: iOS fails these before or outside UNNotificationAttachment.
+            return nil
         }
     }
 }

@@ -11,28 +11,43 @@
 public struct PropertyListError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure, as a short stable word.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
-        public var description: String { name }
+        /// Every code as an enum, for switches that must name each one: a new code does not
+        /// compile until every such switch maps it (no `default:`).
+        public enum Kind: String, Sendable, CaseIterable {
+            case missing
+            case unreadable
+            case notARegularFile = "not-a-regular-file"
+            case tooLarge = "too-large"
+            case malformed
+            case referenceCycle = "reference-cycle"
+            case tooManyObjects = "too-many-objects"
+            case unsupported
+            case notAPropertyList = "not-a-property-list"
+        }
+
+        /// Which code it is, for an exhaustive switch.
+        public let kind: Kind
+        private init(_ kind: Kind) { self.kind = kind }
+        public var description: String { kind.rawValue }
 
         /// The file does not exist.
-        public static let missing = Code("missing")
+        public static let missing = Code(.missing)
         /// The file could not be opened or read (permissions, an I/O error).
-        public static let unreadable = Code("unreadable")
+        public static let unreadable = Code(.unreadable)
         /// A FIFO, device, socket or folder: never opened for a read that could block.
-        public static let notARegularFile = Code("not-a-regular-file")
+        public static let notARegularFile = Code(.notARegularFile)
         /// Larger than the limit for its kind of file.
-        public static let tooLarge = Code("too-large")
+        public static let tooLarge = Code(.tooLarge)
         /// A binary property list whose structure is broken (trailer, offsets, references, lengths).
-        public static let malformed = Code("malformed")
+        public static let malformed = Code(.malformed)
         /// A binary property list whose references loop.
-        public static let referenceCycle = Code("reference-cycle")
+        public static let referenceCycle = Code(.referenceCycle)
         /// More objects (shared references counted each time they are reached) than the limit.
-        public static let tooManyObjects = Code("too-many-objects")
+        public static let tooManyObjects = Code(.tooManyObjects)
         /// A format or object type that Info.plist files and suites never use.
-        public static let unsupported = Code("unsupported")
+        public static let unsupported = Code(.unsupported)
         /// Neither a binary nor an XML property list Foundation can decode.
-        public static let notAPropertyList = Code("not-a-property-list")
+        public static let notAPropertyList = Code(.notAPropertyList)
     }
 
     public var code: Code

@@ -332,3 +332,58 @@ extension ISO8601DateFormatter {
                 == .seconds(2), "an unreadable reset falls back to Retry-After")
     }
 }
+
+/// The flush carrying out its machine's decisions with a stand-in endpoint: progress lines and stops.
+@Suite struct FlushProgressTests {
+    /// Answers every request with `exchange`.
+    struct Always: TrackSending {
+        let exchange: TrackExchange
+        func send(_ body: TrackBody) async -> TrackExchange { exchange }
+    }
+
+    final class Lines: @unchecked Sendable {  // Progress is called from the flush's one task.
+        var lines: [String] = []
+    }
+
+    func flush(_ exchange: TrackExchange, attempts: Int) async throws -> (FlushSummary, [String]) {
+        let folder = try Fixtures.temporaryFolder("richpush-flush-progress")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(
+            atPath: folder + "/Library/Preferences", withIntermediateDirectories: true)
+        let suite = try AppGroupSuite(container: folder, suite: "group.test")
+        try SuiteRecorder.record([.event(name: "tap", properties: [])], in: suite)
+        var options = FlushOptions(user: .externalID("u1"))
+        options.maxAttempts = attempts
+        options.backoffBase = .milliseconds(1)
+        let lines = Lines()
+        let summary = try await AnalyticsFlush.run(
+            suite: suite, client: Always(exchange: exchange), options: options, progress: { lines.lines.append($0) })
+        return (summary, lines.lines)
+    }
+
+    /// The last attempt's line says the flush gives up (it used to promise a retry that never came).
+    @Test func theLastAttemptSaysNoAttemptsAreLeft() async throws {
+        let (summary, lines) = try await flush(.answered(status: 503, body: [], headers: [:]), attempts: 2)
+        #expect(lines == ["request 1: 503, retrying in 0.00 s", "request 2: 503, no attempts left"])
+        #expect(summary.stopped == "the endpoint kept failing: gave up after 2 attempts of one request")
+        #expect(summary.requestsSent == 2 && summary.retried == 1 && summary.leftPending == 1)
+    }
+
+    @Test func noAnswerOnTheLastAttemptStopsWithTheReason() async throws {
+        let (summary, lines) = try await flush(
+            .unanswered(reason: "connection reset", maybeDelivered: true), attempts: 1)
+        #expect(lines == ["request 1: no answer (connection reset), no attempts left"])
+        #expect(summary.stopped == "no answer from the endpoint after 1 attempts: connection reset")
+        #expect(summary.unacknowledged.count == 1 && summary.leftPending == 1)
+    }
+
+    @Test func aRefusalStopsAtOnceWithTheEndpointsMessage() async throws {
+        let body = Array(#"{"message":"Invalid API key","errors":["bad key"]}"#.utf8)
+        let (summary, lines) = try await flush(.answered(status: 401, body: body, headers: [:]), attempts: 5)
+        #expect(lines.isEmpty)
+        #expect(summary.requestsSent == 1 && summary.retried == 0)
+        #expect(
+            summary.stopped?.hasPrefix("the endpoint answered 401: Invalid API key; check the REST API key") == true)
+        #expect(summary.errors == ["bad key"])
+    }
+}
