@@ -20,7 +20,7 @@ let package = Package(
         .target(name: "RichPushCLI", dependencies: ["RichPush", "AssetServer", "Digest", "CProcessStart"]),
 
         // The library: every pipeline stage. It knows nothing of flags, argv, exit codes or terminals.
-        .target(name: "RichPush", dependencies: ["CurlKit", "MagicKit", "Digest", "CNetRelay"]),
+        .target(name: "RichPush", dependencies: ["CurlKit", "MagicKit", "Digest", "CNetRelay", "CMediaScan"]),
 
         // The only Swift code that touches libcurl, libmagic and libcrypto.
         .target(name: "CurlKit", dependencies: ["CCurlShim"]),
@@ -36,8 +36,11 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // The media structure the sniffer reads (ID3v2 tag end, MPEG-4 brands and video handler), once for
+        // both the curl sink's streamed chunks and a file's buffer; no dependencies.
+        .target(name: "CMediaScan"),
         .target(
-            name: "CCurlShim", dependencies: ["CCurl"],
+            name: "CCurlShim", dependencies: ["CCurl", "CMediaScan"],
             linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         .target(
             name: "CAssetServerShim", dependencies: ["CMicroHTTPD"],
@@ -54,6 +57,7 @@ let package = Package(
         // Fixtures the test targets share: the repository's samples and a started asset server.
         .target(name: "TestSupport", dependencies: ["AssetServer", "RichPush", "Digest"], path: "Tests/TestSupport"),
         .testTarget(name: "CurlKitTests", dependencies: ["CurlKit"]),
+        .testTarget(name: "CMediaScanTests", dependencies: ["CMediaScan"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest"]),
         .testTarget(name: "RichPushTests", dependencies: ["RichPush", "AssetServer", "TestSupport"]),
         .testTarget(name: "AssetServerTests", dependencies: ["AssetServer", "RichPush", "TestSupport"]),
@@ -65,7 +69,7 @@ let package = Package(
 // Shared compiler settings, applied in one place to every Swift target.
 let cTargets: Set<String> = [
     "CCurl", "CMagic", "CCrypto", "CMicroHTTPD", "CCurlShim", "CAssetServerShim", "CFuzzerShim", "CNetRelay",
-    "CProcessStart",
+    "CProcessStart", "CMediaScan",
 ]
 for target in package.targets where !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.swiftLanguageMode(.v6)]
