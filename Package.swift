@@ -48,7 +48,7 @@ let package = Package(
 
         // The fuzz target over the readers and writers of untrusted bytes (scripts/fuzz builds it with
         // -sanitize=fuzzer,address); its shim reaches libFuzzer's driver through a weak symbol.
-        .executableTarget(name: "RichPushFuzz", dependencies: ["RichPush", "CFuzzerShim"]),
+        .executableTarget(name: "RichPushFuzz", dependencies: ["RichPush", "CFuzzerShim", "CMediaScan"]),
         .target(name: "CFuzzerShim"),
 
         // The shaping relay behind network profiles: an epoll loop that delays and paces TCP bytes.
