@@ -1,20 +1,17 @@
 #!/usr/bin/env bash
-# burst-vs-h2load.sh: `richpush bench` (emulated devices, each running the whole extension pipeline)
-# against h2load and wrk (downloads only) over HTTPS from a private nginx on 127.0.0.1, plus richpush's
-# peak memory for a 300 KB image and a 5 MB movie.
+# burst-vs-h2load.sh: what bench/ratios.sh does not measure: `richpush bench` (emulated devices, each
+# running the whole extension pipeline) against h2load (downloads only) when every device arrives at once,
+# over HTTPS from a private nginx on 127.0.0.1, and richpush's peak memory for a 300 KB image and a 5 MB
+# movie. The ratios with fresh and reused connections are bench/ratios.sh's.
 #
 # Usage: bench/burst-vs-h2load.sh          (from anywhere; paths are found relative to this script)
 #
 # Environment (defaults in parentheses):
-#   BENCH_DEVICES=2000            devices / downloads in workload "fresh"
-#   BENCH_CONCURRENCY=64          in flight in "fresh" and "reuse": richpush --concurrency, h2load -c, wrk -c
 #   BENCH_BURST=2000              devices arriving at once in "burst" (richpush --devices = --concurrency,
 #                                 h2load -n = -c)
-#   BENCH_REUSE_DEVICES=5000      devices in "reuse" (richpush --reuse)
-#   BENCH_WRK_SECONDS=5           wrk -d in "reuse"
 #   BENCH_MEMORY_DEVICES=10000    devices in "memory" (richpush only)
 #   BENCH_MEMORY_CONCURRENCY=1000 richpush --concurrency in "memory"
-#   BENCH_THREADS=2               h2load -t, wrk -t (capped at the connections)
+#   BENCH_THREADS=2               h2load -t (capped at the connections)
 #   BENCH_RUNS=2                  runs per tool and workload, alternating which goes first; the median run
 #                                 is reported (for 2 runs, the better one)
 #   BENCH_BUDGET=                 richpush --budget SECONDS (default: richpush's own, 30 s)
@@ -22,54 +19,48 @@
 #                                 (default: unset, so /tmp); e.g. /dev/shm takes the disk out of the comparison
 #   BENCH_IMAGE_SIZE=300000       bytes of the JPEG (hero.jpg padded with comment segments)
 #   BENCH_MOVIE_SIZE=5000000      bytes of the MPEG-4 movie (clip.mp4 followed by a "free" box)
-#   BENCH_WORKLOADS="fresh burst reuse memory"   the workloads to run
+#   BENCH_WORKLOADS="burst memory"   the workloads to run
 #   BENCH_TIMEOUT=120             seconds allowed for any single run before it is killed
 #   BENCH_SKIP_BUILD=1            use the existing .build/release/richpush instead of building
 #
 # What it does:
-#   1. installs nginx-light, nghttp2-client (h2load), wrk, time and file if missing (apt-get), builds
+#   1. installs nginx-light, nghttp2-client (h2load), time and file if missing (apt-get), builds
 #      richpush in release mode;
 #   2. makes two real assets in bench/work/burst-vs-h2load/www/ and checks them with `file --mime-type`:
 #        hero-300k.jpg  Samples/assets/hero.jpg with JPEG comment (COM) segments before its EOI marker
 #                       (a valid JPEG that decodes to the same 600x300 image): image/jpeg
 #        clip-5m.mp4    Samples/assets/clip.mp4 followed by a top-level "free" box: video/mp4
-#   3. starts nginx as the current user on 127.0.0.1 only, on three free ports:
+#   3. starts nginx as the current user on 127.0.0.1 only, on two free ports:
 #        status: plain HTTP, stub_status (connection counter) and the assets;
-#        reuse:  HTTPS, keep-alive (keepalive_requests 1000000, keepalive_timeout 60s);
 #        fresh:  HTTPS, keepalive_timeout 0: nginx answers "Connection: close" and closes after every
 #                response, so a client must open (and handshake) one connection per download;
 #      HTTPS with the test certificate (Samples/certs/server.pem, server-key.pem; CA Samples/certs/ca.pem),
 #      TLS 1.3 only with one cipher suite (TLS_AES_128_GCM_SHA256) and no session cache or tickets, so
 #      every connection of every tool is a full handshake with the same cipher; listen backlog 4096, so a
 #      burst of SYNs measures the clients rather than nginx's default accept queue of 511. The HTTPS
-#      servers write one access-log line per request (port, protocol, cipher, session reused, status,
+#      server writes one access-log line per request (port, protocol, cipher, session reused, status,
 #      bytes), which every run is checked against;
 #   4. runs, BENCH_RUNS times each, alternating which tool goes first, under /usr/bin/time and timeout:
-#        fresh   a fresh connection per device, C at a time, N devices:
-#                  richpush bench --url https://cdn.example.com/hero-300k.jpg --devices N --concurrency C
+#        burst   B devices arriving at once, a fresh connection each:
+#                  richpush bench --url https://cdn.example.com/hero-300k.jpg --devices B --concurrency B
 #                      --cacert Samples/certs/ca.pem --connect-to cdn.example.com:443:127.0.0.1:FRESH
-#                      --json FILE --no-progress --no-preflight      (arrival: burst, the default; no
-#                      trial download, so nginx's log holds exactly one request per device)
-#                  h2load -n N -c C -t T --h1 https://127.0.0.1:FRESH/hero-300k.jpg
-#        burst   B devices arriving at once: the same with --devices B --concurrency B / -n B -c B
-#        reuse   keep-alive: richpush bench ... --devices R --concurrency C --reuse (reuse port)
-#                  wrk -t T -c C -d Ss --latency https://127.0.0.1:REUSE/hero-300k.jpg
+#                      --json FILE --no-progress --no-preflight --fail-under 100  (arrival: burst, the
+#                      default; no trial download, so nginx's log holds exactly one request per device)
+#                  h2load -n B -c B -t T --h1 https://127.0.0.1:FRESH/hero-300k.jpg
 #        memory  richpush bench ... --devices M --concurrency MC, once for the image and once for the
 #                movie (--type mp4), fresh port; peak RSS from /usr/bin/time %M and RSS sampled every
 #                0.05 s (bench/work/burst-vs-h2load/runs/*.rss);
 #      and checks every run: exit status, richpush display_rate 1 (not required in "memory", where expiries
-#      are reported), h2load every request 2xx with the right byte count, wrk no errors or non-2xx; nginx
-#      accepted one connection per download for fresh and burst and at most 2C for reuse; the access log
-#      shows TLSv1.3, no resumed session, status 200 and full bodies;
-#   5. prints a table per workload, the goals (fresh: richpush >= 1.0x h2load; reuse: >= 0.9x wrk;
-#      memory: <= 200 MB and no growth with the asset's size), one machine-readable "BENCH {json}" line
+#      are reported), h2load every request 2xx with the right byte count; nginx accepted one connection per
+#      download in burst; the access log shows TLSv1.3, no resumed session, status 200 and full bodies;
+#   5. prints a table per workload, the goals (memory: <= 200 MB and no growth with the asset's size), one machine-readable "BENCH {json}" line
 #      per workload (also in bench/work/burst-vs-h2load/results.jsonl), the exact commands and the machine.
 #
 # Measurement notes:
 #   - Rates exclude process start-up for every tool: richpush's devices_per_second (devices / its
 #     duration_seconds, from the first arrival to the last verdict); h2load's succeeded requests / its
-#     "finished in"; wrk's Requests/sec. richpush does per device what the extension does: download,
-#     sniff with libmagic, validate, store (in a temporary folder); h2load and wrk only download.
+#     "finished in". richpush does per device what the extension does: download, sniff with libmagic,
+#     validate, store (in a temporary folder); h2load only downloads.
 #   - Latency. richpush end_to_end runs from the device's scheduled arrival (the burst's start) to its
 #     verdict; its "download" phase from the transfer's start (connect, TLS, request, body). h2load's
 #     --log-file has each request's start (wall clock) and duration from sending the request (after
@@ -84,11 +75,7 @@ BENCH_NAME=burst-vs-h2load
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 
 BW=$WORK/burst-vs-h2load
-N=${BENCH_DEVICES:-2000}
-C=${BENCH_CONCURRENCY:-64}
 B=${BENCH_BURST:-2000}
-R=${BENCH_REUSE_DEVICES:-5000}
-WRK_SECONDS=${BENCH_WRK_SECONDS:-5}
 M=${BENCH_MEMORY_DEVICES:-10000}
 MC=${BENCH_MEMORY_CONCURRENCY:-1000}
 THREADS=${BENCH_THREADS:-2}
@@ -98,20 +85,21 @@ IMAGE_SIZE=${BENCH_IMAGE_SIZE:-300000}
 MOVIE_SIZE=${BENCH_MOVIE_SIZE:-5000000}
 RUN_TIMEOUT=${BENCH_TIMEOUT:-120}
 RP_TMPDIR=${BENCH_TMPDIR:-}
-read -r -a WORKLOADS <<<"${BENCH_WORKLOADS:-fresh burst reuse memory}"
+read -r -a WORKLOADS <<<"${BENCH_WORKLOADS:-burst memory}"
 
-require_positive "BENCH_DEVICES:$N" "BENCH_CONCURRENCY:$C" "BENCH_BURST:$B" "BENCH_REUSE_DEVICES:$R" \
-    "BENCH_WRK_SECONDS:$WRK_SECONDS" "BENCH_MEMORY_DEVICES:$M" "BENCH_MEMORY_CONCURRENCY:$MC" \
+require_positive "BENCH_BURST:$B" "BENCH_MEMORY_DEVICES:$M" "BENCH_MEMORY_CONCURRENCY:$MC" \
     "BENCH_THREADS:$THREADS" "BENCH_RUNS:$RUNS" "BENCH_IMAGE_SIZE:$IMAGE_SIZE" "BENCH_MOVIE_SIZE:$MOVIE_SIZE" \
     "BENCH_TIMEOUT:$RUN_TIMEOUT"
 [[ -z $BUDGET || $BUDGET =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "BENCH_BUDGET must be a number of seconds (got '$BUDGET')"
-((C <= N)) || die "BENCH_CONCURRENCY ($C) must not exceed BENCH_DEVICES ($N): h2load needs -n >= -c"
-((C <= R)) || die "BENCH_CONCURRENCY ($C) must not exceed BENCH_REUSE_DEVICES ($R)"
 for w in "${WORKLOADS[@]}"; do
-    [[ $w =~ ^(fresh|burst|reuse|memory)$ ]] || die "unknown workload '$w' in BENCH_WORKLOADS (fresh burst reuse memory)"
+    case $w in
+    burst | memory) ;;
+    fresh | reuse) die "workload '$w' is bench/ratios.sh's now (http-fresh, http-reuse, https-store)" ;;
+    *) die "unknown workload '$w' in BENCH_WORKLOADS (burst memory)" ;;
+    esac
 done
 ((${#WORKLOADS[@]})) || die "BENCH_WORKLOADS is empty"
-for limit in "BENCH_DEVICES:$N" "BENCH_BURST:$B" "BENCH_REUSE_DEVICES:$R" "BENCH_MEMORY_DEVICES:$M"; do
+for limit in "BENCH_BURST:$B" "BENCH_MEMORY_DEVICES:$M"; do
     ((${limit#*:} <= 100000)) || die "${limit%%:*} (${limit#*:}) is capped at 100000"
 done
 ((B <= 4000 && MC <= 4000)) || die "BENCH_BURST and BENCH_MEMORY_CONCURRENCY are capped at 4000 (connections at once)"
@@ -119,18 +107,15 @@ if [[ -n $RP_TMPDIR ]]; then
     [[ -d $RP_TMPDIR && -w $RP_TMPDIR ]] || die "BENCH_TMPDIR ($RP_TMPDIR) is not a writable folder"
     RP_TMPDIR=$(cd "$RP_TMPDIR" && pwd)/
 fi
-((WRK_SECONDS < RUN_TIMEOUT)) || die "BENCH_WRK_SECONDS ($WRK_SECONDS) must be below BENCH_TIMEOUT ($RUN_TIMEOUT)"
-# One thread per connection at most, for h2load and wrk alike.
-T_FRESH=$((THREADS < C ? THREADS : C))
+# One thread per connection at most.
 T_BURST=$((THREADS < B ? THREADS : B))
 
 # --- 0. tools --------------------------------------------------------------------------------------
-ensure_packages nginx-light nghttp2-client wrk time file
-require_tools nginx h2load wrk python3 timeout file
+ensure_packages nginx-light nghttp2-client time file
+require_tools nginx h2load python3 timeout file
 [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (package time)"
 NGINX=$(command -v nginx)
 H2LOAD=$(command -v h2load)
-WRK=$(command -v wrk)
 TIME=(/usr/bin/time -f '%e %M %U %S' -o)
 CA=$ROOT/Samples/certs/ca.pem
 for f in "$CA" "$ROOT/Samples/certs/server.pem" "$ROOT/Samples/certs/server-key.pem" \
@@ -154,8 +139,8 @@ for pair in "$IMAGE:image/jpeg" "$MOVIE:video/mp4"; do
 done
 
 NGINX_DIR=$BW
-write_conf() { # status-port reuse-port fresh-port
-    local status=$1 reuse=$2 fresh=$3
+write_conf() { # status-port fresh-port
+    local status=$1 fresh=$2
     nginx_conf <<EOF
     types {
         image/jpeg jpg;
@@ -174,15 +159,6 @@ $(nginx_full_handshakes)
         location / { }
         location = /nginx_status { stub_status; }
     }
-    # Reuse: keep-alive connections shared between downloads.
-    server {
-        listen 127.0.0.1:$reuse ssl backlog=4096;
-        root $BW/www;
-        access_log $BW/access.log bench;
-        keepalive_requests 1000000;
-        keepalive_timeout 60s;
-        location / { }
-    }
     # Fresh: "Connection: close" and a close after every response, so each download is a new connection.
     server {
         listen 127.0.0.1:$fresh ssl backlog=4096;
@@ -193,13 +169,12 @@ $(nginx_full_handshakes)
     }
 EOF
 }
-start_nginx 3 write_conf
+start_nginx 2 write_conf
 STATUS_PORT=${PORTS[0]}
-REUSE_PORT=${PORTS[1]}
-FRESH_PORT=${PORTS[2]}
+FRESH_PORT=${PORTS[1]}
 read -r probe _ < <(snapshot)
 ((probe >= 0)) || die "nginx on 127.0.0.1:$STATUS_PORT does not answer /nginx_status"
-log "nginx pid $NGINX_PID on 127.0.0.1: $STATUS_PORT (status), $REUSE_PORT (HTTPS keep-alive), $FRESH_PORT (HTTPS fresh)"
+log "nginx pid $NGINX_PID on 127.0.0.1: $STATUS_PORT (status), $FRESH_PORT (HTTPS fresh)"
 
 # --- 3. workloads ----------------------------------------------------------------------------------
 # Fill the global array ARGV with one run's command line.
@@ -215,12 +190,8 @@ richpush_argv() { # port devices concurrency asset json [extra...]
 run_argv() { # workload tool base
     local workload=$1 tool=$2 base=$3
     case $workload/$tool in
-    fresh/richpush) richpush_argv "$FRESH_PORT" "$N" "$C" "$IMAGE" "$base.json" ;;
-    fresh/h2load) ARGV=("$H2LOAD" -n "$N" -c "$C" -t "$T_FRESH" --h1 --log-file="$base.log" "https://127.0.0.1:$FRESH_PORT/$IMAGE") ;;
-    burst/richpush) richpush_argv "$FRESH_PORT" "$B" "$B" "$IMAGE" "$base.json" ;;
+    burst/richpush) richpush_argv "$FRESH_PORT" "$B" "$B" "$IMAGE" "$base.json" --fail-under 100 ;;
     burst/h2load) ARGV=("$H2LOAD" -n "$B" -c "$B" -t "$T_BURST" --h1 --log-file="$base.log" "https://127.0.0.1:$FRESH_PORT/$IMAGE") ;;
-    reuse/richpush) richpush_argv "$REUSE_PORT" "$R" "$C" "$IMAGE" "$base.json" --reuse ;;
-    reuse/wrk) ARGV=("$WRK" -t "$T_FRESH" -c "$C" -d "${WRK_SECONDS}s" --timeout 10s --latency "https://127.0.0.1:$REUSE_PORT/$IMAGE") ;;
     memory/image) richpush_argv "$FRESH_PORT" "$M" "$MC" "$IMAGE" "$base.json" ;;
     memory/movie) richpush_argv "$FRESH_PORT" "$M" "$MC" "$MOVIE" "$base.json" --type mp4 ;;
     *) die "no command for $workload/$tool" ;;
@@ -228,8 +199,7 @@ run_argv() { # workload tool base
 }
 tools_of() { # workload
     case $1 in
-    fresh | burst) echo richpush h2load ;;
-    reuse) echo richpush wrk ;;
+    burst) echo richpush h2load ;;
     memory) echo image movie ;;
     esac
 }
@@ -255,7 +225,7 @@ run_one() { # workload tool run
 log "warm-up"
 richpush_argv "$FRESH_PORT" 100 16 "$IMAGE" "$BW/warm.json"
 timeout 60 "${ARGV[@]}" >/dev/null 2>&1 </dev/null || true
-timeout 60 "$H2LOAD" -n 100 -c 16 -t "$T_FRESH" --h1 "https://127.0.0.1:$FRESH_PORT/$IMAGE" >/dev/null 2>&1 </dev/null || true
+timeout 60 "$H2LOAD" -n 100 -c 16 -t "$T_BURST" --h1 "https://127.0.0.1:$FRESH_PORT/$IMAGE" >/dev/null 2>&1 </dev/null || true
 rm -f "$BW/warm.json"
 
 for workload in "${WORKLOADS[@]}"; do
@@ -269,26 +239,21 @@ done
 
 # --- 4. report -------------------------------------------------------------------------------------
 summary_status=0
-bench_python "$BW" "$RUNS" "$N" "$C" "$B" "$R" "$WRK_SECONDS" "$M" "$MC" "$THREADS" "$IMAGE_SIZE" "$MOVIE_SIZE" \
-    "$REUSE_PORT" "$FRESH_PORT" "${WORKLOADS[*]}" <<'EOF' || summary_status=$?
+bench_python "$BW" "$RUNS" "$B" "$M" "$MC" "$THREADS" "$IMAGE_SIZE" "$MOVIE_SIZE" "$FRESH_PORT" \
+    "${WORKLOADS[*]}" <<'EOF' || summary_status=$?
 import json, re, sys
 
 bw = sys.argv[1]
-runs, n, c, burst, reuse_devices, wrk_seconds, m, mc, threads, image_size, movie_size, reuse_port, fresh_port = map(int, sys.argv[2:15])
-workloads = sys.argv[15].split()
+runs, burst, m, mc, threads, image_size, movie_size, fresh_port = map(int, sys.argv[2:10])
+workloads = sys.argv[10].split()
 problems, notes = [], []
-TOOLS = {"fresh": ("richpush", "h2load"), "burst": ("richpush", "h2load"), "reuse": ("richpush", "wrk"),
-         "memory": ("image", "movie")}
+TOOLS = {"burst": ("richpush", "h2load"), "memory": ("image", "movie")}
 SIZE = {"image": image_size, "movie": movie_size}
 
 def expected(workload, tool):
-    """(downloads, port, body size) a run should show in the access log; None downloads = not fixed (wrk)."""
-    if workload == "fresh":
-        return n, fresh_port, image_size
+    """(downloads, port, body size) a run should show in the access log."""
     if workload == "burst":
         return burst, fresh_port, image_size
-    if workload == "reuse":
-        return (reuse_devices if tool == "richpush" else None), reuse_port, image_size
     return m, fresh_port, SIZE[tool]
 
 def unit_seconds(value, unit):
@@ -322,21 +287,19 @@ def common(workload, tool, run):
         if p != str(port) or proto != "TLSv1.3" or reused != ".":
             bad += 1
         elif code != "200" or int(sent) != size:
-            short += 1  # an error status, or a body cut short (the client closed: expired device, end of wrk -d)
+            short += 1  # an error status, or a body cut short (the client closed: an expired device)
     r["requests_logged"], r["requests_incomplete"], r["tls"] = len(lines), short, tls
     if bad:
         r["problems"].append(f"{bad} of {len(lines)} requests in nginx's log were not TLSv1.3 on a new session on port {port}")
     # Complete answers: exactly one per download, except where the client may stop early (checked by the caller).
-    if want is not None and workload != "memory" and (len(lines) != want or short):
+    if workload != "memory" and (len(lines) != want or short):
         r["problems"].append(f"nginx logged {len(lines)} requests ({short} incomplete), expected {want} complete ones")
     if r["exit"] != 0:
         r["problems"].append(f"exit status {r['exit']}: {read(base + '.err').strip()[-300:]}")
     conns = r["connections"]
-    if conns >= 0 and workload in ("fresh", "burst") and conns < (want or 0):
+    if conns >= 0 and workload == "burst" and conns < want:
         what = "did not reconnect per request: the comparison is invalid" if tool == "h2load" else "fewer connections than devices"
         r["problems"].append(f"{conns} connections for {want} downloads ({what})")
-    if conns >= 0 and workload == "reuse" and conns > 2 * c:
-        r["problems"].append(f"{conns} connections for C={c} (little reuse)")
     return r, base
 
 def richpush(workload, tool, run):
@@ -404,31 +367,7 @@ def h2load(workload, tool, run):
     r["req"], r["e2e"] = pick(req), pick(e2e)
     return r
 
-def wrk(workload, tool, run):
-    r, base = common(workload, tool, run)
-    out = read(base + ".out")
-    rps = re.search(r"Requests/sec:\s+([\d.]+)", out)
-    total = re.search(r"(\d+) requests in ([\d.]+)(us|ms|s|m),", out)
-    if not (rps and total):
-        r["problems"].append(f"unreadable wrk output: {(out + read(base + '.err')).strip()[-300:]}")
-        return r
-    r.update(rate=float(rps.group(1)), ok=int(total.group(1)), seconds=unit_seconds(total.group(2), total.group(3)))
-    if re.search(r"Non-2xx or 3xx responses: (\d+)", out):
-        r["problems"].append("non-2xx responses: " + re.search(r"Non-2xx or 3xx responses: (\d+)", out).group(1))
-    if "Socket errors" in out:
-        r["problems"].append(re.search(r"Socket errors:.*", out).group(0))
-    lat = {}
-    for p, v, u in re.findall(r"^\s+(50|75|90|99)%\s+([\d.]+)(us|ms|s)\s*$", out, re.M):
-        lat[f"p{p}"] = round(unit_seconds(v, u) * 1000, 3)
-    r["latency"] = lat
-    # wrk counts the responses completed before -d ended; nginx also logs the ones it was sending then.
-    complete = r["requests_logged"] - r["requests_incomplete"]
-    if complete < r["ok"] or r["requests_incomplete"] > c:
-        r["problems"].append(f"nginx logged {complete} complete answers ({r['requests_incomplete']} incomplete),"
-                             f" wrk counted {r['ok']}")
-    return r
-
-PARSE = {"richpush": richpush, "image": richpush, "movie": richpush, "h2load": h2load, "wrk": wrk}
+PARSE = {"richpush": richpush, "image": richpush, "movie": richpush, "h2load": h2load}
 per = {}
 for w in workloads:
     for tool in TOOLS[w]:
@@ -454,14 +393,14 @@ def valid(*results):
 mib = lambda kb: None if kb is None else kb / 1024
 lines = []
 print()
-print(f"richpush bench vs h2load / wrk over HTTPS (TLS 1.3, full handshakes) from nginx on 127.0.0.1;"
-      f" median of {runs} runs; h2load/wrk -t {threads}")
-if "fresh" in workloads or "burst" in workloads:
+print(f"richpush bench vs h2load over HTTPS (TLS 1.3, full handshakes) from nginx on 127.0.0.1;"
+      f" median of {runs} runs; h2load -t {threads}")
+if "burst" in workloads:
     print()
     print(f"{'workload':<8} {'devices':>7} {'in flight':>9} {'richpush/s':>10} {'h2load/s':>9} {'ratio':>6} {'display':>7}"
           f" {'rp dl p50/p99':>14} {'rp e2e p50/p99':>15} {'h2 req p50/p99':>15} {'h2 e2e p50/p99':>15}"
           f" {'cpu rp/h2':>10} {'RSS MB rp/h2':>13} {'conns rp/h2':>12}")
-for w, count, inflight in (("fresh", n, c), ("burst", burst, burst)):
+for w, count, inflight in (("burst", burst, burst),):
     if w not in workloads:
         continue
     rp, h2 = best(w, "richpush"), best(w, "h2load")
@@ -491,39 +430,7 @@ for w, count, inflight in (("fresh", n, c), ("burst", burst, burst)):
             "tls": (rp or h2 or {}).get("tls"),
             "richpush_all": [r.get("rate") and round(r["rate"], 1) for r in per[(w, "richpush")]],
             "h2load_all": [r.get("rate") and round(r["rate"], 1) for r in per[(w, "h2load")]]}
-    if w == "fresh":
-        line["goal"] = ">= 1.0x"
-        line["goal_met"] = x is not None and x >= 1.0 and valid(rp, h2)
-        line["valid"] = valid(rp, h2)
     lines.append(line)
-if "reuse" in workloads:
-    rp, wk = best("reuse", "richpush"), best("reuse", "wrk")
-    x = ratio(rp, wk)
-    print()
-    print(f"{'workload':<8} {'in flight':>9} {'richpush/s':>10} {'wrk/s':>9} {'ratio':>6} {'display':>7} {'rp dl p50/p99':>14}"
-          f" {'wrk p50/p99':>12} {'cpu rp/wrk':>11} {'RSS MB rp/wrk':>14} {'conns rp/wrk':>13}")
-    print(f"{'reuse':<8} {c:>9} {f(rp and rp.get('rate')):>10} {f(wk and wk.get('rate')):>9} {f(x, '{:.2f}x'):>6}"
-          f" {f(rp and rp.get('display_rate') * 100, '{:.1f}%'):>7}"
-          f" {ms(rp and rp.get('download'), 'p50') + '/' + ms(rp and rp.get('download'), 'p99'):>14}"
-          f" {ms(wk and wk.get('latency'), 'p50') + '/' + ms(wk and wk.get('latency'), 'p99'):>12}"
-          f" {f(rp and rp.get('cpu_percent')) + '/' + f(wk and wk.get('cpu_percent')):>11}"
-          f" {f(mib(rp and rp.get('peak_rss_kb')), '{:.1f}') + '/' + f(mib(wk and wk.get('peak_rss_kb')), '{:.1f}'):>14}"
-          f" {f(rp and rp.get('connections')) + '/' + f(wk and wk.get('connections')):>13}")
-    print(f"         richpush: {reuse_devices} devices --reuse; wrk: {wrk_seconds} s"
-          f" ({f(wk and wk.get('ok'))} requests)")
-    lines.append({"workload": "reuse", "richpush_devices": reuse_devices, "wrk_seconds": wrk_seconds, "concurrency": c,
-                  "runs": runs, "threads": threads,
-                  "richpush_devices_per_second": rp and rp.get("rate") and round(rp["rate"], 1),
-                  "wrk_requests_per_second": wk and wk.get("rate"), "ratio": x and round(x, 3),
-                  "goal": ">= 0.9x", "goal_met": x is not None and x >= 0.9 and valid(rp, wk), "valid": valid(rp, wk),
-                  "richpush_display_rate": rp and rp.get("display_rate"), "richpush_download_ms": rp and rp.get("download"),
-                  "wrk_latency_ms": wk and wk.get("latency"),
-                  "richpush_cpu_percent": rp and rp.get("cpu_percent"), "wrk_cpu_percent": wk and wk.get("cpu_percent"),
-                  "richpush_peak_rss_kb": rp and rp.get("peak_rss_kb"), "wrk_peak_rss_kb": wk and wk.get("peak_rss_kb"),
-                  "richpush_connections": rp and rp.get("connections"), "wrk_connections": wk and wk.get("connections"),
-                  "tls": (rp or wk or {}).get("tls"),
-                  "richpush_all": [r.get("rate") and round(r["rate"], 1) for r in per[("reuse", "richpush")]],
-                  "wrk_all": [r.get("rate") for r in per[("reuse", "wrk")]]})
 if "memory" in workloads:
     print()
     print(f"memory: richpush bench, {m} devices, --concurrency {mc}, fresh connections (peak RSS: the largest of {runs} runs)")
@@ -592,8 +499,8 @@ with open(f"{bw}/results.jsonl", "w") as out:
         print("BENCH " + text)
 print()
 print("notes: richpush/s = devices_per_second (devices / duration_seconds of its JSON report; expired devices count too,")
-print("       hence attached/s for memory); h2load/s = succeeded /")
-print("       'finished in'; wrk/s = Requests/sec. None includes process start-up. display = richpush display_rate.")
+print("       hence attached/s for memory); h2load/s = succeeded / 'finished in'. Neither includes process start-up.")
+print("       display = richpush display_rate.")
 print("       rp dl = richpush 'download' phase (connect + TLS + request + body); rp e2e = scheduled arrival to verdict;")
 print("       h2 req = h2load request sent to response end (after connect and TLS); h2 e2e = response end - h2load launch.")
 print("       cpu = (user+sys)/wall of the client process, 100% = one core; conns = connections nginx accepted.")
@@ -620,7 +527,7 @@ done
 echo "  assets: $(cd "$BW/www" && for a in "$IMAGE" "$MOVIE"; do printf '%s %s bytes %s; ' "$a" "$(stat -c %s "$a")" "$(file -b --mime-type "$a")"; done)"
 echo
 print_machine
-echo "  tools: $("$NGINX" -v 2>&1 | sed 's/.*: //') ($(openssl version 2>/dev/null | cut -d' ' -f1-2 || echo '?')), $("$H2LOAD" --version | head -1), $("$WRK" -v 2>&1 | head -1 | cut -d' ' -f1-2), richpush $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?') (+ uncommitted changes: $(git -C "$ROOT" status --porcelain 2>/dev/null | grep -c . || true))"
+echo "  tools: $("$NGINX" -v 2>&1 | sed 's/.*: //') ($(openssl version 2>/dev/null | cut -d' ' -f1-2 || echo '?')), $("$H2LOAD" --version | head -1), richpush $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?') (+ uncommitted changes: $(git -C "$ROOT" status --porcelain 2>/dev/null | grep -c . || true))"
 tmp=${RP_TMPDIR:-${TMPDIR:-/tmp}}
 echo "  richpush TMPDIR: $tmp on $(findmnt -no SOURCE,FSTYPE,OPTIONS -T "$tmp" 2>/dev/null || echo '?')"
 echo "  limits: ulimit -n $(ulimit -n), somaxconn $(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo '?'), local ports $(tr '\t' '-' </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo '?')"

@@ -1,6 +1,6 @@
 # bench/lib.sh: the pieces the bench/ scripts share. Not a script: each one sources it.
 #
-#   BENCH_NAME=fetch-vs-h2load                     # used in messages and in the nginx.conf header
+#   BENCH_NAME=ratios                              # used in messages and in the nginx.conf header
 #   source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 #
 # Sourcing it sets BENCH_DIR (bench/), ROOT (the package), WORK (bench/work/, gitignored) and installs
@@ -12,7 +12,7 @@
 #                                      when not root; apt-get update only then), never starting services
 #   require_tools TOOL ...             die unless every TOOL is on PATH
 #   pad_asset jpeg|mp4 SRC DST SIZE   a real JPEG or MPEG-4 grown to SIZE bytes that decodes the same
-#   build_richpush                     swift build -c release --product richpush (unless BENCH_SKIP_BUILD=1);
+#   build_richpush                     swift build -c release --static-swift-stdlib --product richpush (unless BENCH_SKIP_BUILD=1);
 #                                      sets RICHPUSH
 #   nginx_conf <<EOF ... EOF           writes $NGINX_DIR/nginx.conf: the common part (current user, daemon,
 #                                      pid, logs and temporary files inside $NGINX_DIR), then stdin (the rest
@@ -96,7 +96,7 @@ build_richpush() {
     RICHPUSH=$ROOT/.build/release/richpush
     if [[ ${BENCH_SKIP_BUILD:-0} != 1 ]]; then
         log "building richpush (release)"
-        (cd "$ROOT" && swift build -c release --product richpush)
+        (cd "$ROOT" && swift build -c release --static-swift-stdlib --product richpush)
     fi
     [[ -x $RICHPUSH ]] || die "$RICHPUSH not found (build failed?)"
 }

@@ -15,7 +15,8 @@
 #   BENCH_PAYLOADS=10000        payloads in batch (curl downloads)
 #   BENCH_IMAGE_SIZE=300000     bytes of the JPEG of the bench and fetch workloads
 #   BENCH_THREADS=2             h2load -t
-#   BENCH_WORKLOADS="http-fresh http-reuse https-store batch fetch-store"
+#   BENCH_STARTUP_RUNS=50       sequential runs per tool and round in the start-up workloads
+#   BENCH_WORKLOADS="http-fresh http-reuse https-store batch fetch-store startup-process startup-sniff"
 #   BENCH_OUT_ROOT=/dev/shm     where batch and curl write their outputs (bench/work when /dev/shm is not a
 #                               writable tmpfs). On ext4, creating files in a folder emptied by the previous
 #                               run costs whichever tool runs next a scan of recently deleted inodes (40% of
@@ -37,11 +38,19 @@
 #   batch        richpush batch DIR --allow-http (10,000 payloads, one file each, pointing at five real
 #                sample assets on the fresh port)   vs  curl --parallel downloading the same URLs to files
 #   fetch-store  richpush fetch --repeat over HTTPS with --cacert STORE  vs  the same with the test CA
+#   startup-process  richpush process PAYLOAD --allow-http (one payload, Samples/assets/hero.jpg on the fresh
+#                port), one process at a time  vs  curl fetching the same URL to a file; whole-process wall
+#                time of each, the median of all runs; /bin/true under the same wrappers shows their cost
+#   startup-sniff    richpush sniff FILE  vs  file -b --mime-type FILE (the same JPEG)
 #
-# Every run is checked (exit status; richpush: every device or payload attached, every download 200 with
-# the right size; h2load: every request succeeded; curl: every file there with the right size) and a run
-# that fails a check is reported and not counted. The table, a "RATIO {json}" line per workload (also in
-# bench/work/ratios/results.jsonl) and the exact commands go to stdout.
+# Every richpush bench run has --fail-under 100. Every run is checked (exit status; richpush bench: its
+# report's --fail-under 100 threshold passed, every device shown; batch and process: every payload attached;
+# fetch: every download succeeded; h2load: every request succeeded with 2xx; curl: every file there with the
+# right size; sniff and file: image/jpeg) and a run that fails a check is reported and not counted (the
+# script then exits 1). The table (the goals in its last column), a "RATIO {json}" line per row (also in
+# bench/work/ratios/results.jsonl) and the exact commands go to stdout. This script runs the tools; its
+# Python (inputs, checks, the report) is bench/ratios.py, tested by bench/test_ratios.py (lib.sh's free
+# ports, nginx snapshots and JPEG padding keep their own small Python).
 set -euo pipefail
 
 BENCH_NAME=ratios
@@ -57,24 +66,29 @@ N_BATCH=${BENCH_PAYLOADS:-10000}
 IMAGE_SIZE=${BENCH_IMAGE_SIZE:-300000}
 THREADS=${BENCH_THREADS:-2}
 RUN_TIMEOUT=${BENCH_TIMEOUT:-300}
+N_STARTUP=${BENCH_STARTUP_RUNS:-50}
+PY=(python3 "$BENCH_DIR/ratios.py")
 if [[ -z ${BENCH_OUT_ROOT:-} && -d /dev/shm && -w /dev/shm && $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs ]]; then
     OUT_ROOT=/dev/shm
 else
     OUT_ROOT=${BENCH_OUT_ROOT:-$WORK}
 fi
-read -r -a WORKLOADS <<<"${BENCH_WORKLOADS:-http-fresh http-reuse https-store batch fetch-store}"
+ALL_WORKLOADS="http-fresh http-reuse https-store batch fetch-store startup-process startup-sniff"
+read -r -a WORKLOADS <<<"${BENCH_WORKLOADS:-$ALL_WORKLOADS}"
 
 require_positive "BENCH_RUNS:$RUNS" "BENCH_CONCURRENCY:$C" "BENCH_FRESH_DEVICES:$N_FRESH" \
     "BENCH_REUSE_DEVICES:$N_REUSE" "BENCH_TLS_DEVICES:$N_TLS" "BENCH_PAYLOADS:$N_BATCH" \
-    "BENCH_IMAGE_SIZE:$IMAGE_SIZE" "BENCH_THREADS:$THREADS" "BENCH_TIMEOUT:$RUN_TIMEOUT"
+    "BENCH_IMAGE_SIZE:$IMAGE_SIZE" "BENCH_THREADS:$THREADS" "BENCH_TIMEOUT:$RUN_TIMEOUT" \
+    "BENCH_STARTUP_RUNS:$N_STARTUP"
 ((C <= 300)) || die "BENCH_CONCURRENCY ($C) must be at most 300 (curl's --parallel-max limit)"
 for count in "$N_FRESH" "$N_REUSE" "$N_TLS" "$N_BATCH"; do
     ((C <= count)) || die "BENCH_CONCURRENCY ($C) must not exceed any device or payload count (h2load needs -n >= -c)"
     ((count <= 100000)) || die "device and payload counts are capped at 100000"
 done
+((N_STARTUP <= 10000)) || die "BENCH_STARTUP_RUNS is capped at 10000"
 ((${#WORKLOADS[@]})) || die "BENCH_WORKLOADS is empty"
 for w in "${WORKLOADS[@]}"; do
-    [[ $w =~ ^(http-fresh|http-reuse|https-store|batch|fetch-store)$ ]] || die "unknown workload '$w' in BENCH_WORKLOADS"
+    [[ " $ALL_WORKLOADS " == *" $w "* ]] || die "unknown workload '$w' in BENCH_WORKLOADS (known: $ALL_WORKLOADS)"
 done
 [[ -d $OUT_ROOT && -w $OUT_ROOT ]] || mkdir -p "$OUT_ROOT" || die "BENCH_OUT_ROOT ($OUT_ROOT) is not a writable folder"
 OUT_ROOT=$(cd "$OUT_ROOT" && pwd)
@@ -86,6 +100,8 @@ require_tools nginx h2load curl python3 timeout file
 [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (package time)"
 H2LOAD=$(command -v h2load)
 CURL=$(command -v curl)
+FILE=$(command -v file)
+TRUE=$(type -P true) || die "no true program on PATH (coreutils)"
 TIME=(/usr/bin/time -f '%e %M %U %S' -o)
 CA=$ROOT/Samples/certs/ca.pem
 SYSTEM_BUNDLE=/etc/ssl/certs/ca-certificates.crt
@@ -108,17 +124,7 @@ for asset in "${ASSETS[@]}"; do cp "$ROOT/Samples/assets/$asset" "$RW/www/$asset
 [[ $(file -b --mime-type "$RW/www/$IMAGE") == image/jpeg ]] || die "$IMAGE is not a JPEG"
 # The production-sized store: the system bundle with the test CA in the middle of it, as one file.
 STORE=$RW/trust-store.pem
-python3 - "$SYSTEM_BUNDLE" "$CA" "$STORE" <<'EOF' || die "could not write the trust store"
-import sys
-bundle, ca, out = sys.argv[1:]
-certs = open(bundle).read().split("-----END CERTIFICATE-----")
-certs = [c + "-----END CERTIFICATE-----\n" for c in certs if "-----BEGIN CERTIFICATE-----" in c]
-middle = len(certs) // 2
-certs.insert(middle, open(ca).read())
-open(out, "w").write("".join(certs))
-print(len(certs), file=open(out + ".count", "w"))
-EOF
-STORE_CERTS=$(<"$STORE.count")
+STORE_CERTS=$("${PY[@]}" trust-store "$SYSTEM_BUNDLE" "$CA" "$STORE") || die "could not write the trust store"
 
 NGINX_DIR=$RW
 write_conf() { # status http-fresh http-reuse https-fresh
@@ -147,27 +153,15 @@ log "nginx pid $NGINX_PID on 127.0.0.1: $FRESH_PORT (HTTP fresh), $REUSE_PORT (H
 
 if [[ " ${WORKLOADS[*]} " == *" batch "* ]]; then
     log "writing $N_BATCH payloads to $BATCH_IN and the curl config"
-    python3 - "$RW" "$BATCH_IN" "$N_BATCH" "$FRESH_PORT" "${ASSETS[@]}" <<'EOF'
-import json, os, sys
-rw, inp, n, port, *assets = sys.argv[1:]
-n = int(n)
-os.makedirs(inp)
-sizes = {a: os.path.getsize(os.path.join(rw, "www", a)) for a in assets}
-expected = {}
-with open(os.path.join(rw, "urls.cfg"), "w") as cfg:
-    for i in range(1, n + 1):
-        asset = assets[(i - 1) % len(assets)]
-        ext = asset.rsplit(".", 1)[1]
-        url = f"http://127.0.0.1:{port}/{asset}?n={i}"
-        payload = {"aps": {"alert": {"title": "t", "body": "b"}, "mutable-content": 1},
-                   "ab": {"att": {"url": url, "type": ext}}}
-        with open(os.path.join(inp, f"p{i:06d}.json"), "w") as f:
-            f.write(json.dumps(payload, separators=(",", ":")) + "\n")
-        cfg.write(f'url = "{url}"\noutput = "p{i:06d}.{ext}"\n')
-        expected[f"p{i:06d}.{ext}"] = sizes[asset]
-json.dump(expected, open(os.path.join(rw, "expected.json"), "w"))
-EOF
+    "${PY[@]}" payloads "$RW" "$BATCH_IN" "$N_BATCH" "$FRESH_PORT" "${ASSETS[@]}" || die "could not write the payloads"
 fi
+# The start-up workloads: one payload whose attachment is on the fresh port, the file curl must write.
+STARTUP_URL=http://127.0.0.1:$FRESH_PORT/hero.jpg
+STARTUP_PAYLOAD=$RW/startup-payload.json
+STARTUP_OUT=$RW/startup-out
+STARTUP_FILE=$RW/www/hero.jpg
+"${PY[@]}" payload "$STARTUP_URL" jpg "$STARTUP_PAYLOAD" || die "could not write $STARTUP_PAYLOAD"
+"${PY[@]}" expect "$RW/startup-expected.json" "hero.jpg=$STARTUP_FILE" || die "could not write the expected size"
 
 # --- 2. the runs -----------------------------------------------------------------------------------
 tools_of() { # workload: the tools, richpush's first
@@ -176,6 +170,8 @@ tools_of() { # workload: the tools, richpush's first
     https-store) echo richpush richpush-1ca h2load ;;
     batch) echo richpush curl ;;
     fetch-store) echo richpush richpush-1ca ;;
+    startup-process) echo richpush curl true ;;
+    startup-sniff) echo richpush file ;;
     esac
 }
 items_of() { # workload
@@ -188,7 +184,7 @@ bench_argv() { # scheme port devices json [extra...]
     shift 4
     [[ $scheme == http ]] && default_port=80
     ARGV=("$RICHPUSH" bench --url "$scheme://cdn.example.com/$IMAGE" --devices "$devices" --concurrency "$C"
-        --connect-to "cdn.example.com:$default_port:127.0.0.1:$port" --json "$json" --no-progress "$@")
+        --connect-to "cdn.example.com:$default_port:127.0.0.1:$port" --json "$json" --no-progress --fail-under 100 "$@")
 }
 run_argv() { # workload tool base
     local w=$1 tool=$2 base=$3
@@ -209,6 +205,11 @@ run_argv() { # workload tool base
         [[ $tool == richpush-1ca ]] && cacert=$CA
         ARGV=("$RICHPUSH" fetch "https://cdn.example.com/$IMAGE" --cacert "$cacert"
             --connect-to "cdn.example.com:443:127.0.0.1:$TLS_PORT" --repeat "$N_TLS" --parallel "$C") ;;
+    startup-process/richpush) ARGV=("$RICHPUSH" process "$STARTUP_PAYLOAD" --allow-http --out "$STARTUP_OUT" -q) ;;
+    startup-process/curl) ARGV=("$CURL" -q --noproxy '*' --fail -sS -o "$STARTUP_OUT/hero.jpg" "$STARTUP_URL") ;;
+    startup-process/true) ARGV=("$TRUE") ;;
+    startup-sniff/richpush) ARGV=("$RICHPUSH" sniff "$STARTUP_FILE") ;;
+    startup-sniff/file) ARGV=("$FILE" -b --mime-type "$STARTUP_FILE") ;;
     *) die "no command for $w/$tool" ;;
     esac
 }
@@ -231,17 +232,41 @@ run_one() { # workload tool round
         cp "$BATCH_OUT/summary.json" "$base.summary.json" 2>/dev/null || true
         rm -rf "$BATCH_OUT" ;;
     batch/curl)
-        python3 - "$CURL_OUT" "$RW/expected.json" >"$base.files" <<'EOF'
-import json, os, sys
-out, expected = sys.argv[1], json.load(open(sys.argv[2]))
-bad = sum(1 for name, size in expected.items()
-          if not os.path.isfile(os.path.join(out, name)) or os.path.getsize(os.path.join(out, name)) != size)
-print(len(expected) - bad, bad)
-EOF
+        "${PY[@]}" count-files "$CURL_OUT" "$RW/expected.json" >"$base.files" || true
         rm -rf "$CURL_OUT" ;;
     esac
-    printf '    %-11s %-12s round %d: exit %d, %d connections, %.2f s\n' "$w" "$tool" "$round" "$RUN_STATUS" \
-        "$((after - before - 1))" "$(python3 -c "print($RUN_T1 - $RUN_T0)")" >&2
+    printf '    %-15s %-12s round %d: exit %d, %d connections, %s s\n' "$w" "$tool" "$round" "$RUN_STATUS" \
+        "$((after - before - 1))" "$(seconds_between "$RUN_T0" "$RUN_T1")" >&2
+}
+seconds_between() { # T0 T1 (EPOCHREALTIME values): T1 - T0 as seconds with two decimals
+    local us=$((10#${2/./} - 10#${1/./}))
+    printf '%d.%02d' $((us / 1000000)) $((us % 1000000 / 10000))
+}
+# One round of a start-up workload: N_STARTUP runs of every tool, one process at a time, the tools taking
+# turns in the round's order; nothing else (no nginx snapshot, no sync) between them.
+run_startup() { # workload round tool...
+    local w=$1 round=$2 tool i base
+    shift 2
+    local -A failed=()
+    mkdir -p "$STARTUP_OUT"
+    for i in $(seq "$N_STARTUP"); do
+        for tool in "$@"; do
+            base="$RW/runs/$w-$tool-$round-$i"
+            run_argv "$w" "$tool" "$base"
+            if ((i == 1)); then quoted >"$RW/runs/$w-$tool-$round.cmd"; fi
+            rm -rf "$STARTUP_OUT" && mkdir -p "$STARTUP_OUT"
+            run_timed "$base" "$RUN_TIMEOUT" "${ARGV[@]}"
+            echo "$RUN_STATUS -1 0 0 $RUN_T0 $RUN_T1" >"$base.meta"
+            if [[ $w/$tool == startup-process/curl ]]; then
+                "${PY[@]}" count-files "$STARTUP_OUT" "$RW/startup-expected.json" >"$base.files" || true
+            fi
+            ((RUN_STATUS == 0)) || failed[$tool]=$((${failed[$tool]:-0} + 1))
+        done
+    done
+    for tool in "$@"; do
+        printf '    %-15s %-12s round %d: %d runs, %d exited non-zero\n' "$w" "$tool" "$round" "$N_STARTUP" \
+            "${failed[$tool]:-0}" >&2
+    done
 }
 
 log "warm-up"
@@ -257,128 +282,19 @@ for round in $(seq "$RUNS"); do
         # Rotate the order each round: every tool goes first once in len(tools) rounds.
         shift_by=$(((round - 1) % ${#tools[@]}))
         order=("${tools[@]:shift_by}" "${tools[@]:0:shift_by}")
-        for tool in "${order[@]}"; do run_one "$w" "$tool" "$round"; done
+        if [[ $w == startup-* ]]; then
+            run_startup "$w" "$round" "${order[@]}"
+        else
+            for tool in "${order[@]}"; do run_one "$w" "$tool" "$round"; done
+        fi
     done
 done
 
 # --- 3. the table ----------------------------------------------------------------------------------
 summary_status=0
-bench_python "$RW" "$RUNS" "${WORKLOADS[*]}" "$N_FRESH" "$N_REUSE" "$N_TLS" "$N_BATCH" "$IMAGE_SIZE" \
-    <<'EOF' || summary_status=$?
-import json, re, statistics, sys
-
-rw, runs, workloads = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
-counts = dict(zip(["http-fresh", "http-reuse", "https-store", "batch"], map(int, sys.argv[4:8])))
-counts["fetch-store"] = counts["https-store"]
-image_size = int(sys.argv[8])
-TOOLS = {"http-fresh": ["richpush", "h2load"], "http-reuse": ["richpush", "h2load"],
-         "https-store": ["richpush", "richpush-1ca", "h2load"], "batch": ["richpush", "curl"],
-         "fetch-store": ["richpush", "richpush-1ca"]}
-# (workload, tool, peer, goal, what): the ratios the goals are set on.
-GOALS = [("http-fresh", "richpush", "h2load", 0.9, "bench, fresh connections, HTTP"),
-         ("http-reuse", "richpush", "h2load", 0.8, "bench --reuse, HTTP"),
-         ("https-store", "richpush", "h2load", 0.4, "bench, fresh, HTTPS, production-sized store"),
-         ("https-store", "richpush", "richpush-1ca", 0.9, "the same, against the one-certificate CA"),
-         ("batch", "richpush", "curl", 0.8, "batch vs curl --parallel, fresh connections"),
-         ("fetch-store", "richpush", "richpush-1ca", 0.9, "fetch, HTTPS, production-sized store vs test CA")]
-
-def check(w, tool, base, items):
-    """Why the run does not count, or None."""
-    status, conns, *_ = read(base + ".meta", "-1 -1").split()
-    if int(status) != 0:
-        return f"exit {status}"
-    out, err = read(base + ".out"), read(base + ".err")
-    if tool == "h2load":
-        m = re.search(r"requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded", out)
-        if not m or int(m.group(1)) != items:
-            return "h2load: not every request succeeded"
-        if not re.search(r"status codes: (\d+) 2xx", out) or int(re.search(r"status codes: (\d+) 2xx", out).group(1)) != items:
-            return "h2load: not every status was 2xx"
-    elif tool == "curl":
-        ok, bad = map(int, read(base + ".files", "0 -1").split())
-        if ok != items or bad != 0:
-            return f"curl: {bad} files missing or of the wrong size"
-    elif w == "batch":
-        try:
-            s = json.loads(read(base + ".summary.json", "{}"))
-        except ValueError:
-            return "batch: no summary.json"
-        attached = (s.get("verdicts") or {}).get("attached")
-        if attached != items:
-            return f"batch: {attached} of {items} attached"
-    elif w == "fetch-store":
-        m = re.search(r'"succeeded"\s*:\s*(\d+)', out)
-        if not m or int(m.group(1)) != items:
-            return "fetch: not every download succeeded"
-    else:
-        try:
-            r = json.loads(read(base + ".json", "{}"))
-        except ValueError:
-            return "bench: no JSON report"
-        if r.get("display_rate") != 1 or r.get("devices") != items:
-            return f"bench: display rate {r.get('display_rate')} over {r.get('devices')} devices"
-    return None
-
-def client_bound(base):
-    try:
-        return bool(((json.loads(read(base + ".json", "{}")).get("client") or {}).get("bound")))
-    except ValueError:
-        return None
-
-rows, problems, lines = {}, [], []
-for w in workloads:
-    items = counts[w]
-    for tool in TOOLS[w]:
-        rates, cpus, rss, bound = [], [], [], []
-        for r in range(1, runs + 1):
-            base = f"{rw}/runs/{w}-{tool}-{r}"
-            _, _, _, _, t0, t1 = (read(base + ".meta", "-1 -1 0 0 0 0").split() + ["0"] * 6)[:6]
-            why = check(w, tool, base, items)
-            if why:
-                problems.append(f"{w} {tool} round {r}: {why} (see {base}.out/.err); not counted")
-                continue
-            wall = float(t1) - float(t0)
-            rates.append(items / wall)
-            tm = read(base + ".time").strip().splitlines()
-            if tm:
-                _, peak, user, system = tm[-1].split()
-                cpus.append((float(user) + float(system)) / items * 1e6)
-                rss.append(int(peak) / 1024)
-            if tool.startswith("richpush") and w != "batch" and w != "fetch-store":
-                bound.append(client_bound(base))
-        rows[(w, tool)] = {"rates": rates, "median": statistics.median(rates) if rates else None,
-                           "cpu_us": statistics.median(cpus) if cpus else None,
-                           "rss_mb": max(rss) if rss else None, "client_bound": any(b for b in bound if b)}
-
-print()
-print(f"{'workload':<48} {'richpush/s':>11} {'peer/s':>9} {'ratio':>7} {'goal':>6}  met  runs (per s)")
-results = []
-for w, tool, peer, goal, what in GOALS:
-    if w not in workloads:
-        continue
-    a, b = rows[(w, tool)], rows[(w, peer)]
-    ratio = a["median"] / b["median"] if a["median"] and b["median"] else None
-    met = ratio is not None and ratio >= goal
-    label = f"{what} (vs {peer})"
-    runs_text = " ".join(f"{x:.0f}" for x in a["rates"]) + " | " + " ".join(f"{x:.0f}" for x in b["rates"])
-    print(f"{label:<48} {f(a['median']):>11} {f(b['median']):>9} {f(ratio, '{:.2f}x'):>7} {goal:>5.2f}x  "
-          f"{'yes' if met else 'NO ':<4} {runs_text}")
-    results.append({"workload": w, "tool": tool, "peer": peer, "goal": goal, "ratio": ratio, "met": met,
-                    "rate": a["median"], "peer_rate": b["median"], "runs": a["rates"], "peer_runs": b["rates"]})
-print()
-print(f"{'workload/tool':<28} {'CPU us/item':>12} {'peak RSS MB':>12}  client-bound")
-for (w, tool), row in rows.items():
-    print(f"{w + ' ' + tool:<28} {f(row['cpu_us']):>12} {f(row['rss_mb'], '{:.1f}'):>12}  "
-          f"{'yes' if row['client_bound'] else '-'}")
-with open(f"{rw}/results.jsonl", "w") as out:
-    for r in results:
-        line = json.dumps(r)
-        out.write(line + "\n")
-        print("RATIO " + line)
-for p in problems:
-    print("problem: " + p)
-sys.exit(1 if problems else 0)
-EOF
+"${PY[@]}" report "$RW" --runs "$RUNS" --startup-runs "$N_STARTUP" --workloads "${WORKLOADS[*]}" \
+    --http-fresh "$N_FRESH" --http-reuse "$N_REUSE" --https-store "$N_TLS" --batch "$N_BATCH" \
+    --fetch-store "$N_TLS" || summary_status=$?
 
 [[ $OUT_ROOT == /dev/shm ]] && rm -rf "$BATCH_IN"
 echo
@@ -387,5 +303,5 @@ for f in "$RW"/runs/*-1.cmd; do printf '  %s\n' "$(<"$f")"; done
 echo "batch and curl outputs: $OUT_ROOT ($(stat -f -c %T "$OUT_ROOT" 2>/dev/null || echo "?"))"
 echo "trust store: $STORE ($STORE_CERTS certificates: $SYSTEM_BUNDLE with the test CA inside)"
 print_machine
-echo "  richpush: $(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo '?'), $("$H2LOAD" --version | head -1), $("$CURL" --version | head -1 | cut -d' ' -f1-2)"
+echo "  richpush: $(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo '?'), $("$H2LOAD" --version | head -1), $("$CURL" --version | head -1 | cut -d' ' -f1-2), $("$FILE" --version | head -1)"
 exit "$summary_status"

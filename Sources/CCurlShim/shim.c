@@ -51,7 +51,6 @@ void rp_sink_init(rp_sink *sink, int fd, int64_t cap, size_t head_limit, int64_t
     sink->cap = cap;
     sink->head_limit = head_limit;
     rp_media_scan_init(&sink->media, scan_limit);
-    sink->tag_end = -1;
     sink->tls.alert_read = -1;
     sink->tls.alert_written = -1;
     if (hash) {
@@ -148,10 +147,8 @@ static size_t rp_sink_write(char *data, size_t size, size_t count, void *userdat
     // What the sniffer needs of the media structure (CMediaScan): where a leading ID3v2 tag ends, whose
     // next bytes are kept, and whether an MPEG-4 video handler lies within the scan limit.
     rp_media_scan_feed(&sink->media, (const unsigned char *)data, total);
-    sink->tag_end = sink->media.tag_end;
-    sink->video_handler = sink->media.video_handler;
-    if (sink->tag_end >= 0 && sink->tag_end < sink->media.limit &&
-        !rp_keep(&sink->after_tag, &sink->after_tag_length, sink->tag_end, rp_media_after_tag_window, offset, data,
+    if (sink->media.tag_end >= 0 && sink->media.tag_end < sink->media.limit &&
+        !rp_keep(&sink->after_tag, &sink->after_tag_length, sink->media.tag_end, rp_media_after_tag_window, offset, data,
                  total)) {
         sink->write_errno = ENOMEM;
         return 0;
@@ -491,12 +488,21 @@ const char *rp_easy_last_header(CURL *easy, const char *name) {
     return "";
 }
 
+// Sockets curl asked to watch that epoll refused (ENOMEM, or ENOSPC past fs.epoll.max_user_watches)
+// are polled instead, at most this many per loop: each step retries adding them and tells curl to try
+// them; a transfer on one is slower, never stuck until its deadline.
+enum { rp_unwatched_capacity = 1024 };
+
 struct rp_loop {
     CURLM *multi;
     int epoll_fd;
     int wake_fd;
     int64_t timer_due;  // when curl's timer fires, in CLOCK_MONOTONIC milliseconds; -1: no timer
     int running;
+    int64_t watch_failures;  // epoll_ctl calls for curl's sockets that failed
+    int fail_watches;        // test hook: the next this many watches fail with ENOSPC
+    int unwatched_count;
+    curl_socket_t unwatched[rp_unwatched_capacity];
 };
 
 static int64_t rp_now_ms(void) {
@@ -505,22 +511,54 @@ static int64_t rp_now_ms(void) {
     return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
+static int rp_unwatched_index(const rp_loop *loop, curl_socket_t socket) {
+    for (int i = 0; i < loop->unwatched_count; i++) {
+        if (loop->unwatched[i] == socket) return i;
+    }
+    return -1;
+}
+
+static void rp_unwatched_remove(rp_loop *loop, curl_socket_t socket) {
+    int index = rp_unwatched_index(loop, socket);
+    if (index >= 0) loop->unwatched[index] = loop->unwatched[--loop->unwatched_count];
+}
+
+// Watches `socket` for `events` (modify, or add when epoll does not know it yet): 0, or -1 and errno.
+static int rp_watch(rp_loop *loop, curl_socket_t socket, uint32_t events) {
+    if (loop->fail_watches > 0) {
+        loop->fail_watches--;
+        errno = ENOSPC;
+        return -1;
+    }
+    struct epoll_event event;
+    event.events = events;
+    event.data.fd = socket;
+    if (epoll_ctl(loop->epoll_fd, EPOLL_CTL_MOD, socket, &event) == 0) return 0;
+    if (errno != ENOENT) return -1;
+    return epoll_ctl(loop->epoll_fd, EPOLL_CTL_ADD, socket, &event);
+}
+
 static int rp_loop_socket(CURL *easy, curl_socket_t socket, int what, void *userp, void *socketp) {
     (void)easy;
     (void)socketp;
     rp_loop *loop = (rp_loop *)userp;
     if (what == CURL_POLL_REMOVE) {
+        // ENOENT for a socket epoll never held, or one the kernel dropped on close: nothing to undo.
         epoll_ctl(loop->epoll_fd, EPOLL_CTL_DEL, socket, NULL);
+        rp_unwatched_remove(loop, socket);
         return 0;
     }
-    struct epoll_event event;
-    event.events = 0;
-    if (what & CURL_POLL_IN) event.events |= EPOLLIN;
-    if (what & CURL_POLL_OUT) event.events |= EPOLLOUT;
-    event.data.fd = socket;
-    if (epoll_ctl(loop->epoll_fd, EPOLL_CTL_MOD, socket, &event) != 0 && errno == ENOENT) {
-        epoll_ctl(loop->epoll_fd, EPOLL_CTL_ADD, socket, &event);
+    uint32_t events = 0;
+    if (what & CURL_POLL_IN) events |= EPOLLIN;
+    if (what & CURL_POLL_OUT) events |= EPOLLOUT;
+    if (rp_watch(loop, socket, events) == 0) {
+        rp_unwatched_remove(loop, socket);
+        return 0;
     }
+    loop->watch_failures++;
+    if (rp_unwatched_index(loop, socket) >= 0) return 0;
+    if (loop->unwatched_count == rp_unwatched_capacity) return -1;  // curl then ends the loop's transfers
+    loop->unwatched[loop->unwatched_count++] = socket;
     return 0;
 }
 
@@ -584,6 +622,7 @@ int rp_loop_step(rp_loop *loop, int max_wait_ms) {
     enum { capacity = 256 };
     struct epoll_event events[capacity];
     int wait = max_wait_ms;
+    if (loop->unwatched_count > 0 && wait > 10) wait = 10;  // polled sockets: look again soon
     if (loop->timer_due >= 0) {
         int64_t left = loop->timer_due - rp_now_ms();
         if (left < 0) left = 0;
@@ -617,6 +656,18 @@ int rp_loop_step(rp_loop *loop, int max_wait_ms) {
         if (events[i].events & (EPOLLERR | EPOLLHUP)) mask |= CURL_CSELECT_ERR;
         curl_multi_socket_action(loop->multi, fd, mask, &loop->running);
     }
+    // Sockets epoll refused: watch them now if it takes them, else let curl try them as if ready (a
+    // socket that is not ready gives EAGAIN, which curl expects). A copy: curl may change the list.
+    if (loop->unwatched_count > 0) {
+        int pending = loop->unwatched_count;
+        curl_socket_t polled[rp_unwatched_capacity];
+        memcpy(polled, loop->unwatched, sizeof(curl_socket_t) * (size_t)pending);
+        for (int i = 0; i < pending; i++) {
+            if (rp_unwatched_index(loop, polled[i]) < 0) continue;
+            if (rp_watch(loop, polled[i], EPOLLIN | EPOLLOUT) == 0) rp_unwatched_remove(loop, polled[i]);
+            curl_multi_socket_action(loop->multi, polled[i], CURL_CSELECT_IN | CURL_CSELECT_OUT, &loop->running);
+        }
+    }
     // curl's timer; cleared first because acting on it may set a new one.
     if (loop->timer_due >= 0 && rp_now_ms() >= loop->timer_due) {
         loop->timer_due = -1;
@@ -630,3 +681,9 @@ int rp_loop_step(rp_loop *loop, int max_wait_ms) {
 }
 
 int rp_loop_epoll_descriptor(rp_loop *loop) { return loop->epoll_fd; }
+
+int64_t rp_loop_watch_failures(rp_loop *loop) { return loop->watch_failures; }
+
+int rp_loop_unwatched_count(rp_loop *loop) { return loop->unwatched_count; }
+
+void rp_loop_fail_watches(rp_loop *loop, int count) { loop->fail_watches = count; }

@@ -20,7 +20,7 @@ import Testing
             offset = end
         }
         let head = sink.head.map { Array(UnsafeBufferPointer(start: $0, count: sink.head_length)) } ?? []
-        return (sink.video_handler != 0, head, sink.bytes)
+        return (sink.media.video_handler != 0, head, sink.bytes)
     }
 
     /// `hdlr`, version and flags, pre_defined, then the handler type.

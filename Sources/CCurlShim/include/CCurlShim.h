@@ -59,9 +59,8 @@ typedef struct rp_sink {
     size_t head_limit;
     unsigned char *after_tag;  // the bytes after a leading ID3v2 tag (NULL when there is none)
     size_t after_tag_length;
-    rp_media_scan media;       // the media structure seen so far (CMediaScan), within the scan limit
-    int64_t tag_end;           // media.tag_end, copied after each chunk for readers of the older fields
-    int video_handler;         // media.video_handler, copied likewise
+    rp_media_scan media;       // the media structure seen so far (CMediaScan): media.tag_end, where a
+                               // leading ID3v2 tag ends; media.video_handler, an MPEG-4 'vide' handler
     void *digest;              // EVP_MD_CTX, NULL when hashing is off or failed
     void *trust;               // rp_trust_store * the handshake verifies against (not owned)
     rp_tls_report tls;         // what the handshake showed
@@ -141,6 +140,13 @@ void rp_loop_wakeup(rp_loop *loop);
 int rp_loop_step(rp_loop *loop, int max_wait_ms);
 /// The loop's epoll descriptor, for tests that break it on purpose.
 int rp_loop_epoll_descriptor(rp_loop *loop);
+/// How many times epoll refused to watch one of curl's sockets (ENOMEM, ENOSPC). Such a socket is
+/// polled (every 10 ms at most, retried each step) instead of waiting until its transfer's deadline.
+int64_t rp_loop_watch_failures(rp_loop *loop);
+/// Sockets polled now because epoll refused them.
+int rp_loop_unwatched_count(rp_loop *loop);
+/// Test hook: the next `count` watches of curl's sockets fail as if epoll were out of watches.
+void rp_loop_fail_watches(rp_loop *loop, int count);
 
 /// Reads the next finished transfer from the multi handle; returns 0 when there is none.
 int rp_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result);

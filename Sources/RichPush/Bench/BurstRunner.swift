@@ -11,6 +11,11 @@ import Synchronization
 /// Each device adds itself to the report the moment it finishes, so progress, the in-flight count
 /// and the report follow the run as it happens; a clock reports progress at least every
 /// ``progressInterval`` even when nothing finishes.
+///
+/// What a phone does for itself is done per device: the download, the sniff, the verdict. What is
+/// the same for every device is done once per run: the payload is read and its URL judged once per
+/// network profile (``ServiceExtension/prepare(_:)``), and one task per concurrency slot runs its
+/// devices one after another (``BurstAdmission`` decides which and when), instead of a task per device.
 public struct BurstRunner: Sendable {
     public let service: ServiceExtension
     public let payload: [UInt8]
@@ -65,12 +70,11 @@ public struct BurstRunner: Sendable {
         }
     }
 
-    /// The run's shared state: the report and the counts, updated by each device as it ends.
+    /// The run's shared state: the report, the counts and the admission, updated by each slot.
     private struct Shared: Sendable {
         var report: BenchReport
         var progress: Progress
-        /// The scheduler, waiting for a free slot under the concurrency cap.
-        var waiter: CheckedContinuation<Void, Never>?
+        var admission: BurstAdmission
     }
 
     /// The shared state behind its lock, shared by reference between the scheduler and the devices.
@@ -100,19 +104,19 @@ public struct BurstRunner: Sendable {
 
     /// Runs every device and adds each to `report` as it finishes.
     public func run(into report: inout BenchReport, progress: @escaping @Sendable (Progress) -> Void = { _ in }) async {
-        let plan = indices.map { (offset: schedule.offset(of: $0), index: $0) }.sorted { $0.offset < $1.offset }
+        let admission = BurstAdmission(
+            plan: indices.map { BurstAdmission.Entry(offset: schedule.offset(of: $0), index: $0) },
+            timeLimit: timeLimit)
         let began = ContinuousClock.now
         let cpuBefore = ClientLoad.processCPUTime()
         let shared = Guarded(
             Shared(
                 report: report,
                 progress: Progress(
-                    total: plan.count, started: 0, done: 0, failures: 0, verdicts: [:], began: began, maxInFlight: 0,
-                    lastArrival: plan.last?.offset ?? .zero)), observer: progress)
-        let networks = self.networks
-        let payload = self.payload
-        let concurrency = self.concurrency
-        let limit = began + timeLimit
+                    total: admission.plan.count, started: 0, done: 0, failures: 0, verdicts: [:], began: began,
+                    maxInFlight: 0, lastArrival: admission.plan.last?.offset ?? .zero),
+                admission: admission), observer: progress)
+        let deliveries = networks.prepared(payload)
         let interval = progressInterval
         // The clock: progress at least every `interval`, whether or not devices finish.
         let ticker = Task {
@@ -123,45 +127,9 @@ public struct BurstRunner: Sendable {
             }
         }
         await withDiscardingTaskGroup { group in
-            // When the cap last let the scheduler go: devices due before then were held back by it too.
-            var capReleased = began
-            for entry in plan {
-                let arrival = began + entry.offset
-                if arrival > .now { try? await Task.sleep(until: arrival, clock: .continuous) }
-                // A free slot under the cap: taken at once, or handed over by the next device to end.
-                var heldBack = false
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let free = shared.withLock { state -> Bool in
-                        if state.progress.inFlight < concurrency {
-                            state.progress.started += 1
-                            return true
-                        }
-                        state.waiter = continuation
-                        return false
-                    }
-                    if free { continuation.resume() } else { heldBack = true }
-                }
-                let released = ContinuousClock.now
-                if heldBack { capReleased = released }
-                heldBack = heldBack || arrival < capReleased
-                if released >= limit || Task.isCancelled {
-                    shared.withLock { $0.progress.started -= 1 }
-                    break
-                }
-                shared.withLock { state in
-                    state.progress.maxInFlight = max(state.progress.maxInFlight, state.progress.inFlight)
-                    state.report.notePeakInFlight(state.progress.inFlight, at: released - began)
-                }
-                let scheduled = entry.offset
-                // The moment this device was free to start: its arrival, or when the cap let it go.
-                let free = max(arrival, capReleased)
-                let (service, network) = networks.service(for: entry.index)
+            for _ in 0..<min(concurrency, admission.plan.count) {
                 group.addTask {
-                    let startedAt = ContinuousClock.now
-                    let result = await service.process(payload, arrivedAt: arrival)
-                    Self.finish(
-                        result.outcome, shared: shared, began: began, scheduled: scheduled, free: free,
-                        startedAt: startedAt, heldBack: heldBack, network: network)
+                    await Self.slot(shared: shared, deliveries: deliveries, began: began)
                 }
             }
             // Devices still running end within their own budget (each has its deadline), so the run
@@ -171,7 +139,7 @@ public struct BurstRunner: Sendable {
         let cpuAfter = ClientLoad.processCPUTime()
         let wall = ContinuousClock.now - began
         report = shared.withLock { state in
-            state.report.notStarted += plan.count - state.progress.started
+            state.report.notStarted += state.admission.notStarted
             return state.report
         }
         report.durationSeconds = wall.inSeconds
@@ -182,8 +150,36 @@ public struct BurstRunner: Sendable {
         shared.deliver(shared.withLock { $0.progress })
     }
 
-    /// Counts a finished device and hands its slot to a waiting one. Synchronous and not inlined, so
-    /// the device's async frame holds none of this while the download runs.
+    /// One concurrency slot: claims the next device, waits for its arrival, runs it, and again, until
+    /// the admission has nothing more (or the run is cancelled).
+    private static func slot(shared: Guarded, deliveries: NetworkAssignment.Deliveries, began: ContinuousClock.Instant)
+        async
+    {
+        while !Task.isCancelled {
+            let claim = shared.withLock { $0.admission.claim(now: .now - began) }
+            guard case .device(let entry, let heldBack, let free) = claim else { return }
+            let arrival = began + entry.offset
+            if arrival > .now { try? await Task.sleep(until: arrival, clock: .continuous) }
+            let startedAt = ContinuousClock.now
+            let launched = shared.withLock { state -> Bool in
+                if Task.isCancelled { state.admission.stop() }
+                guard let inFlight = state.admission.launch(now: startedAt - began) else { return false }
+                state.progress.started = state.admission.started
+                state.progress.maxInFlight = state.admission.maxInFlight
+                state.report.notePeakInFlight(inFlight, at: startedAt - began)
+                return true
+            }
+            guard launched else { return }
+            let (service, prepared, network) = deliveries.device(entry.index)
+            let result = await service.process(prepared, arrivedAt: arrival)
+            finish(
+                result.outcome, shared: shared, began: began, scheduled: entry.offset, free: began + free,
+                startedAt: startedAt, heldBack: heldBack, network: network)
+        }
+    }
+
+    /// Counts a finished device and frees its slot. Synchronous and not inlined, so the slot's async
+    /// frame holds none of this while the download runs.
     @inline(never)
     private static func finish(
         _ outcome: Outcome, shared: Guarded, began: ContinuousClock.Instant, scheduled: Duration,
@@ -200,8 +196,9 @@ public struct BurstRunner: Sendable {
             heldBack: heldBack && started - scheduled > .milliseconds(1),
             schedulingLag: max(.zero, startedAt - free), network: network)
         device.contentExtension = outcome.contentExtension?.outcome
-        let (snapshot, waiter) = shared.withLock { state in
+        let snapshot = shared.withLock { state in
             state.progress.done += 1
+            state.admission.end(now: ended)
             // A device cut short by an interruption says nothing about the host: not counted.
             if device.reason == .cancelled {
                 state.report.notStarted += 1
@@ -210,15 +207,8 @@ public struct BurstRunner: Sendable {
                 if device.verdict != .attached { state.progress.failures += 1 }
                 state.report.add(device)
             }
-            // The slot passes straight to a waiting device, so in flight never passes the cap.
-            let waiter = state.waiter
-            if waiter != nil {
-                state.waiter = nil
-                state.progress.started += 1
-            }
-            return (state.progress, waiter)
+            return state.progress
         }
-        waiter?.resume()
         shared.deliver(snapshot)
     }
 }

@@ -22,20 +22,38 @@ public struct NetworkAssignment: Sendable {
 
     /// The devices `0..<devices` over the profiles of `mix`, drawn with `seed`.
     public init(mix: NetworkMix, devices: Int, seed: UInt64, service: ServiceExtension) {
-        services = mix.entries.map { entry in
-            var policy = service.policy
-            policy.fetch.network = entry.profile
-            return ServiceExtension(
-                engine: service.engine, sniffer: service.sniffer, store: service.store, policy: policy,
-                sharedDownloads: service.sharedDownloads, tracker: service.tracker)
-        }
+        // The same extension over each profile: its store, engine, sniff cache and emitsPayload kept.
+        services = mix.entries.map { service.over($0.profile) }
         indices = mix.entryIndices(devices: devices, seed: seed)
     }
 
     /// The service device `index` runs, and the name of its profile (nil over loopback).
     public func service(for index: Int) -> (service: ServiceExtension, network: String?) {
-        let chosen = indices.indices.contains(index) ? services[Int(indices[index])] : services[0]
+        let chosen = services[position(of: index)]
         return (chosen, chosen.policy.fetch.network.map { Self.key($0) })
+    }
+
+    /// A payload prepared once per profile (``ServiceExtension/prepare(_:)``), handed to each device
+    /// with its service: what a run reads once instead of once per device.
+    public struct Deliveries: Sendable {
+        let assignment: NetworkAssignment
+        let payloads: [ServiceExtension.PreparedPayload]
+
+        /// Device `index`'s service, the payload prepared for it, and its profile's name (nil over loopback).
+        func device(_ index: Int) -> (ServiceExtension, ServiceExtension.PreparedPayload, String?) {
+            let position = assignment.position(of: index)
+            let service = assignment.services[position]
+            return (service, payloads[position], service.policy.fetch.network.map { NetworkAssignment.key($0) })
+        }
+    }
+
+    /// `payload` prepared by each profile's service.
+    public func prepared(_ payload: [UInt8]) -> Deliveries {
+        Deliveries(assignment: self, payloads: services.map { $0.prepare(payload) })
+    }
+
+    private func position(of index: Int) -> Int {
+        indices.indices.contains(index) ? Int(indices[index]) : 0
     }
 
     /// The key a profile's rows have in reports: its name in lower case (`3g`, `very-bad`).

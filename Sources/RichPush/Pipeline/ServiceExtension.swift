@@ -40,7 +40,7 @@ public struct ServiceExtension: Sendable {
     /// Where attachments are kept; `nil` keeps none (a bench without an output folder): the body is sniffed and
     /// hashed as it arrives and then dropped, and the verdict is the same.
     public let store: AttachmentStore?
-    public let policy: ExtensionPolicy
+    public private(set) var policy: ExtensionPolicy
     /// When set, each URL is downloaded once and shared by every payload that names it.
     public let sharedDownloads: SharedDownloads?
     /// When set (delivery tracking is on), each payload's delivery event is recorded for `/users/track`.
@@ -50,6 +50,7 @@ public struct ServiceExtension: Sendable {
     public var emitsPayload = true
     /// What the sniffer said of each input it read (a download's kept head and media facts) for this
     /// extension: a campaign sends every device the same asset, and the same input always sniffs the same.
+    /// Shared by the copies ``over(_:)`` makes.
     let sniffs = SniffCache()
 
     public init(
@@ -65,6 +66,14 @@ public struct ServiceExtension: Sendable {
         self.sharedDownloads = sharedDownloads
     }
 
+    /// This extension over another network (`nil`: loopback), everything else the same: the store,
+    /// the engine, the sniff cache and whether the payload is emitted.
+    public func over(_ network: NetworkProfile?) -> ServiceExtension {
+        var copy = self
+        copy.policy.fetch.network = network
+        return copy
+    }
+
     public func process(_ bytes: [UInt8]) async -> ProcessResult {
         await process(bytes, arrivedAt: .now)
     }
@@ -72,10 +81,61 @@ public struct ServiceExtension: Sendable {
     /// Processes a payload that reached the device at `arrival`: the budget (and the elapsed time
     /// reported) counts from then, even if the run started later (the burst benchmark's open loop).
     public func process(_ bytes: [UInt8], arrivedAt arrival: ContinuousClock.Instant) async -> ProcessResult {
-        let started = arrival
-        let deadline = started + policy.budget
-        let (outcome, root) = await run(bytes, deadline: deadline)
-        return emit(outcome, root: root, bytes: bytes, started: started)
+        await process(prepare(bytes), arrivedAt: arrival)
+    }
+
+    /// A payload read once for many deliveries: stages 1 to 4 (APNs rules, invocation, Braze's
+    /// `ab.att`, policy) depend on the bytes and the policy only, so a bench reads its payload and
+    /// decides its URL once per run, and each device starts at the download, the part a phone
+    /// really does on its own. ``process(_:arrivedAt:)`` of the same bytes gives the same result.
+    public struct PreparedPayload: Sendable {
+        let bytes: [UInt8]
+        let stage: Stage
+
+        enum Stage: Sendable {
+            /// Decided before any download: the outcome (its elapsed time is set per delivery).
+            case decided(Outcome, root: JSONValue?)
+            /// An attachment: what the payload asks for, and what the policy says of its URL.
+            case attachment(Attachment, root: JSONValue)
+        }
+
+        struct Attachment: Sendable {
+            let url: String
+            let declared: String
+            let format: AttachmentFormat
+            let fileExtension: String
+            let warnings: [Warning]
+            let admission: Admission
+        }
+    }
+
+    /// What the policy says of an attachment's URL before anything is fetched.
+    enum Admission: Sendable {
+        case decided(Outcome)
+        /// Fetch `url` (trimmed) under `policy`, whose `maxBytes` is the class cap `cap`.
+        case fetch(url: String, policy: FetchPolicy, cap: Int64)
+    }
+
+    /// Reads `bytes` as far as it can without a download (see ``PreparedPayload``).
+    public func prepare(_ bytes: [UInt8]) -> PreparedPayload {
+        switch inspect(bytes) {
+        case .decided(let outcome, let root):
+            return PreparedPayload(bytes: bytes, stage: .decided(outcome, root: root))
+        case .attachment(let url, let declared, let format, let root, let warnings):
+            let attachment = PreparedPayload.Attachment(
+                url: url, declared: declared, format: format,
+                fileExtension: AttachmentFormat.normalizedExtension(declared), warnings: warnings,
+                admission: admit(url: url, format: format, payloadBytes: bytes.count))
+            return PreparedPayload(bytes: bytes, stage: .attachment(attachment, root: root))
+        }
+    }
+
+    /// Delivers a prepared payload that reached the device at `arrival` (see ``process(_:arrivedAt:)``).
+    public func process(_ prepared: PreparedPayload, arrivedAt arrival: ContinuousClock.Instant) async
+        -> ProcessResult
+    {
+        let (outcome, root) = await run(prepared, deadline: arrival + policy.budget)
+        return emit(outcome, root: root, bytes: prepared.bytes, started: arrival)
     }
 
     /// The last stage: the elapsed time, the delivery event, the content extension, the mutated payload.
@@ -114,19 +174,32 @@ public struct ServiceExtension: Sendable {
         return ProcessResult(outcome: outcome, mutatedPayload: mutated)
     }
 
-    private func run(_ bytes: [UInt8], deadline: ContinuousClock.Instant) async -> (Outcome, JSONValue?) {
-        switch inspect(bytes) {
+    private func run(_ prepared: PreparedPayload, deadline: ContinuousClock.Instant) async -> (Outcome, JSONValue?) {
+        switch prepared.stage {
         case .decided(let outcome, let root):
             return (outcome, root)
-        case .attachment(let url, let declared, let format, let root, let warnings):
-            var outcome = await attach(
-                url: url, format: format, fileExtension: AttachmentFormat.normalizedExtension(declared),
-                deadline: deadline, payloadBytes: bytes.count)
-            outcome.url = url
-            outcome.declaredType = declared
-            outcome.warnings = warnings + outcome.warnings
-            return (outcome, root)
+        case .attachment(let attachment, let root):
+            var outcome: Outcome
+            switch attachment.admission {
+            case .decided(let decided):
+                outcome = decided
+            case .fetch(let url, let policy, let cap):
+                outcome = await attach(
+                    FetchRequest(url: url, deadline: deadline, policy: policy), cap: cap, format: attachment.format,
+                    fileExtension: attachment.fileExtension, payloadBytes: prepared.bytes.count)
+            }
+            return (Self.describe(outcome, attachment), root)
         }
+    }
+
+    /// The outcome with what the payload asked for and the payload's own warnings first.
+    @inline(never)
+    private static func describe(_ outcome: Outcome, _ attachment: PreparedPayload.Attachment) -> Outcome {
+        var outcome = outcome
+        outcome.url = attachment.url
+        outcome.declaredType = attachment.declared
+        outcome.warnings = attachment.warnings + outcome.warnings
+        return outcome
     }
 
     /// Stages 1 to 3: read, invocation, Braze's `ab.att` (out of the async frame, see ``attach``).
@@ -142,12 +215,11 @@ public struct ServiceExtension: Sendable {
     /// checks and messages before and after run in synchronous functions (`@inline(never)` keeps them
     /// out of the frame). With thousands of devices in flight this was most of a device's memory.
     private func attach(
-        url: String, format: AttachmentFormat, fileExtension: String, deadline: ContinuousClock.Instant,
-        payloadBytes: Int
+        _ request: FetchRequest, cap: Int64, format: AttachmentFormat, fileExtension: String, payloadBytes: Int
     ) async -> Outcome {
         let exhaustion = DescriptorExhaustion.generation
         let outcome = await fetchAndJudge(
-            url: url, format: format, fileExtension: fileExtension, deadline: deadline, payloadBytes: payloadBytes)
+            request, cap: cap, format: format, fileExtension: fileExtension, payloadBytes: payloadBytes)
         return Self.blamingDescriptorExhaustion(outcome, since: exhaustion)
     }
 
@@ -180,15 +252,9 @@ public struct ServiceExtension: Sendable {
     }
 
     private func fetchAndJudge(
-        url: String, format: AttachmentFormat, fileExtension: String, deadline: ContinuousClock.Instant,
-        payloadBytes: Int
+        _ request: FetchRequest, cap: Int64, format: AttachmentFormat, fileExtension: String, payloadBytes: Int
     ) async -> Outcome {
-        let request: FetchRequest
-        let cap: Int64
-        switch prepare(url: url, format: format, deadline: deadline, payloadBytes: payloadBytes) {
-        case .decided(let outcome): return outcome
-        case .fetch(let prepared, let preparedCap): (request, cap) = (prepared, preparedCap)
-        }
+        let deadline = request.deadline
         // 5. Fetch into a temporary file in the output folder (or share one download of the URL, or
         // keep nothing when there is no store).
         switch await download(request) {
@@ -213,18 +279,11 @@ public struct ServiceExtension: Sendable {
         }
     }
 
-    private enum Preparation {
-        case decided(Outcome)
-        case fetch(FetchRequest, cap: Int64)
-    }
-
     /// Stage 4, policy (App Transport Security and the class cap): the outcome when the URL cannot be
-    /// fetched, or the request to fetch it with.
+    /// fetched, or the URL and policy to fetch it with.
     @inline(never)
-    private func prepare(
-        url: String, format: AttachmentFormat, deadline: ContinuousClock.Instant, payloadBytes: Int
-    ) -> Preparation {
-        func finish(_ verdict: Verdict, _ reason: ReasonCode, _ message: String, hint: String? = nil) -> Preparation {
+    private func admit(url: String, format: AttachmentFormat, payloadBytes: Int) -> Admission {
+        func finish(_ verdict: Verdict, _ reason: ReasonCode, _ message: String, hint: String? = nil) -> Admission {
             .decided(
                 Outcome(verdict: verdict, reason: reason, message: message, hint: hint, payloadBytes: payloadBytes))
         }
@@ -258,7 +317,7 @@ public struct ServiceExtension: Sendable {
         fetchPolicy.keepsBodySummary = true
         // The hash names the stored file; with no store (a bench without an output folder) it is not computed.
         fetchPolicy.hashesBody = store != nil
-        return .fetch(FetchRequest(url: trimmed, deadline: deadline, policy: fetchPolicy), cap: cap)
+        return .fetch(url: trimmed, policy: fetchPolicy, cap: cap)
     }
 
     /// `url.trimmingCharacters(in: .whitespaces)`, without Foundation's copy when neither end is

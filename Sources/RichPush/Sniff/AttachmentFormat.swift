@@ -83,6 +83,8 @@ public struct AttachmentFormat: Sendable, Equatable, Hashable {
 
     /// The format of bytes libmagic reported as `mime` (parameters such as `; charset=` ignored).
     public static func forMIME(_ mime: String) -> AttachmentFormat? {
+        // libmagic's and nearly every server's spelling is a key as it is ("image/jpeg"): no copy, no trim.
+        if let exact = byMIME[mime] { return exact }
         let bare = mime.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         return byMIME[bare.lowercased()]
     }

@@ -17,26 +17,39 @@ import Testing
         return summary
     }
 
-    func key(_ summary: BodySummary) throws -> SniffCache.Key {
-        let key = try TypeSniffer.withInput(of: summary) { SniffCache.key(of: $0) }
-        return try #require(key)
-    }
-
-    @Test func remembersByKeyAndStartsOverWhenFull() throws {
+    @Test func remembersByInputAndStartsOverWhenFull() throws {
         let cache = SniffCache(capacity: 2)
         let jpeg = Sniff(mime: "image/jpeg", description: "", formatName: "jpg", hasVideoTrack: nil, notes: [])
         let gif = Sniff(mime: "image/gif", description: "", formatName: "gif", hasVideoTrack: nil, notes: [])
-        let (a, b, c) = (try key(summary(of: [1])), try key(summary(of: [2])), try key(summary(of: [3])))
-        #expect(cache.sniff(of: a) == nil)
-        cache.remember(jpeg, of: a)
-        cache.remember(gif, of: b)
-        #expect(cache.sniff(of: a) == jpeg)
-        #expect(cache.sniff(of: b) == gif)
-        cache.remember(jpeg, of: b)
-        #expect(cache.count == 2, "replacing an entry does not start over")
-        cache.remember(gif, of: c)
+        let (a, b, c) = (summary(of: [1]), summary(of: [2]), summary(of: [3]))
+        func known(_ summary: BodySummary) throws -> Sniff? {
+            try TypeSniffer.withInput(of: summary) { cache.sniff(of: $0) }
+        }
+        func remember(_ sniff: Sniff, _ summary: BodySummary) throws {
+            try TypeSniffer.withInput(of: summary) { cache.remember(sniff, of: $0) }
+        }
+        #expect(try known(a) == nil)
+        try remember(jpeg, a)
+        try remember(gif, b)
+        #expect(try known(a) == jpeg)
+        #expect(try known(b) == gif)
+        try remember(gif, b)
+        #expect(cache.count == 2, "remembering an input again does not start over")
+        try remember(gif, c)
         #expect(cache.count == 1)
-        #expect(cache.sniff(of: c) == gif)
+        #expect(try known(c) == gif)
+        #expect(try known(a) == nil)
+    }
+
+    @Test func startsOverPastItsBytes() throws {
+        let cache = SniffCache(byteCapacity: 3 * TypeSniffer.magicWindow)
+        let png = Sniff(mime: "image/png", description: "", formatName: "png", hasVideoTrack: nil, notes: [])
+        for byte in UInt8(0)..<4 {
+            var head = Self.png
+            head[0] = byte
+            try TypeSniffer.withInput(of: summary(of: head)) { cache.remember(png, of: $0) }
+            #expect(cache.count == Int(byte % 3) + 1)
+        }
     }
 
     /// The key is what the sniffer reads, so bodies that differ only past the head share it, hashed or
@@ -62,6 +75,7 @@ import Testing
         let sniffer = TypeSniffer()
         _ = try cache.sniff(body: summary(of: Self.png), with: sniffer)
         var expected = 1
+        // The last byte, one in the middle (outside the fingerprint's 256 bytes at each end), one inside it.
         for position in [TypeSniffer.magicWindow - 1, TypeSniffer.magicWindow / 2, 200] {
             var changed = Self.png
             changed[position] ^= 0x01
