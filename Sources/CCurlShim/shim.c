@@ -183,46 +183,88 @@ CURLcode rp_easy_attach_sink(CURL *easy, rp_sink *sink) {
 }
 
 struct rp_trust_store {
-    X509_STORE *store;
+    pthread_mutex_t lock;
+    X509_STORE *store;  // NULL until the first connection (or rp_trust_store_build) needs it
+    int builds;
+    int count;
+    char **files;
 };
 
-rp_trust_store *rp_trust_store_create(const char *const *files, int count, int *failed_index, char *error,
-                                      size_t error_size) {
-    *failed_index = -1;
-    if (error_size > 0) error[0] = 0;
-    X509_STORE *store = X509_STORE_new();
+rp_trust_store *rp_trust_store_create(const char *const *files, int count) {
     rp_trust_store *trust = calloc(1, sizeof *trust);
-    if (store == NULL || trust == NULL) {
-        X509_STORE_free(store);
+    char **copies = calloc(count > 0 ? (size_t)count : 1, sizeof(char *));
+    if (trust == NULL || copies == NULL || pthread_mutex_init(&trust->lock, NULL) != 0) {
         free(trust);
-        if (error_size > 0) snprintf(error, error_size, "out of memory");
+        free(copies);
         return NULL;
     }
-    ERR_clear_error();
+    trust->files = copies;
     for (int i = 0; i < count; i++) {
-        if (X509_STORE_load_file(store, files[i]) != 1) {
-            *failed_index = i;
-            unsigned long code = ERR_get_error();
-            if (error_size > 0) {
-                if (code != 0) {
-                    ERR_error_string_n(code, error, error_size);
-                } else {
-                    snprintf(error, error_size, "no certificate could be read");
-                }
-            }
-            ERR_clear_error();
-            X509_STORE_free(store);
-            free(trust);
+        copies[i] = strdup(files[i]);
+        if (copies[i] == NULL) {
+            trust->count = i;
+            rp_trust_store_release(trust);
             return NULL;
         }
     }
-    trust->store = store;
+    trust->count = count;
     return trust;
+}
+
+// Builds the store under the lock if it is not built yet; the store, or NULL with the failure in
+// `failed_index` and `error`. A failure is not kept: the next call tries again (the file may be fixed).
+static X509_STORE *rp_trust_store_get(rp_trust_store *trust, int *failed_index, char *error, size_t error_size) {
+    *failed_index = -1;
+    if (error_size > 0) error[0] = 0;
+    pthread_mutex_lock(&trust->lock);
+    X509_STORE *built = trust->store;
+    if (built == NULL) {
+        X509_STORE *store = X509_STORE_new();
+        if (store == NULL && error_size > 0) snprintf(error, error_size, "out of memory");
+        ERR_clear_error();
+        for (int i = 0; store != NULL && i < trust->count; i++) {
+            if (X509_STORE_load_file(store, trust->files[i]) != 1) {
+                *failed_index = i;
+                unsigned long code = ERR_get_error();
+                if (error_size > 0) {
+                    if (code != 0) {
+                        ERR_error_string_n(code, error, error_size);
+                    } else {
+                        snprintf(error, error_size, "no certificate could be read");
+                    }
+                }
+                ERR_clear_error();
+                X509_STORE_free(store);
+                store = NULL;
+            }
+        }
+        if (store != NULL) {
+            trust->store = store;
+            trust->builds++;
+            built = store;
+        }
+    }
+    pthread_mutex_unlock(&trust->lock);
+    return built;
+}
+
+int rp_trust_store_build(rp_trust_store *trust, int *failed_index, char *error, size_t error_size) {
+    return rp_trust_store_get(trust, failed_index, error, error_size) != NULL;
+}
+
+int rp_trust_store_builds(rp_trust_store *trust) {
+    pthread_mutex_lock(&trust->lock);
+    int builds = trust->builds;
+    pthread_mutex_unlock(&trust->lock);
+    return builds;
 }
 
 void rp_trust_store_release(rp_trust_store *trust) {
     if (trust == NULL) return;
     X509_STORE_free(trust->store);
+    for (int i = 0; i < trust->count; i++) free(trust->files[i]);
+    free(trust->files);
+    pthread_mutex_destroy(&trust->lock);
     free(trust);
 }
 
@@ -272,8 +314,13 @@ static CURLcode rp_trust_store_ctx(CURL *easy, void *ssl_ctx, void *userdata) {
     rp_sink *sink = (rp_sink *)userdata;
     rp_trust_store *trust = (rp_trust_store *)sink->trust;
     SSL_CTX *ctx = (SSL_CTX *)ssl_ctx;
+    // Built here when the transfer did not need it up front (an http URL redirected to https).
+    int failed_index;
+    char error[256];
+    X509_STORE *store = rp_trust_store_get(trust, &failed_index, error, sizeof error);
+    if (store == NULL) return CURLE_SSL_CACERT_BADFILE;
     // set1 takes its own reference: the SSL_CTX may outlive the transfer on a kept connection.
-    SSL_CTX_set1_cert_store(ctx, trust->store);
+    SSL_CTX_set1_cert_store(ctx, store);
     // Give back a connection's 17 KB TLS read and write buffers whenever they are empty: with
     // thousands of transfers in flight most of them wait for bytes (the write buffer, after the
     // request, for the whole download).

@@ -102,10 +102,23 @@ final class LoopThread {
         active[pending.id] = transfer
     }
 
-    /// The process's store for the spec's trust: built on first use, then shared by every connection.
+    /// The process's store for the spec's trust, shared by every connection: read now for an https
+    /// URL (an unreadable file refuses the transfer, naming it), or in the handshake for an http URL
+    /// that curl redirects to https (most http transfers never read it).
     private func trustStore(for spec: TransferSpec) throws(TrustStore.Failure) -> TrustStore? {
         guard spec.schemes.contains("https") else { return nil }
-        return try TrustStore.shared(CurlLoop.trustSource(systemCAFile: spec.systemCAFile, caFile: spec.caFile))
+        let source = CurlLoop.trustSource(systemCAFile: spec.systemCAFile, caFile: spec.caFile)
+        guard let store = TrustStore.shared(source) else {
+            throw TrustStore.Failure(file: source.files.joined(separator: ", "), reason: "out of memory")
+        }
+        if Self.isHTTPS(spec.url) { try store.ensureBuilt() }
+        return store
+    }
+
+    /// Whether `url` starts with `https:` in any case.
+    static func isHTTPS(_ url: String) -> Bool {
+        let scheme = url.utf8.prefix(6)
+        return scheme.count == 6 && zip(scheme, "https:".utf8).allSatisfy { $0 | 0x20 == $1 | 0x20 }
     }
 
     /// Ends a transfer: `reason` is set when the loop ended it (cancel, stop), `nil` when curl did.

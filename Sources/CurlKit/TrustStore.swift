@@ -2,14 +2,19 @@ import CCurlShim
 import Foundation
 import Synchronization
 
-/// The certificates servers are verified against: built once per process from PEM files, shared by
-/// every TLS connection of every loop.
+/// The certificates servers are verified against: read once per process from PEM files, shared by
+/// every TLS connection of every loop, and only when a connection needs them.
 ///
 /// libcurl 7.88 reuses its certificate store only when trust comes from a CA file alone; Debian's
 /// libcurl also sets a CA path, so by default every fresh connection parses the whole system bundle
 /// again (about 23 ms of CPU each on an idle core, several times that on a busy one). richpush instead
-/// builds one store from the system bundle plus the extra CA file, the first time a loop needs it, and
-/// hands it to each connection; verification itself is unchanged and always on.
+/// builds one store from the system bundle plus the extra CA file and hands it to each connection;
+/// verification itself is unchanged and always on.
+///
+/// Reading the system bundle is most of a short run's CPU (about half of `richpush process` on an
+/// http URL), so the store is read when it is first needed: before an https transfer starts
+/// (``ensureBuilt()``, so an unreadable file refuses the transfer with its name), or, for an http
+/// transfer that curl redirects to https, in the handshake's SSL_CTX callback.
 ///
 /// OpenSSL locks an `X509_STORE` internally, and nothing changes it once built, so connections on
 /// any thread may share it.
@@ -26,42 +31,25 @@ final class TrustStore: @unchecked Sendable {
     }
 
     let handle: OpaquePointer
+    let source: Source
 
-    /// One slot per trust source, each with its own lock, so building one store never holds up a
-    /// loop that needs another.
-    private final class Slot: Sendable {
-        let store = Mutex<Result<TrustStore, Failure>?>(nil)
+    private static let stores = Mutex<[Source: TrustStore]>([:])
+
+    /// The store for `source`, shared by every caller (its files are read on first need); nil only
+    /// when there is no memory for it.
+    static func shared(_ source: Source) -> TrustStore? {
+        stores.withLock { stores in
+            if let store = stores[source] { return store }
+            let store = TrustStore(source)
+            stores[source] = store
+            return store
+        }
     }
 
-    private static let slots = Mutex<[Source: Slot]>([:])
-    private static let builds = Mutex<[Source: Int]>([:])
-
-    /// The store for `source`, built on first use; a second caller for the same source waits for that
-    /// build. A failed build is not kept: the file may be fixed by the next try.
-    static func shared(_ source: Source) throws(Failure) -> TrustStore {
-        let slot = slots.withLock { slots in
-            if let slot = slots[source] { return slot }
-            let slot = Slot()
-            slots[source] = slot
-            return slot
-        }
-        let result = slot.store.withLock { store -> Result<TrustStore, Failure> in
-            if case .success(let built)? = store { return .success(built) }
-            do throws(Failure) {
-                let built = try TrustStore(source)
-                builds.withLock { $0[source, default: 0] += 1 }
-                store = .success(built)
-                return .success(built)
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
-    }
-
-    /// How many times the store for `source` was built in this process: at most once, for tests.
+    /// How many times the store for `source` was read in this process: at most once, for tests.
     static func buildCount(_ source: Source) -> Int {
-        builds.withLock { $0[source] ?? 0 }
+        guard let store = stores.withLock({ $0[source] }) else { return 0 }
+        return Int(rp_trust_store_builds(store.handle))
     }
 
     /// The CA bundle libcurl uses by default on this system (Debian: /etc/ssl/certs/ca-certificates.crt).
@@ -72,23 +60,26 @@ final class TrustStore: @unchecked Sendable {
         return String(cString: path)
     }()
 
-    init(_ source: Source) throws(Failure) {
-        var failedIndex: Int32 = -1
-        var error = [CChar](repeating: 0, count: 256)
+    private init?(_ source: Source) {
         let cStrings = source.files.map { strdup($0) }
         defer { cStrings.forEach { free($0) } }
         let pointers = cStrings.map { UnsafePointer($0) }
-        let store = pointers.withUnsafeBufferPointer { files in
-            rp_trust_store_create(files.baseAddress, Int32(files.count), &failedIndex, &error, error.count)
-        }
-        guard let store else {
-            let index = Int(failedIndex)
-            let file = source.files.indices.contains(index) ? source.files[index] : source.files.joined(separator: ", ")
-            let end = error.firstIndex(of: 0) ?? error.endIndex
-            throw Failure(
-                file: file, reason: String(decoding: error[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
+        guard let store = pointers.withUnsafeBufferPointer({ rp_trust_store_create($0.baseAddress, Int32($0.count)) })
+        else { return nil }
         handle = store
+        self.source = source
+    }
+
+    /// Reads the files now unless that was done before; a failure names the file and OpenSSL's reason,
+    /// and is not kept (the next call tries again).
+    func ensureBuilt() throws(Failure) {
+        var failedIndex: Int32 = -1
+        var error = [CChar](repeating: 0, count: 256)
+        guard rp_trust_store_build(handle, &failedIndex, &error, error.count) == 0 else { return }
+        let index = Int(failedIndex)
+        let file = source.files.indices.contains(index) ? source.files[index] : source.files.joined(separator: ", ")
+        let end = error.firstIndex(of: 0) ?? error.endIndex
+        throw Failure(file: file, reason: String(decoding: error[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
     deinit { rp_trust_store_release(handle) }

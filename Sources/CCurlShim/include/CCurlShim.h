@@ -88,10 +88,15 @@ CURLcode rp_easy_attach_sink(CURL *easy, rp_sink *sink);
 /// given this store gets no CA file or path of its own: the SSL_CTX callback hands it the store.
 typedef struct rp_trust_store rp_trust_store;
 
-/// Builds a store from `count` PEM files (each may hold many certificates); NULL on failure, with
-/// the index of the file that failed in `failed_index` and OpenSSL's reason in `error` (NUL-terminated).
-rp_trust_store *rp_trust_store_create(const char *const *files, int count, int *failed_index, char *error,
-                                      size_t error_size);
+/// A store of the certificates in `count` PEM files (each may hold many), read when first needed: by
+/// rp_trust_store_build, or by the first TLS connection that uses it (an http transfer redirected to
+/// https builds it then, and fails with CURLE_SSL_CACERT_BADFILE if it cannot). NULL when out of memory.
+rp_trust_store *rp_trust_store_create(const char *const *files, int count);
+/// Reads the files now unless done before: 1, or 0 with the index of the file that failed in
+/// `failed_index` and OpenSSL's reason in `error` (NUL-terminated). A failure is not kept.
+int rp_trust_store_build(rp_trust_store *store, int *failed_index, char *error, size_t error_size);
+/// How many times the files were read (0 or 1).
+int rp_trust_store_builds(rp_trust_store *store);
 /// Releases the caller's reference; connections that use the store keep theirs.
 void rp_trust_store_release(rp_trust_store *store);
 /// Makes `easy` verify peers against `store` only (CAINFO and CAPATH unset), and keeps what the

@@ -54,6 +54,32 @@ import Testing
         }
     }
 
+    /// The trust store is read when a TLS connection first needs it: an http download never reads
+    /// the system bundle, and one that curl redirects to https reads it in the handshake and verifies.
+    @Test func readsTheTrustStoreOnlyWhenAConnectionNeedsIt() async throws {
+        defer { cleanUp() }
+        // A trust source of this test's own (a copy of the test CA as the "system" bundle), so the
+        // count is not another test's.
+        let store = folder + "/own-bundle.pem"
+        try FileManager.default.copyItem(atPath: Fixtures.caFile, toPath: store)
+        var policy = self.policy
+        policy.allowHTTP = true
+        policy.systemCAFile = store
+        policy.caFile = nil
+        policy.hostMappings.append(
+            HostMapping(host: "cdn.example.com", port: "80", targetHost: "127.0.0.1", targetPort: "\(server.httpPort)"))
+        let (plain, _) = await fetch("http://cdn.example.com/hero.jpg", policy: policy)
+        #expect((try? plain.get())?.httpStatus == 200)
+        #expect(FetchEngine.trustStoreBuilds(for: policy) == 0, "an http download reads no certificate")
+        let (redirected, file) = await fetch(
+            "http://cdn.example.com/hero.jpg?to=https://cdn.example.com/hero.jpg", policy: policy)
+        let result = try redirected.get()
+        #expect(result.httpStatus == 200)
+        #expect(result.redirectCount == 1)
+        #expect(file == (try Fixtures.bytes(ofAsset: "hero.jpg")))
+        #expect(FetchEngine.trustStoreBuilds(for: policy) == 1)
+    }
+
     func cleanUp() { rig.cleanUp() }
 
     /// How long a test that proves a deadline, a stall or a cancellation ended the transfer may take: far
