@@ -21,7 +21,8 @@ let package = Package(
             name: "RichPushCLI", dependencies: ["RichPush", "POSIXKit", "AssetServer", "Digest", "CProcessStart"]),
 
         // The library: every pipeline stage. It knows nothing of flags, argv, exit codes or terminals.
-        .target(name: "RichPush", dependencies: ["POSIXKit", "CurlKit", "MagicKit", "Digest", "CNetRelay"]),
+        .target(
+            name: "RichPush", dependencies: ["POSIXKit", "CurlKit", "MagicKit", "Digest", "CNetRelay", "CMediaScan"]),
 
         // Below everything: system calls retried on EINTR, the one error that keeps errno, exclusive
         // temporaries, write-all and read-all, and the descriptor budget. Glibc only, no Foundation.
@@ -41,8 +42,11 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // The media structure the sniffer reads (ID3v2 tag end, MPEG-4 brands and video handler), once for
+        // both the curl sink's streamed chunks and a file's buffer; no dependencies.
+        .target(name: "CMediaScan"),
         .target(
-            name: "CCurlShim", dependencies: ["CCurl"],
+            name: "CCurlShim", dependencies: ["CCurl", "CMediaScan"],
             linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         .target(
             name: "CAssetServerShim", dependencies: ["CMicroHTTPD"],
@@ -50,7 +54,7 @@ let package = Package(
 
         // The fuzz target over the readers and writers of untrusted bytes (scripts/fuzz builds it with
         // -sanitize=fuzzer,address); its shim reaches libFuzzer's driver through a weak symbol.
-        .executableTarget(name: "RichPushFuzz", dependencies: ["RichPush", "CFuzzerShim"]),
+        .executableTarget(name: "RichPushFuzz", dependencies: ["RichPush", "CFuzzerShim", "CMediaScan"]),
         .target(name: "CFuzzerShim"),
 
         // The shaping relay behind network profiles: an epoll loop that delays and paces TCP bytes.
@@ -60,6 +64,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["AssetServer", "RichPush", "Digest"], path: "Tests/TestSupport"),
         .testTarget(name: "POSIXKitTests", dependencies: ["POSIXKit", "TestSupport"]),
         .testTarget(name: "CurlKitTests", dependencies: ["CurlKit"]),
+        .testTarget(name: "CMediaScanTests", dependencies: ["CMediaScan"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest"]),
         .testTarget(name: "RichPushTests", dependencies: ["RichPush", "AssetServer", "TestSupport"]),
         .testTarget(name: "AssetServerTests", dependencies: ["AssetServer", "RichPush", "TestSupport"]),
@@ -71,7 +76,7 @@ let package = Package(
 // Shared compiler settings, applied in one place to every Swift target.
 let cTargets: Set<String> = [
     "CCurl", "CMagic", "CCrypto", "CMicroHTTPD", "CCurlShim", "CAssetServerShim", "CFuzzerShim", "CNetRelay",
-    "CProcessStart",
+    "CProcessStart", "CMediaScan",
 ]
 for target in package.targets where !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.swiftLanguageMode(.v6)]

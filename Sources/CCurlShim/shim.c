@@ -45,17 +45,12 @@ CURLMcode rp_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }
 
-// The bytes kept after a leading ID3v2 tag: as many as the sniffer shows libmagic of a file's start
-// (TypeSniffer.magicWindow).
-enum { rp_after_tag_limit = 16 * 1024 };
-
 void rp_sink_init(rp_sink *sink, int fd, int64_t cap, size_t head_limit, int64_t scan_limit, int hash) {
     memset(sink, 0, sizeof *sink);
     sink->fd = fd;
     sink->cap = cap;
     sink->head_limit = head_limit;
-    sink->scan_limit = scan_limit;
-    sink->tag_end = -1;
+    rp_media_scan_init(&sink->media, scan_limit);
     sink->tls.alert_read = -1;
     sink->tls.alert_written = -1;
     if (hash) {
@@ -124,64 +119,6 @@ static int rp_keep(unsigned char **buffer, size_t *length, int64_t start, size_t
     return 1;
 }
 
-// 'hdlr', then version/flags (4) and pre_defined (4), then the handler type: 16 bytes in a row.
-static int rp_is_video_handler(const unsigned char *at) {
-    return memcmp(at, "hdlr", 4) == 0 && memcmp(at + 12, "vide", 4) == 0;
-}
-
-// Looks for a video handler in body bytes [offset, offset + count) below the scan limit. The last 15
-// bytes seen are kept in `window` so that a pattern split across chunks is found; within a chunk the
-// search starts from memchr (a per-byte loop here cost more CPU than the rest of a download).
-static void rp_scan(rp_sink *sink, int64_t offset, const char *data, size_t count) {
-    if (offset >= sink->scan_limit || sink->video_handler || sink->not_mpeg4) return;
-    // The sniffer reads the handler only for a body that starts with an 'ftyp' box (an MPEG-4 file's
-    // first box): for any other body the search would be wasted, about 2% of a bench device's CPU.
-    if (sink->head_limit >= 8 && sink->head_length >= 8 && memcmp(sink->head + 4, "ftyp", 4) != 0) {
-        sink->not_mpeg4 = 1;
-        return;
-    }
-    size_t limit = count;
-    if (offset + (int64_t)limit > sink->scan_limit) limit = (size_t)(sink->scan_limit - offset);
-    if (limit == 0) return;
-    const unsigned char *bytes = (const unsigned char *)data;
-    // Patterns that start in the previous chunks' last 15 bytes: search the window and this chunk's
-    // first 15 bytes, side by side.
-    size_t carried = offset < 15 ? (size_t)offset : 15;
-    if (carried > 0) {
-        unsigned char joined[30];
-        size_t head = limit < 15 ? limit : 15;
-        memcpy(joined, sink->window + 15 - carried, carried);
-        memcpy(joined + carried, bytes, head);
-        for (size_t i = 0; i < carried && i + 16 <= carried + head; i++) {
-            if (rp_is_video_handler(joined + i)) {
-                sink->video_handler = 1;
-                return;
-            }
-        }
-    }
-    // Patterns that start in this chunk (one running past its end is found with the next chunk).
-    const unsigned char *from = bytes;
-    size_t left = limit;
-    while (left >= 16) {
-        // memchr is vectorised and 'h' is rare in compressed media (memmem took ten times its CPU here).
-        const unsigned char *found = memchr(from, 'h', left - 15);
-        if (found == NULL) break;
-        if (rp_is_video_handler(found)) {
-            sink->video_handler = 1;
-            return;
-        }
-        left -= (size_t)(found - from) + 1;
-        from = found + 1;
-    }
-    // Keep the last 15 bytes seen (window[0..15)).
-    if (limit >= 15) {
-        memcpy(sink->window, bytes + limit - 15, 15);
-    } else {
-        memmove(sink->window, sink->window + limit, 15 - limit);
-        memcpy(sink->window + 15 - limit, bytes, limit);
-    }
-}
-
 static size_t rp_sink_write(char *data, size_t size, size_t count, void *userdata) {
     rp_sink *sink = (rp_sink *)userdata;
     size_t total = size * count;
@@ -207,20 +144,15 @@ static size_t rp_sink_write(char *data, size_t size, size_t count, void *userdat
         sink->write_errno = ENOMEM;
         return 0;
     }
-    // A leading ID3v2 tag: "ID3", version (2), flags (1), a 28-bit size in 7-bit bytes, then a footer
-    // when flag 0x10 is set. Its end is known once the first 10 bytes are kept.
-    if (sink->tag_end < 0 && sink->head_length >= 10 && memcmp(sink->head, "ID3", 3) == 0) {
-        int64_t size28 = 0;
-        for (int i = 6; i < 10; i++) size28 = (size28 << 7) | (sink->head[i] & 0x7f);
-        sink->tag_end = 10 + size28 + ((sink->head[5] & 0x10) ? 10 : 0);
-    }
-    if (sink->tag_end >= 0 && sink->tag_end < sink->scan_limit &&
-        !rp_keep(&sink->after_tag, &sink->after_tag_length, sink->tag_end, rp_after_tag_limit, offset, data,
+    // What the sniffer needs of the media structure (CMediaScan): where a leading ID3v2 tag ends, whose
+    // next bytes are kept, and whether an MPEG-4 video handler lies within the scan limit.
+    rp_media_scan_feed(&sink->media, (const unsigned char *)data, total);
+    if (sink->media.tag_end >= 0 && sink->media.tag_end < sink->media.limit &&
+        !rp_keep(&sink->after_tag, &sink->after_tag_length, sink->media.tag_end, rp_media_after_tag_window, offset, data,
                  total)) {
         sink->write_errno = ENOMEM;
         return 0;
     }
-    rp_scan(sink, offset, data, total);
     if (sink->digest != NULL && EVP_DigestUpdate((EVP_MD_CTX *)sink->digest, data, total) != 1) {
         EVP_MD_CTX_free((EVP_MD_CTX *)sink->digest);
         sink->digest = NULL;

@@ -107,24 +107,9 @@ extension ActiveTransfer {
         return outcome
     }
 
-    /// Copies what the sink kept, once the transfer succeeded.
+    /// Takes what the sink kept, once the transfer succeeded: its buffers become the summary's, so the
+    /// head reaches the sniffer (libmagic) without a copy.
     private func bodySummary() -> BodySummary {
-        var summary = BodySummary()
-        let kept = sink.pointee
-        if let head = kept.head, kept.head_length > 0 {
-            summary.head = Array(UnsafeBufferPointer(start: head, count: kept.head_length))
-        }
-        if kept.tag_end >= 0 {
-            summary.tagEnd = Int(kept.tag_end)
-            if let after = kept.after_tag {
-                summary.afterTag = Array(UnsafeBufferPointer(start: after, count: kept.after_tag_length))
-            }
-        }
-        summary.videoHandler = kept.video_handler != 0
-        var digest = [UInt8](repeating: 0, count: 32)
-        if rp_sink_digest(sink, &digest) != 0 {
-            summary.sha256 = digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-        }
-        return summary
+        BodySummary(takingFrom: sink)
     }
 }

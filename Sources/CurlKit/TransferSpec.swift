@@ -159,10 +159,10 @@ public struct TransferOutcome: Sendable {
 
 /// What a transfer learned from its body as the bytes went by, so nobody has to read them back.
 public struct BodySummary: Sendable, Equatable {
-    /// The first ``TransferSpec/headBytes`` bytes (fewer when the body was shorter).
-    public var head: [UInt8] = []
+    /// The first ``TransferSpec/headBytes`` bytes (fewer when the body was shorter), where they were kept.
+    public var keptHead = KeptBytes([])
     /// Up to 16 KiB after a leading ID3v2 tag that ends within the scan limit; `nil` when there is none.
-    public var afterTag: [UInt8]?
+    public var keptAfterTag: KeptBytes?
     /// Where that ID3v2 tag ends, when the body starts with one.
     public var tagEnd: Int?
     /// An MPEG-4 track handler of type `vide` appeared within the scan limit.
@@ -171,4 +171,16 @@ public struct BodySummary: Sendable, Equatable {
     public var sha256: String?
 
     public init() {}
+
+    /// A copy of ``keptHead`` (an error body's text, for example); the sniffer reads ``keptHead`` in place.
+    public var head: [UInt8] {
+        get { keptHead.array }
+        set { keptHead = KeptBytes(newValue) }
+    }
+
+    /// A copy of ``keptAfterTag``.
+    public var afterTag: [UInt8]? {
+        get { keptAfterTag?.array }
+        set { keptAfterTag = newValue.map(KeptBytes.init) }
+    }
 }

@@ -18,6 +18,9 @@ enum FuzzReader: UInt8, CaseIterable {
     case trackResponse = 6
     /// `report merge` inputs: a bench report or a batch summary, read, written back and merged with itself.
     case report = 7
+    /// A body's start for the media scanner (ID3v2 tag end, MPEG-4 brands and video handler), whole and
+    /// in chunks.
+    case mediaScan = 8
     /// A gate threshold's text (`display>=99%`, `p95<800ms`): the grammar, for bench and batch metrics.
     case threshold = 9
 
@@ -38,6 +41,7 @@ enum FuzzReader: UInt8, CaseIterable {
         case .headers: HeaderInvariants.check(bytes)
         case .trackResponse: TrackResponseInvariants.check(bytes)
         case .report: ReportInvariants.check(bytes)
+        case .mediaScan: MediaScanInvariants.check(bytes)
         case .threshold: ThresholdInvariants.check(bytes)
         }
     }

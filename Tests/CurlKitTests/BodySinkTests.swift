@@ -1,6 +1,8 @@
 import CCurlShim
 import Testing
 
+@testable import CurlKit
+
 /// The body sink alone, fed as libcurl would feed it: in chunks of any size.
 @Suite struct BodySinkTests {
     /// Feeds `body` in chunks of `chunk` bytes and returns (video handler seen, head kept, bytes).
@@ -18,7 +20,7 @@ import Testing
             offset = end
         }
         let head = sink.head.map { Array(UnsafeBufferPointer(start: $0, count: sink.head_length)) } ?? []
-        return (sink.video_handler != 0, head, sink.bytes)
+        return (sink.media.video_handler != 0, head, sink.bytes)
     }
 
     /// `hdlr`, version and flags, pre_defined, then the handler type.
@@ -65,5 +67,45 @@ import Testing
             #expect(head == Array(body.prefix(64)))
             #expect(bytes == 1000)
         }
+    }
+}
+
+/// What a finished transfer's summary takes from its sink: the kept buffers themselves, not copies.
+@Suite struct BodySummaryTakingTests {
+    @Test func takesTheKeptBuffersWithoutCopyingThem() {
+        var sink = rp_sink()
+        rp_sink_init(&sink, -1, -1, 64, 1 << 20, 1)
+        defer { rp_sink_release(&sink) }
+        let tagged: [UInt8] =
+            Array("ID3".utf8) + [3, 0, 0, 0, 0, 0, 20] + [UInt8](repeating: 0, count: 20) + [0xff, 0xfb]
+        let accepted = tagged.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { rp_sink_feed(&sink, $0.baseAddress, $0.count) }
+        }
+        #expect(accepted == tagged.count)
+        let head = UnsafeRawPointer(sink.head)
+        let afterTag = UnsafeRawPointer(sink.after_tag)
+        let summary = BodySummary(takingFrom: &sink)
+        #expect(sink.head == nil && sink.head_length == 0 && sink.after_tag == nil, "the sink let go of them")
+        #expect(summary.keptHead.withUnsafeBytes { $0.baseAddress } == head)
+        #expect(summary.keptAfterTag?.withUnsafeBytes { $0.baseAddress } == afterTag)
+        #expect(summary.head == tagged)
+        #expect(summary.afterTag == [0xff, 0xfb])
+        #expect(summary.tagEnd == 30)
+        #expect(!summary.videoHandler)
+        #expect(summary.sha256?.count == 64)
+    }
+
+    @Test func anArrayAndATakenBufferWithTheSameBytesAreEqual() {
+        var sink = rp_sink()
+        rp_sink_init(&sink, -1, -1, 64, 0, 0)
+        defer { rp_sink_release(&sink) }
+        let body = Array("GIF89a".utf8)
+        _ = body.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { rp_sink_feed(&sink, $0.baseAddress, $0.count) }
+        }
+        var copied = BodySummary()
+        copied.head = body
+        #expect(BodySummary(takingFrom: &sink) == copied)
+        #expect(BodySummary(takingFrom: &sink) == BodySummary(), "nothing is left to take twice")
     }
 }

@@ -31,7 +31,7 @@ import Testing
         case plistBombServicePlist, plistBombContentPlist, plistBombVendoredInApp, plistBombTargetInApp
         case plistBombSuite, plistFifoServicePlist
         case thresholdControlCharacters, thresholdHuge, mergeSameSummaryTwice, mergeForeignIdentity
-        case reportIsAHardLink, batchResultsIsALink
+        case reportIsAHardLink, batchResultsIsALink, sniffLyingMediaSizes
         var testDescription: String { rawValue }
     }
 
@@ -82,8 +82,48 @@ import Testing
         return Array((head + String(repeating: "x", count: size - head.utf8.count - tail.utf8.count) + tail).utf8)
     }
 
+    /// MPEG-4 and ID3v2 files whose sizes lie: a 64-bit ftyp size of 2^64 - 1, zero sizes (to the end),
+    /// a box claiming 2 GB in a file of 200 bytes, a tag claiming 256 MB in a file of 14 bytes.
+    static let lyingMedia: [String: [UInt8]] = {
+        func box(_ type: String, _ payload: [UInt8], size: UInt32? = nil) -> [UInt8] {
+            let size = size ?? UInt32(8 + payload.count)
+            return [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: size >> $0) } + Array(type.utf8) + payload
+        }
+        let handler = box(
+            "hdlr", [UInt8](repeating: 0, count: 8) + Array("vide".utf8) + [UInt8](repeating: 0, count: 13))
+        let moov = box("moov", box("trak", box("mdia", box("mdhd", [UInt8](repeating: 0, count: 24)) + handler)))
+        let brands = Array("mp42".utf8) + [0, 0, 0, 0] + Array("mp42isom".utf8)
+        let mdat = [UInt8](repeating: 0x55, count: 40)
+        return [
+            "large.mp4": [0, 0, 0, 1] + Array("ftyp".utf8) + [UInt8](repeating: 0xff, count: 8) + brands
+                + box("mdat", mdat, size: .max) + moov,
+            "zero.mp4": box("ftyp", brands, size: 0) + box("mdat", mdat, size: 0) + moov,
+            "truncated.mp4": box("ftyp", brands, size: 0x7fff_ffff) + moov.dropLast(20),
+            "tag.mp3": Array("ID3".utf8) + [3, 0, 0, 0x7f, 0x7f, 0x7f, 0x7f, 0xff, 0xfb, 0x90, 0x64],
+        ]
+    }()
+
     static func scenario(_ hostile: Case) -> Scenario {
         switch hostile {
+        case .sniffLyingMediaSizes:
+            // The sizes are read, never trusted: nothing is read past the file or allocated for a claim,
+            // and a handler is found (or not) wherever the boxes claim to end.
+            return Scenario(
+                files: lyingMedia, command: capped + " sniff --json large.mp4 zero.mp4 truncated.mp4 tag.mp3",
+                status: 1, reason: nil, allowedOutside: ["peak.txt"],
+                check: { run, parent in
+                    let lines = run.stdout.split(separator: "\n").compactMap { try? JSONValue.parse(Array($0.utf8)) }
+                    #expect(lines.count == 4, "\(run.stdout) \(run.stderr)")
+                    func line(_ file: String) -> JSONValue? { lines.first { $0["file"] == .string(file) } }
+                    #expect(line("zero.mp4")?["format"] == .string("mp4"))
+                    #expect(
+                        line("zero.mp4")?["notes"] == .array([.string("MPEG-4 major brand 'mp42', has a video track")]))
+                    #expect(
+                        line("truncated.mp4")?["notes"]
+                            == .array([.string("MPEG-4 major brand 'mp42', no video track: MPEG-4 audio")]))
+                    #expect(line("large.mp4")?["format"] == nil && line("tag.mp3")?["format"] == nil)
+                    checkPeak(parent)
+                })
         case .symlinkedReportTemporary:
             // The temporary name the report used to get, planted as a link to a file the user owns.
             return Scenario(

@@ -1,6 +1,7 @@
 #ifndef RICHPUSH_CCURLSHIM_H
 #define RICHPUSH_CCURLSHIM_H
 
+#include <CMediaScan.h>
 #include <curl/curl.h>
 #include <stdint.h>
 
@@ -21,8 +22,9 @@ CURLMcode rp_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 /// pass `cap`, which makes libcurl abort with CURLE_WRITE_ERROR (`cap_exceeded` then says why); it
 /// writes every byte to `fd` when one is given (retrying short writes and EINTR); and it keeps what
 /// a verdict needs so nobody reads the download back: the first `head_limit` bytes for the sniffer,
-/// an incremental SHA-256, the 16 KiB after a leading ID3v2 tag (an MP3 behind long tags), and
-/// whether an MPEG-4 track handler says `vide` within the first `scan_limit` bytes.
+/// an incremental SHA-256, the 16 KiB after a leading ID3v2 tag that ends within the first
+/// `scan_limit` bytes (an MP3 behind long tags), and whether an MPEG-4 track handler says `vide`
+/// within them. The media rules are CMediaScan's, the same code the sniffer runs on a file.
 /// What the TLS handshake of a transfer showed, kept by the verify and info callbacks the trust
 /// store installs, so a failure can be told exactly (libcurl keeps only the first verify error).
 typedef struct rp_tls_report {
@@ -57,11 +59,8 @@ typedef struct rp_sink {
     size_t head_limit;
     unsigned char *after_tag;  // the bytes after a leading ID3v2 tag (NULL when there is none)
     size_t after_tag_length;
-    int64_t tag_end;           // where the ID3v2 tag ends (-1: no tag, or not known yet)
-    int video_handler;         // an MPEG-4 'hdlr' box with handler type 'vide' was seen
-    int not_mpeg4;             // the body does not start with an 'ftyp' box: no handler is looked for
-    int64_t scan_limit;        // how far to look for it (and for the end of an ID3 tag)
-    unsigned char window[16];  // the last 15 bytes seen (window[0..15)), for patterns across chunks
+    rp_media_scan media;       // the media structure seen so far (CMediaScan): media.tag_end, where a
+                               // leading ID3v2 tag ends; media.video_handler, an MPEG-4 'vide' handler
     void *digest;              // EVP_MD_CTX, NULL when hashing is off or failed
     void *trust;               // rp_trust_store * the handshake verifies against (not owned)
     rp_tls_report tls;         // what the handshake showed

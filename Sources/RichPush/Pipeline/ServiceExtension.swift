@@ -48,9 +48,9 @@ public struct ServiceExtension: Sendable {
     /// Whether ``ProcessResult/mutatedPayload`` is written; a bench, which reads only the outcome,
     /// turns it off (about a tenth of a bench device's CPU).
     public var emitsPayload = true
-    /// What the sniffer said of each content (by SHA-256) this extension saw: a campaign sends every
-    /// device the same asset, and the same bytes always sniff the same. Shared by the copies
-    /// ``over(_:)`` makes.
+    /// What the sniffer said of each input it read (a download's kept head and media facts) for this
+    /// extension: a campaign sends every device the same asset, and the same input always sniffs the same.
+    /// Shared by the copies ``over(_:)`` makes.
     let sniffs = SniffCache()
 
     public init(
@@ -358,17 +358,12 @@ public struct ServiceExtension: Sendable {
         }
         var warnings: [Warning] = []
         let sniff: Sniff
-        if let hash = result.body.sha256, let known = sniffs.sniff(ofContent: hash) {
-            sniff = known
-        } else {
-            do { sniff = try sniffer.sniff(body: result.body) } catch {
-                var outcome = finish(
-                    .fallback, .storageFailed, "cannot sniff the download: \(error.message) (UNError 104).")
-                outcome.download = Outcome.Download(result)
-                outcome.trace = result.trace?.rendered
-                return outcome
-            }
-            if let hash = result.body.sha256 { sniffs.remember(sniff, ofContent: hash) }
+        do { sniff = try sniffs.sniff(body: result.body, with: sniffer) } catch {
+            var outcome = finish(
+                .fallback, .storageFailed, "cannot sniff the download: \(error.message) (UNError 104).")
+            outcome.download = Outcome.Download(result)
+            outcome.trace = result.trace?.rendered
+            return outcome
         }
         if let header = result.contentType, let sniffed = sniff.format, AttachmentFormat.forMIME(header) != sniffed {
             warnings.append(

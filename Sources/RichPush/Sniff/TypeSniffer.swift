@@ -103,15 +103,23 @@ public struct TypeSniffer: Sendable {
             throw SniffError(error)
         }
         let size = max(0, Int(info.st_size))
-        // The start of the file is enough for most formats; MPEG-4 (to look for a video track) and an
-        // MP3 behind a long ID3 tag get up to `sniffLimit` bytes.
-        let head = try Self.read(descriptor, count: min(size, Self.magicWindow))
-        let first = try sniff(bytes: head)
-        let wantsMore =
-            first.formatName == "mp4" || first.formatName == "m4a"
-            || (first.formatName == nil && Self.id3TagEnd(head) != nil)
-        guard wantsMore && size > head.count else { return first }
-        return try sniff(bytes: try Self.read(descriptor, count: min(size, Self.sniffLimit)))
+        // The start of the file is enough for most formats; an MPEG-4 file (to look for a video track)
+        // and an MP3 behind a long ID3 tag need more: what a download's sink keeps of them.
+        var bytes = try Self.read(descriptor, count: min(size, Self.magicWindow))
+        let wanted = bytes.withUnsafeBytes { Self.extent(ofFileStartingWith: $0, size: size) }
+        if wanted > bytes.count { bytes = try Self.read(descriptor, count: wanted) }
+        return try sniff(bytes: bytes)
+    }
+
+    /// How many bytes from a file's start the verdict reads, given its first ``magicWindow`` bytes: an
+    /// MPEG-4 file's first ``sniffLimit`` bytes (where its handlers are looked for), and the
+    /// ``magicWindow`` bytes after an ID3v2 tag that ends within them.
+    static func extent(ofFileStartingWith head: UnsafeRawBufferPointer, size: Int) -> Int {
+        let facts = MediaFacts(scanning: head, limit: 0)
+        var wanted = head.count
+        if facts.mayBeMPEG4 { wanted = sniffLimit }
+        if let tagEnd = facts.tagEnd, tagEnd < sniffLimit { wanted = max(wanted, tagEnd + magicWindow) }
+        return min(size, wanted)
     }
 
     private static func read(_ descriptor: Int32, count wanted: Int) throws(SniffError) -> [UInt8] {
@@ -122,14 +130,64 @@ public struct TypeSniffer: Sendable {
         }
     }
 
-    /// Sniffs bytes held in memory.
     /// Tells what a download is from what its transfer kept as the bytes went by: the first
     /// ``magicWindow`` bytes, the bytes after a leading ID3v2 tag, and whether an MPEG-4 video handler
-    /// appeared within ``sniffLimit`` bytes. The same answer as sniffing the file, without reading it.
+    /// appeared within ``sniffLimit`` bytes. The same answer as sniffing the file, without reading it;
+    /// libmagic reads the kept bytes where the transfer left them.
     public func sniff(body: BodySummary) throws(SniffError) -> Sniff {
-        var result = try sniff(bytes: body.head, lookingForVideo: false)
-        if result.formatName == nil, let afterTag = body.afterTag, !afterTag.isEmpty, let tagEnd = body.tagEnd,
-            let inner = try? identify(afterTag[...], describing: true),
+        try Self.withInput(of: body) { input throws(SniffError) in try sniff(input) }
+    }
+
+    /// Sniffs the start of a file held in memory: up to ``sniffLimit`` bytes, and the ``magicWindow``
+    /// bytes after an ID3v2 tag that ends within them (``extent(ofFileStartingWith:size:)``).
+    public func sniff(bytes: [UInt8]) throws(SniffError) -> Sniff {
+        let result = bytes.withUnsafeBytes { buffer in
+            Result { () throws(SniffError) in try sniff(Self.input(ofFileStart: buffer)) }
+        }
+        return try result.get()
+    }
+
+    /// What the sniffer reads of a file's start in memory: the same input a download's sink keeps.
+    static func input(ofFileStart bytes: UnsafeRawBufferPointer) -> SniffInput {
+        let facts = MediaFacts(scanning: bytes, limit: sniffLimit)
+        var afterTag: UnsafeRawBufferPointer?
+        if let tagEnd = facts.tagEnd, tagEnd < bytes.count, tagEnd < sniffLimit {
+            afterTag = UnsafeRawBufferPointer(rebasing: bytes[tagEnd..<min(bytes.count, tagEnd + magicWindow)])
+        }
+        return SniffInput(
+            head: UnsafeRawBufferPointer(rebasing: bytes.prefix(magicWindow)), afterTag: afterTag,
+            tagEnd: facts.tagEnd, videoHandler: facts.videoHandler)
+    }
+
+    /// Calls `body` with what the sniffer reads of a download, in place (valid only inside `body`).
+    static func withInput<Result>(
+        of summary: BodySummary, _ body: (SniffInput) throws(SniffError) -> Result
+    ) throws(SniffError) -> Result {
+        try summary.keptHead.withUnsafeBytes { head throws(SniffError) in
+            func input(_ afterTag: UnsafeRawBufferPointer?) -> SniffInput {
+                SniffInput(
+                    head: UnsafeRawBufferPointer(rebasing: head.prefix(magicWindow)),
+                    afterTag: summary.tagEnd == nil ? nil : afterTag, tagEnd: summary.tagEnd,
+                    videoHandler: summary.videoHandler)
+            }
+            guard let afterTag = summary.keptAfterTag else { return try body(input(nil)) }
+            return try afterTag.withUnsafeBytes { after throws(SniffError) in
+                try body(input(UnsafeRawBufferPointer(rebasing: after.prefix(magicWindow))))
+            }
+        }
+    }
+
+    /// The verdict, from exactly the bytes and facts in `input` (what ``SniffCache`` keys by).
+    func sniff(_ input: SniffInput) throws(SniffError) -> Sniff {
+        let answer: MagicAnswer
+        do {
+            answer = try identify(input.head, describing: description == .always)
+        } catch { throw SniffError(error) }
+        var result = Sniff(
+            mime: answer.mime, description: answer.description,
+            formatName: AttachmentFormat.forMIME(answer.mime)?.name, hasVideoTrack: nil, notes: [])
+        if result.formatName == nil, let tagEnd = input.tagEnd, let afterTag = input.afterTag, !afterTag.isEmpty,
+            let inner = try? identify(afterTag, describing: true),
             AttachmentFormat.forMIME(inner.mime)?.name == "mp3"
         {
             result = Sniff(
@@ -137,50 +195,16 @@ public struct TypeSniffer: Sendable {
                 formatName: "mp3", hasVideoTrack: nil,
                 notes: ["an ID3v2 tag of \(tagEnd) bytes precedes the MPEG audio frames"])
         }
-        if result.formatName == "mp4" || result.formatName == "m4a", let box = MPEG4Box.brands(of: body.head) {
-            result.hasVideoTrack = body.videoHandler
-            result.notes.append(
-                "MPEG-4 major brand '\(box.major)'"
-                    + (body.videoHandler ? ", has a video track" : ", no video track: MPEG-4 audio"))
-        }
-        return result
-    }
-
-    public func sniff(bytes: [UInt8]) throws(SniffError) -> Sniff {
-        try sniff(bytes: bytes, lookingForVideo: true)
-    }
-
-    private func sniff(bytes: [UInt8], lookingForVideo: Bool) throws(SniffError) -> Sniff {
-        let answer: MagicAnswer
-        do {
-            answer = try identify(bytes[...], describing: description == .always)
-        } catch { throw SniffError(error) }
-        var result = Sniff(
-            mime: answer.mime, description: answer.description,
-            formatName: AttachmentFormat.forMIME(answer.mime)?.name, hasVideoTrack: nil, notes: [])
-        if result.formatName == nil, let tagEnd = Self.id3TagEnd(bytes), tagEnd < bytes.count {
-            if let inner = try? identify(bytes[tagEnd...], describing: true),
-                AttachmentFormat.forMIME(inner.mime)?.name == "mp3"
-            {
-                result = Sniff(
-                    mime: inner.mime, description: "Audio file with ID3 version 2 tag, " + inner.description,
-                    formatName: "mp3", hasVideoTrack: nil,
-                    notes: ["an ID3v2 tag of \(tagEnd) bytes precedes the MPEG audio frames"])
-            }
-        }
         if result.formatName == nil && description == .unsupportedOnly {
-            do { result.description = try identify(bytes[...], describing: true).description } catch {
+            do { result.description = try identify(input.head, describing: true).description } catch {
                 throw SniffError(error)
             }
         }
-        if lookingForVideo, result.formatName == "mp4" || result.formatName == "m4a",
-            let box = MPEG4Box.brands(of: bytes)
-        {
-            let video = MPEG4Box.hasVideoTrack(bytes)
-            result.hasVideoTrack = video
+        if result.formatName == "mp4" || result.formatName == "m4a", let major = MediaFacts.majorBrand(of: input.head) {
+            result.hasVideoTrack = input.videoHandler
             result.notes.append(
-                "MPEG-4 major brand '\(box.major)'"
-                    + (video ? ", has a video track" : ", no video track: MPEG-4 audio"))
+                "MPEG-4 major brand '\(major)'"
+                    + (input.videoHandler ? ", has a video track" : ", no video track: MPEG-4 audio"))
         }
         return result
     }
@@ -191,55 +215,27 @@ public struct TypeSniffer: Sendable {
 
     /// Asks libmagic about the first ``quickWindow`` bytes of `bytes`, then, if that finds nothing,
     /// the first ``magicWindow`` bytes.
-    private func identify(_ bytes: ArraySlice<UInt8>, describing: Bool) throws(MagicKitError) -> MagicAnswer {
-        func ask(_ window: ArraySlice<UInt8>) throws(MagicKitError) -> MagicAnswer {
-            let result = window.withUnsafeBytes { buffer in
-                Result { () throws(MagicKitError) in try pool.identify(buffer, describing: describing) }
-            }
-            return try result.get()
-        }
-        let quick = try ask(bytes.prefix(Self.quickWindow))
+    private func identify(_ bytes: UnsafeRawBufferPointer, describing: Bool) throws(MagicKitError) -> MagicAnswer {
+        let quick = try pool.identify(
+            UnsafeRawBufferPointer(rebasing: bytes.prefix(Self.quickWindow)), describing: describing)
         guard bytes.count > Self.quickWindow, AttachmentFormat.forMIME(quick.mime) == nil else { return quick }
-        return try ask(bytes.prefix(Self.magicWindow))
-    }
-
-    /// The end of a leading ID3v2 tag (its 10-byte header plus syncsafe size), if the bytes start with one.
-    static func id3TagEnd(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 10, bytes[0] == 0x49, bytes[1] == 0x44, bytes[2] == 0x33 else { return nil }
-        let size = bytes[6..<10].reduce(0) { ($0 << 7) | Int($1 & 0x7f) }
-        let footer = (bytes[5] & 0x10) != 0 ? 10 : 0
-        return 10 + size + footer
+        return try pool.identify(
+            UnsafeRawBufferPointer(rebasing: bytes.prefix(Self.magicWindow)), describing: describing)
     }
 }
 
-/// Reads the few MPEG-4 boxes the sniffer needs.
-enum MPEG4Box {
-    /// The `ftyp` box's major brand and compatible brands, when the file starts with one.
-    static func brands(of bytes: [UInt8]) -> (major: String, compatible: [String])? {
-        guard bytes.count >= 16, String(decoding: bytes[4..<8], as: UTF8.self) == "ftyp" else { return nil }
-        let size = bytes[0..<4].reduce(0) { ($0 << 8) | Int($1) }
-        let end = min(max(size, 16), bytes.count)
-        let major = String(decoding: bytes[8..<12], as: UTF8.self)
-        let compatible = stride(from: 16, to: end - 3, by: 4).map {
-            String(decoding: bytes[$0..<($0 + 4)], as: UTF8.self)
-        }
-        return (major, compatible)
-    }
-
-    /// Whether any track's handler (`hdlr` box) is `vide`, in the bytes read.
-    static func hasVideoTrack(_ bytes: [UInt8]) -> Bool {
-        let hdlr: [UInt8] = Array("hdlr".utf8)
-        let vide: [UInt8] = Array("vide".utf8)
-        var index = 0
-        while index + 16 <= bytes.count {
-            if bytes[index] == hdlr[0] && Array(bytes[index..<(index + 4)]) == hdlr {
-                // hdlr: type, version/flags (4), pre_defined (4), handler_type (4).
-                if Array(bytes[(index + 12)..<(index + 16)]) == vide { return true }
-            }
-            index += 1
-        }
-        return false
-    }
+/// What the sniffer reads, and all its verdict depends on: the bytes libmagic is shown and the media
+/// facts of ``MediaFacts``. The buffers are borrowed: valid only where the input was handed out.
+struct SniffInput {
+    /// The first ``TypeSniffer/magicWindow`` bytes.
+    var head: UnsafeRawBufferPointer
+    /// Up to ``TypeSniffer/magicWindow`` bytes from where a leading ID3v2 tag ends, when it ends
+    /// within ``TypeSniffer/sniffLimit`` bytes and before the end of the body.
+    var afterTag: UnsafeRawBufferPointer?
+    /// Where a leading ID3v2 tag ends.
+    var tagEnd: Int?
+    /// An MPEG-4 video handler lies within ``TypeSniffer/sniffLimit`` bytes.
+    var videoHandler: Bool
 }
 
 /// Sniffing failed: the file could not be read or libmagic is unusable.
