@@ -20,14 +20,18 @@ final class LoopThread {
     func run() {
         var idle = false
         while true {
-            let drain = façade.inbox.withLock { $0.drain(previousPassIdle: idle) }
+            // One lock a pass: whether the loop may block is read with the drain. A transfer submitted
+            // after it finds the loop asleep and writes the wake-up, so the wait returns at once.
+            let (drain, maySleep) = façade.inbox.withLock { inbox in
+                let drain = inbox.drain(previousPassIdle: idle)
+                return (drain, inbox.maySleep)
+            }
             for pending in drain.arrived { start(pending) }
             for id in drain.cancelled {
                 if let transfer = active[id] { finish(transfer, code: CURLE_ABORTED_BY_CALLBACK, reason: .cancelled) }
             }
             if drain.stopping { break }
             // Only a loop that has declared itself asleep may block; otherwise look without waiting.
-            let maySleep = façade.inbox.withLock { $0.maySleep }
             _ = rp_loop_step(façade.events, maySleep ? 1000 : 0)
             var easy: UnsafeMutableRawPointer?
             var result = CURLE_OK
