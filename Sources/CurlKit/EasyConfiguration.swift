@@ -30,6 +30,10 @@ extension ActiveTransfer {
             set(CURLOPT_LOW_SPEED_TIME, spec.lowSpeedSeconds)
         }
         if let cap = spec.maxBytes, code == CURLE_OK {
+            // libcurl compares this with the declared Content-Length, which for an encoded body is the
+            // compressed length: an encoded body declared over the cap is refused although it might
+            // decode (gzip of incompressible bytes grows by ~0.01%) to just under it. The sink's own
+            // count of decoded bytes is the exact check.
             code = rp_easy_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(cap))
         }
         if let trust, code == CURLE_OK { code = rp_easy_use_trust_store(easy, trust.handle, sink) }
@@ -79,6 +83,8 @@ extension ActiveTransfer {
         }
         if let headers = headers { set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(headers)) }
         set(CURLOPT_USERAGENT, spec.userAgent)
+        if let encodings = spec.acceptEncoding { set(CURLOPT_ACCEPT_ENCODING, encodings) }
+        set(CURLOPT_HTTP_VERSION, Int(spec.offersHTTP2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1))
         set(CURLOPT_BUFFERSIZE, spec.receiveBufferBytes)
         set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
         set(CURLOPT_PRIVATE, pointer: UnsafeMutableRawPointer(bitPattern: UInt(pending.id)))

@@ -76,6 +76,8 @@ extension ActiveTransfer {
             timeoutMilliseconds: timeoutMilliseconds,
             body: keepsBody ? bodySummary() : BodySummary(),
             capturedHeaders: captured)
+        outcome.wireBytes = off(CURLINFO_SIZE_DOWNLOAD_T)
+        outcome.httpVersion = Self.versionName(long(CURLINFO_HTTP_VERSION))
         if failure == .tlsFailed {
             outcome.tls = TLSDiagnosis.of(
                 code: code, verifyResult: long(CURLINFO_SSL_VERIFYRESULT), report: sink.tls,
@@ -93,18 +95,22 @@ extension ActiveTransfer {
             trace.remotePort = long(CURLINFO_PRIMARY_PORT)
             trace.localAddress = string(CURLINFO_LOCAL_IP) ?? ""
             trace.localPort = long(CURLINFO_LOCAL_PORT)
-            trace.httpVersion =
-                switch long(CURLINFO_HTTP_VERSION) {
-                case Int(CURL_HTTP_VERSION_1_0): "1.0"
-                case Int(CURL_HTTP_VERSION_1_1): "1.1"
-                case Int(CURL_HTTP_VERSION_2_0): "2"
-                case Int(CURL_HTTP_VERSION_3): "3"
-                default: ""
-                }
+            trace.httpVersion = outcome.httpVersion
             trace.appendSummary(of: outcome)
             outcome.trace = trace
         }
         return outcome
+    }
+
+    /// richpush's name for a CURLINFO_HTTP_VERSION value: "1.0", "1.1", "2", "3", "" (no response).
+    static func versionName(_ value: Int) -> String {
+        switch value {
+        case Int(CURL_HTTP_VERSION_1_0): "1.0"
+        case Int(CURL_HTTP_VERSION_1_1): "1.1"
+        case Int(CURL_HTTP_VERSION_2_0): "2"
+        case Int(CURL_HTTP_VERSION_3): "3"
+        default: ""
+        }
     }
 
     /// Takes what the sink kept, once the transfer succeeded: its buffers become the summary's, so the

@@ -37,6 +37,15 @@ public struct TransferSpec: Sendable {
     public var followRedirects: Bool
     /// The User-Agent header sent.
     public var userAgent: String
+    /// The content codings asked for and decoded (CURLOPT_ACCEPT_ENCODING, sent as `Accept-Encoding`):
+    /// `"gzip, deflate, br"` as URLSession asks; `nil` asks for none and keeps the body as sent.
+    ///
+    /// Decoding happens before the sink, so ``maxBytes``, the kept head, the scan and the hash all see
+    /// the decoded bytes, and a small compressed body that inflates past the cap stops at the cap.
+    /// ``TransferOutcome/wireBytes`` counts what came over the connection.
+    public var acceptEncoding: String? = nil
+    /// Offer HTTP/2 through ALPN on https (CURL_HTTP_VERSION_2TLS), as iOS does; HTTP/1.1 otherwise.
+    public var offersHTTP2 = true
     /// libcurl's receive buffer (CURLOPT_BUFFERSIZE), allocated per transfer.
     ///
     /// libcurl 7.88 checks the socket with poll(2) after every read; a larger buffer means fewer
@@ -131,8 +140,13 @@ public struct TransferOutcome: Sendable {
     public var contentEncoding: String?
     /// The declared Content-Length, if any.
     public var contentLength: Int64?
-    /// Body bytes written to the sink.
+    /// Body bytes written to the sink: decoded, when ``TransferSpec/acceptEncoding`` decoded them.
     public var bytes: Int64
+    /// Body bytes as they came over the connection (before content decoding, after de-chunking):
+    /// libcurl's CURLINFO_SIZE_DOWNLOAD_T, of the last hop.
+    public var wireBytes: Int64 = 0
+    /// The HTTP version the last response came over: "1.0", "1.1", "2", "3", or "" when none arrived.
+    public var httpVersion = ""
     /// Microseconds from start to: name resolved, TCP connected, TLS done, first byte, end.
     public var dnsMicros: Int64, connectMicros: Int64, tlsMicros: Int64, firstByteMicros: Int64, totalMicros: Int64
     /// Microseconds between submission to the loop and the transfer's start on it.

@@ -60,6 +60,16 @@ extension Option {
         example: "3")
     static let reuse = Option(
         "--reuse", nil, "Share connections between downloads (default: a fresh connection each, as phones).")
+    static let header = Option(
+        "--header", "'NAME: VALUE'",
+        "Send this request header (repeatable); it replaces the device's header of that name (User-Agent, "
+            + "Accept, Accept-Language, Accept-Encoding) and 'NAME:' with no value removes it. CR, LF or NUL is "
+            + "refused.", aliases: ["-H"], example: "X-Device: iPhone15,2")
+    static let userAgent = Option(
+        "--user-agent", "TEXT",
+        "The User-Agent sent (default CFNetwork's for the service extension's bundle, from --app: "
+            + "NotificationService/1 CFNetwork/1496.0.7 Darwin/23.5.0, an iOS 17.5 device).",
+        example: "MyApp/7 CFNetwork/1496.0.7 Darwin/23.5.0")
     static let network = Option(
         "--network", "PROFILE",
         "Download over an emulated network (3g, lte, edge, wifi, very-bad, ... or "
@@ -131,7 +141,10 @@ extension OptionGroup {
     static let app = OptionGroup("App options", [.app, .servicePlist, .contentPlist, .requireKey])
     static let download = OptionGroup(
         "Download options",
-        [.connectTimeout, .allowHTTP, .caFile, .connectTo, .maxRedirects, .maxBytes, .stallWindow, .reuse, .network])
+        [
+            .connectTimeout, .allowHTTP, .caFile, .connectTo, .maxRedirects, .maxBytes, .stallWindow, .reuse, .header,
+            .userAgent, .network,
+        ])
     static let mix = OptionGroup("Network mix options", [.networkMix, .seed])
     static let tracking = OptionGroup("Delivery tracking options", [.trackEndpoint, .trackEvent, .apiKeyFile])
     static let output = OptionGroup("Output options", [.fsync])

@@ -28,8 +28,13 @@ struct PolicyOptions {
             policy.pushType = pushType
         }
         policy.binaryMegabytes = arguments.flag("--binary-mb")
-        policy.fetch = try TLSOptions(parsing: &arguments).policy
+        let download = try TLSOptions(parsing: &arguments)
+        policy.fetch = download.policy
         try readApp(&arguments)
+        if !download.userAgentGiven, let app = policy.app, app.servicePlist != nil {
+            policy.fetch.userAgent =
+                DeviceUserAgent(bundleName: app.bundleName, bundleVersion: app.bundleVersion).description
+        }
     }
 
     /// `--app`, `--service-plist`, `--content-plist`, `--require-key`: a plist or folder that cannot be
@@ -55,6 +60,8 @@ struct PolicyOptions {
             if given.servicePlist != nil {
                 app.servicePlist = given.servicePlist
                 app.transportSecurity = given.transportSecurity
+                app.bundleName = given.bundleName
+                app.bundleVersion = given.bundleVersion
             }
             app.contentExtensions += given.contentExtensions
             if app.servicePlist != nil && policy.fetch.allowHTTP {

@@ -10,6 +10,8 @@ import RichPush
 struct TLSOptions {
     /// The fetch policy the options describe (defaults for what was not given).
     var policy = FetchPolicy()
+    /// Whether `--user-agent` was given (the app's bundle, from `--app`, names the default otherwise).
+    var userAgentGiven = false
 
     /// The command line's words for a TLS problem that trusting a CA would fix (the library names no
     /// flag): nil for the others (the name, the dates, the chain, the protocol).
@@ -63,6 +65,19 @@ struct TLSOptions {
                 throw CommandFailure(.dataError, "--cacert: \(error.message)")
             }
             policy.caFile = caFile
+        }
+        for text in try arguments.values("--header") {
+            do throws(RequestHeader.Failure) { policy.requestHeaders.append(try RequestHeader(parsing: text)) } catch {
+                throw UsageError("-H/--header: \(error.message)")
+            }
+        }
+        if let agent = try arguments.value("--user-agent") {
+            guard !agent.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+                throw UsageError(
+                    "--user-agent '\(agent.escapingControlCharacters)' holds CR, LF or NUL: a header is one line")
+            }
+            policy.userAgent = agent
+            userAgentGiven = true
         }
         do {
             policy.hostMappings = try arguments.values("--connect-to").map { text throws in

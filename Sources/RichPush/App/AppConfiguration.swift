@@ -17,6 +17,11 @@ public struct AppConfiguration: Sendable, Equatable {
     /// Its `NSAppTransportSecurity` (the default when no service plist is known).
     public var transportSecurity = AppTransportSecurity()
     public var contentExtensions: [ContentExtension] = []
+    /// The service extension's product name, which CFNetwork puts first in its User-Agent: its
+    /// `CFBundleName`, else `CFBundleExecutable` (``DeviceUserAgent`` ignores an unexpanded `$(...)`).
+    public var bundleName: String?
+    /// The service extension's `CFBundleVersion` (its build number, the User-Agent's second part).
+    public var bundleVersion: String?
 
     public init() {}
 
@@ -27,6 +32,7 @@ public struct AppConfiguration: Sendable, Equatable {
             try Self.expect(plist, Self.serviceExtensionPoint, setting: .servicePlist)
             self.servicePlist = servicePlist
             transportSecurity = AppTransportSecurity(PropertyList.dictionary(plist.root, "NSAppTransportSecurity"))
+            (bundleName, bundleVersion) = Self.bundleIdentity(plist)
         }
         for path in contentPlists {
             let plist = try PropertyList(contentsOf: path)
@@ -64,6 +70,7 @@ public struct AppConfiguration: Sendable, Equatable {
                 configuration.servicePlist = path
                 configuration.transportSecurity = AppTransportSecurity(
                     PropertyList.dictionary(plist.root, "NSAppTransportSecurity"))
+                (configuration.bundleName, configuration.bundleVersion) = bundleIdentity(plist)
             case contentExtensionPoint?:
                 configuration.contentExtensions.append(try contentExtension(plist))
             default:
@@ -78,6 +85,13 @@ public struct AppConfiguration: Sendable, Equatable {
                     + "or \(contentExtensionPoint) (looked at \(plists.count) Info.plist files)")
         }
         return configuration
+    }
+
+    /// The name and build CFNetwork's User-Agent carries for the bundle.
+    private static func bundleIdentity(_ plist: PropertyList) -> (name: String?, version: String?) {
+        let name =
+            PropertyList.string(plist.root, "CFBundleName") ?? PropertyList.string(plist.root, "CFBundleExecutable")
+        return (name, PropertyList.string(plist.root, "CFBundleVersion"))
     }
 
     private static func extensionPoint(_ plist: PropertyList) -> String? {

@@ -218,7 +218,7 @@ public final class FetchEngine: Sendable {
         _ url: String, policy: FetchPolicy, deadline: ContinuousClock.Instant, schemes: Set<String>,
         minimumTLSMinor: Int, followRedirects: Bool, connectTo: [String]
     ) -> TransferSpec {
-        TransferSpec(
+        var spec = TransferSpec(
             url: url,
             schemes: schemes,
             maxRedirects: policy.maxRedirects,
@@ -239,6 +239,10 @@ public final class FetchEngine: Sendable {
             scanLimit: policy.keepsBodySummary ? TypeSniffer.sniffLimit : 0,
             hashBody: policy.keepsBodySummary && policy.hashesBody,
             trace: policy.tracesTransfer)
+        spec.acceptEncoding = policy.acceptEncoding
+        spec.offersHTTP2 = policy.offersHTTP2
+        spec.requestHeaders = policy.headerLines
+        return spec
     }
 
     /// Downloads into a new file at `path`, created exclusively (never through a link, mode 0600).
@@ -287,6 +291,8 @@ public final class FetchEngine: Sendable {
             contentType: outcome.contentType,
             contentEncoding: outcome.contentEncoding,
             bytes: outcome.bytes,
+            wireBytes: outcome.wireBytes,
+            httpVersion: outcome.httpVersion,
             timings: FetchTimings(
                 queue: .microseconds(outcome.queueMicros), dns: .microseconds(outcome.dnsMicros),
                 connect: .microseconds(outcome.connectMicros), tls: .microseconds(outcome.tlsMicros),

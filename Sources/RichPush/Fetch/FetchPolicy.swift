@@ -61,8 +61,26 @@ public struct FetchPolicy: Sendable {
     /// details): libcurl's verbose lines, request and response headers, address and timings. For one
     /// download someone reads, not for a burst: it costs libcurl's verbose formatting per transfer.
     public var tracesTransfer = false
-    /// The User-Agent header.
-    public var userAgent = "richpush/0.1 (NotificationServiceExtension emulator)"
+    /// The User-Agent header: CFNetwork's, for the service extension's bundle (``DeviceUserAgent``).
+    public var userAgent = DeviceUserAgent().description
+    /// The headers URLSession adds to every request of a default session besides User-Agent and
+    /// Accept-Encoding: `Accept: */*` and the device's language list (a US-English iPhone's).
+    public static let deviceHeaders = [
+        RequestHeader(name: "Accept", value: "*/*"), RequestHeader(name: "Accept-Language", value: "en-US,en;q=0.9"),
+    ]
+    /// The codings URLSession asks for and decodes before the file is written; `nil` keeps the body as
+    /// sent (no `Accept-Encoding`). Apple's size caps (``maxBytes``) apply to the decoded bytes.
+    public var acceptEncoding: String? = "gzip, deflate, br"
+    /// Headers given by the user (`-H`): each replaces the device's header of its name, `Name:` removes it.
+    public var requestHeaders: [RequestHeader] = []
+    /// Offer HTTP/2 through ALPN on https, as iOS does (a server that only speaks 1.1 gets 1.1).
+    public var offersHTTP2 = true
+
+    /// The header lines sent besides User-Agent and Accept-Encoding (libcurl's own): the device's,
+    /// with the user's merged in (``RequestHeader/merged(_:with:)``).
+    var headerLines: [String] {
+        RequestHeader.merged(Self.deviceHeaders, with: requestHeaders).map(\.description)
+    }
 
     public init() {}
 

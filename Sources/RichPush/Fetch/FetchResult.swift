@@ -70,10 +70,16 @@ public struct FetchResult: Sendable {
     public var redirectCount: Int
     /// The Content-Type header (which iOS ignores: the file extension decides).
     public var contentType: String?
-    /// The Content-Encoding header; the body is stored as sent, never decoded.
+    /// The Content-Encoding header; a coding the policy asked for (gzip, deflate, br) is decoded before
+    /// the body is stored, as URLSession does, and any other is stored as sent.
     public var contentEncoding: String?
-    /// Body bytes stored.
+    /// Body bytes stored (decoded).
     public var bytes: Int64
+    /// Body bytes that came over the connection (before decoding): equal to ``bytes`` for a body sent
+    /// without a content coding.
+    public var wireBytes: Int64 = 0
+    /// The HTTP version of the last response: "1.1", "2", ... ("" when none arrived).
+    public var httpVersion = ""
     /// Milestone times.
     public var timings: FetchTimings
     /// What was learned from the body as it arrived (its first bytes and SHA-256), when the policy asked

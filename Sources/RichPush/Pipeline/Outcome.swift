@@ -11,8 +11,16 @@ public struct Outcome: Sendable, Codable, Equatable {
         public var effectiveURL: String
         public var redirects: Int
         public var contentType: String?
+        /// The Content-Encoding the server sent; gzip, deflate and br are decoded before the file is stored.
         public var contentEncoding: String?
+        /// Body bytes stored (decoded): what Apple's size caps count.
         public var bytes: Int64
+        /// Body bytes that came over the connection, before decoding (JSON: `wire_bytes`); `nil` only in
+        /// records written before richpush reported it.
+        public var wireBytes: Int64?
+        /// The HTTP version of the last response, "1.1" or "2" (JSON: `http_version`); `nil` when no
+        /// response arrived.
+        public var httpVersion: String?
         /// Milestones from the transfer's start (JSON: `timings_ms`).
         public var timings: FetchTimings
 
@@ -23,6 +31,8 @@ public struct Outcome: Sendable, Codable, Equatable {
             case contentType = "content_type"
             case contentEncoding = "content_encoding"
             case bytes
+            case wireBytes = "wire_bytes"
+            case httpVersion = "http_version"
             case timings = "timings_ms"
         }
 
@@ -33,6 +43,8 @@ public struct Outcome: Sendable, Codable, Equatable {
             contentType = result.contentType
             contentEncoding = result.contentEncoding
             bytes = result.bytes
+            wireBytes = result.wireBytes
+            httpVersion = result.httpVersion.isEmpty ? nil : result.httpVersion
             timings = result.timings
         }
 
@@ -46,6 +58,8 @@ public struct Outcome: Sendable, Codable, Equatable {
             if let contentType { members.append((CodingKeys.contentType.rawValue, .string(contentType))) }
             if let contentEncoding { members.append((CodingKeys.contentEncoding.rawValue, .string(contentEncoding))) }
             members.append((CodingKeys.bytes.rawValue, .number(String(bytes))))
+            if let wireBytes { members.append((CodingKeys.wireBytes.rawValue, .number(String(wireBytes)))) }
+            if let httpVersion { members.append((CodingKeys.httpVersion.rawValue, .string(httpVersion))) }
             members.append((CodingKeys.timings.rawValue, timings.json))
             return .object(members)
         }

@@ -1,0 +1,60 @@
+/// The `User-Agent` URLSession sends from a service extension: `<App>/<build> CFNetwork/<version> Darwin/<version>`.
+///
+/// CFNetwork builds it from the extension's bundle (its `CFBundleName`, else `CFBundleExecutable`, and
+/// its `CFBundleVersion`) and the system's CFNetwork and Darwin versions. The defaults are those of an
+/// iPhone on iOS 17.5 (CFNetwork 1496.0.7, Darwin 23.5.0), the release most devices in the field ran
+/// when richpush's platform facts were gathered.
+///
+/// ```swift
+/// DeviceUserAgent(bundleName: "NotificationService", bundleVersion: "42").description
+/// // "NotificationService/42 CFNetwork/1496.0.7 Darwin/23.5.0"
+/// ```
+public struct DeviceUserAgent: Sendable, Equatable, CustomStringConvertible {
+    /// iOS 17.5's CFNetwork version.
+    public static let cfNetworkVersion = "1496.0.7"
+    /// iOS 17.5's Darwin (XNU) version.
+    public static let darwinVersion = "23.5.0"
+    /// The name used when the extension's bundle is unknown: Xcode's default target name for a service extension.
+    public static let defaultBundleName = "NotificationService"
+    /// The build used when the bundle gives none: Xcode's default `CURRENT_PROJECT_VERSION`.
+    public static let defaultBundleVersion = "1"
+
+    /// The product name (CFBundleName or CFBundleExecutable).
+    public var bundleName: String
+    /// The build number (CFBundleVersion).
+    public var bundleVersion: String
+
+    /// A user agent for the bundle; a name or version that is missing, empty or still an unexpanded
+    /// Xcode build setting (`$(PRODUCT_NAME)`) gets the default, as the built product would carry a real one.
+    public init(bundleName: String? = nil, bundleVersion: String? = nil) {
+        self.bundleName = Self.usable(bundleName).map(Self.productToken) ?? Self.defaultBundleName
+        self.bundleVersion = Self.usable(bundleVersion).map(Self.productToken) ?? Self.defaultBundleVersion
+    }
+
+    /// The header value.
+    public var description: String {
+        "\(bundleName)/\(bundleVersion) CFNetwork/\(Self.cfNetworkVersion) Darwin/\(Self.darwinVersion)"
+    }
+
+    private static func usable(_ text: String?) -> String? {
+        guard let text, !text.isEmpty, !text.contains("$(") else { return nil }
+        return text
+    }
+
+    /// CFNetwork percent-encodes what a product token cannot hold (spaces, `/`, non-ASCII), as
+    /// "My%20App/1 CFNetwork/..." shows in server logs.
+    private static func productToken(_ text: String) -> String {
+        var token = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                token.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                token += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return token
+    }
+}
