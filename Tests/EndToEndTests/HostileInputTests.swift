@@ -32,6 +32,7 @@ import Testing
         case plistBombSuite, plistFifoServicePlist
         case thresholdControlCharacters, thresholdHuge, mergeSameSummaryTwice, mergeForeignIdentity
         case reportIsAHardLink, batchResultsIsALink, sniffLyingMediaSizes
+        case gzipBomb, headerInjection
         var testDescription: String { rawValue }
     }
 
@@ -105,6 +106,34 @@ import Testing
 
     static func scenario(_ hostile: Case) -> Scenario {
         switch hostile {
+        case .gzipBomb:
+            // A pre-compressed body of about 200 KB that inflates to 200 MB: decoded as URLSession
+            // decodes, counted decoded against Apple's 10 MB image cap, stopped there in little memory.
+            let bomb =
+                #"{"aps":{"alert":"Hi","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg?gzip=1&size=200000000","type":"jpg"}}}"#
+            return Scenario(
+                files: ["p.json": Array(bomb.utf8)],
+                command: capped + #" process --out out --cacert "$CA" --connect-to "$MAP" --budget 10 p.json"#,
+                status: 1, reason: "file-too-large", allowedOutside: ["peak.txt"],
+                check: { run, parent in
+                    let outcome = try? JSONValue.parse(Array(run.stdout.utf8))["richpush"]
+                    if case .number(let bytes)? = outcome?["download"]?["bytes"] {
+                        #expect((Int(bytes) ?? .max) <= 10_000_000, "decoded bytes stop at the cap")
+                    } else {
+                        Issue.record("no download bytes: \(run.stdout)")
+                    }
+                    checkPeak(parent)
+                })
+        case .headerInjection:
+            // CR LF in a header value would add a header (or a request) of the sender's choosing.
+            return Scenario(
+                files: ["p.json": hero],
+                command: process + #" -H "$(printf 'X-A: 1\r\nHost: evil.example')" p.json"#, status: 64,
+                reason: nil,
+                check: { run, _ in
+                    #expect(run.stderr.contains("carriage return"), "\(run.stderr)")
+                    #expect(run.stdout.isEmpty)
+                })
         case .sniffLyingMediaSizes:
             // The sizes are read, never trusted: nothing is read past the file or allocated for a claim,
             // and a handler is found (or not) wherever the boxes claim to end.

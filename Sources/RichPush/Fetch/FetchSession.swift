@@ -50,11 +50,14 @@ public final class FetchSession: Sendable {
         }
     }
 
-    /// The one-line summary of a download for stderr: its status, size and time, or its reason and message.
+    /// The one-line summary of a download for stderr: its status, size and time (with the content coding and
+    /// the bytes on the wire when the server sent one, and the HTTP version), or its reason and message.
     public static func summaryLine(_ outcome: Result<FetchResult, FetchError>) -> String {
         switch outcome {
         case .success(let result):
             "HTTP \(result.httpStatus), \(result.bytes) bytes in \(result.timings.total.wholeMilliseconds) ms"
+                + (result.contentEncoding.map { " (\($0.escapingControlCharacters), \(result.wireBytes) on the wire)" }
+                    ?? "") + (result.httpVersion.isEmpty ? "" : " over HTTP/\(result.httpVersion)")
         case .failure(let error): "\(error.code): \(error.message.escapingControlCharacters)"
         }
     }

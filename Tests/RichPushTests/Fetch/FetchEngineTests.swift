@@ -236,13 +236,49 @@ import Testing
         await expectFailure(server.httpBaseURL + "/hero.jpg?\(fault)", .connectionReset, policy: allowing)
     }
 
-    @Test func neverDecodesAGzipBody() async throws {
+    /// A pre-compressed object (the server says gzip whatever was asked) is decoded before it is stored,
+    /// as URLSession does; the report keeps the coding and the compressed size.
+    @Test func decodesAGzipBodyBeforeItIsStored() async throws {
         defer { cleanUp() }
         let (result, file) = await fetch("https://cdn.example.com/hero.jpg?gzip=1&size=2000000")
         let value = try result.get()
         #expect(value.contentEncoding == "gzip")
-        #expect(value.bytes < 100_000, "the compressed bytes, not the 2 MB they decode to")
+        #expect(value.bytes == 2_000_000, "the decoded bytes")
+        #expect(value.wireBytes > 0 && value.wireBytes < 100_000, "the compressed bytes: \(value.wireBytes)")
+        let hero = try Fixtures.bytes(ofAsset: "hero.jpg")
+        #expect(file?.count == 2_000_000 && file?.prefix(hero.count).elementsEqual(hero) == true)
+        #expect(value.httpVersion == "1.1", "the asset server speaks HTTP/1.1 only")
+    }
+
+    /// The cap counts decoded bytes: a gzip body of a few kilobytes that inflates to 60 MB stops at it.
+    @Test func stopsADecodingBombAtTheCap() async throws {
+        defer { cleanUp() }
+        var capped = policy
+        capped.maxBytes = 1_000_000
+        let error = await expectFailure(
+            "https://cdn.example.com/hero.jpg?gzip=1&size=60000000", .tooLarge, policy: capped)
+        let details = try #require(error?.details)
+        #expect(details.bytes <= 1_000_000, "\(details.bytes)")
+        #expect(details.wireBytes < 100_000, "stopped long before the body ended: \(details.wireBytes)")
+    }
+
+    /// With no coding asked for, the body is kept as sent.
+    @Test func keepsTheBodyAsSentWhenNoCodingIsAskedFor() async throws {
+        defer { cleanUp() }
+        var raw = policy
+        raw.acceptEncoding = nil
+        let (result, file) = await fetch("https://cdn.example.com/hero.jpg?gzip=1&size=2000000", policy: raw)
+        let value = try result.get()
+        #expect(value.bytes == value.wireBytes && value.bytes < 100_000)
         #expect(file?.prefix(2) == [0x1f, 0x8b])
+    }
+
+    /// A plain body's wire bytes are its stored bytes.
+    @Test func reportsEqualWireAndStoredBytesForAPlainBody() async throws {
+        defer { cleanUp() }
+        let value = try await fetch("https://cdn.example.com/hero.png").0.get()
+        #expect(value.bytes == Int64(try Fixtures.bytes(ofAsset: "hero.png").count))
+        #expect(value.wireBytes == value.bytes && value.contentEncoding == nil)
     }
 
     @Test func reportsTheContentTypeTheServerSent() async throws {

@@ -146,6 +146,29 @@ import Testing
         #expect((result.outcome.download?.bytes ?? .max) <= 5_000_000)
     }
 
+    /// A pre-compressed object is decoded before it is sniffed and stored: it attaches, as on the phone.
+    @Test func attachesAPreCompressedAsset() async throws {
+        defer { cleanUp() }
+        let result = await service.process(payload(url: "https://cdn.example.com/hero.jpg?gzip=1", type: "jpg"))
+        #expect(result.outcome.verdict == .attached, "\(result.outcome.summaryLine)")
+        #expect(result.outcome.attachment?.uti == "public.jpeg")
+        let download = try #require(result.outcome.download)
+        #expect(download.contentEncoding == "gzip")
+        #expect(download.bytes == Int64(try Fixtures.bytes(ofAsset: "hero.jpg").count))
+        #expect(download.wireBytes.map { $0 > 0 && $0 != download.bytes } == true)
+    }
+
+    /// Apple's cap applies to the decoded file: a small gzip body that inflates past 10 MB is too large.
+    @Test func aDecodingBombIsTooLarge() async throws {
+        defer { cleanUp() }
+        let result = await service.process(
+            payload(url: "https://cdn.example.com/hero.jpg?gzip=1&size=60000000", type: "jpg"))
+        #expect(result.outcome.reason == .fileTooLarge, "\(result.outcome.summaryLine)")
+        #expect((result.outcome.download?.bytes ?? .max) <= 10_000_000)
+        #expect((result.outcome.download?.wireBytes ?? .max) < 1_000_000)
+        #expect(leftFiles().isEmpty)
+    }
+
     @Test func warnsAboutImagesOverBrazesAdvice() async throws {
         defer { cleanUp() }
         let result = await service.process(payload(url: "https://cdn.example.com/hero.jpg?size=6000000", type: "jpg"))
@@ -154,7 +177,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("hero.jpg?gzip=1", ReasonCode.contentUnrecognized), ("error.html", .contentUnrecognized),
+        ("error.html", ReasonCode.contentUnrecognized),
         ("hero.jpg?size=0", .contentUnrecognized), ("chime.mp3", .contentClassMismatch),
         ("hero.jpg?truncate=100", .truncated), ("hero.jpg?status=500", .httpStatus),
         ("hero.jpg?redirect=9", .tooManyRedirects), ("hero.jpg?reset=0", .connectionReset),
