@@ -89,15 +89,27 @@ final class LoopThread {
                 CurlLoop.blamingDescriptorExhaustion(.trustStoreUnreadable(file: error.file, reason: error.reason)),
                 "cannot read the certificates in \(error.file): \(error.reason)")
         }
-        guard let easy = spareHandles.popLast() ?? curl_easy_init() else {
+        let spare = spareHandles.popLast()
+        guard var easy = spare ?? curl_easy_init() else {
             return refuse(.other, "curl_easy_init failed (out of memory)")
         }
-        var connectTo: UnsafeMutablePointer<curl_slist>?
-        for entry in pending.spec.connectTo { connectTo = curl_slist_append(connectTo, entry) }
-        let transfer = ActiveTransfer(
-            pending: pending, easy: easy, connectTo: connectTo, queueMicros: queueMicros,
-            timeoutMilliseconds: Int(min(remaining, Int64(Int32.max))))
-        let code = transfer.configure(trust: trust)
+        func prepare(_ easy: UnsafeMutableRawPointer) -> (ActiveTransfer, CURLcode) {
+            var connectTo: UnsafeMutablePointer<curl_slist>?
+            for entry in pending.spec.connectTo { connectTo = curl_slist_append(connectTo, entry) }
+            let transfer = ActiveTransfer(
+                pending: pending, easy: easy, connectTo: connectTo, queueMicros: queueMicros,
+                timeoutMilliseconds: Int(min(remaining, Int64(Int32.max))))
+            return (transfer, transfer.configure(trust: trust))
+        }
+        var (transfer, code) = prepare(easy)
+        if code != CURLE_OK, spare != nil, let fresh = curl_easy_init() {
+            // libcurl 7.88 refuses CURLOPT_BUFFERSIZE (CURLE_BAD_FUNCTION_ARGUMENT) on a handle that still
+            // holds an earlier transfer's receive buffer, as a spare does after an HTTP/2 transfer on a shared
+            // connection (a third of a --reuse batch against nginx failed so): a new handle takes the options.
+            curl_easy_cleanup(easy)
+            easy = fresh
+            (transfer, code) = prepare(easy)
+        }
         guard code == CURLE_OK, curl_multi_add_handle(façade.multi, easy) == CURLM_OK else {
             curl_easy_reset(easy)
             spareHandles.append(easy)
