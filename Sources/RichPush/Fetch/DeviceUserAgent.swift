@@ -2,8 +2,8 @@
 ///
 /// CFNetwork builds it from the extension's bundle (its `CFBundleName`, else `CFBundleExecutable`, and
 /// its `CFBundleVersion`) and the system's CFNetwork and Darwin versions. The defaults are those of an
-/// iPhone on iOS 17.5 (CFNetwork 1496.0.7, Darwin 23.5.0), the release most devices in the field ran
-/// when richpush's platform facts were gathered.
+/// iPhone on iOS 17.5 (CFNetwork 1496.0.7, Darwin 23.5.0) as server logs show them; Apple does not
+/// document which CFNetwork version each iOS release carries.
 ///
 /// ```swift
 /// DeviceUserAgent(bundleName: "NotificationService", bundleVersion: "42").description
