@@ -102,7 +102,7 @@ private func serve(
         return redirect(connection, record, to: location, code: plan.redirectCode)
     }
     if let target = plan.redirectTarget { return redirect(connection, record, to: target, code: plan.redirectCode) }
-    if let status = plan.status, !(200..<300).contains(status) {
+    if let status = plan.status, !(200..<300).contains(status), !plan.statusBodyIsAsset {
         return respond(
             connection, record, status: status, page: "Error \(status)", detail: "status=\(status) was requested")
     }

@@ -160,10 +160,13 @@ public final class FetchEngine: Sendable {
             }
             var hop = request
             hop.url = url
-            let spec = Self.spec(
+            var spec = Self.spec(
                 url, policy: policy, deadline: request.deadline,
                 schemes: transportSecurity == nil ? policy.schemes : ["http", "https"],
                 minimumTLSMinor: minimumMinor, followRedirects: false, connectTo: try connectRules(for: hop))
+            // A download task does not fail on a 4xx or 5xx: it receives the body and saves it, and the
+            // extension decides. Receive it too, so the verdict can say what the extension would attach.
+            spec.failOnHTTPError = false
             var outcome = await group.transfer(spec, writingTo: descriptor)
             outcome.totalMicros += earlier.saturatingMicroseconds
             outcome.redirectCount = hops

@@ -50,7 +50,7 @@ public enum AttachmentValidator {
         let what = sniff.mime == "application/x-empty" ? "empty" : "\(sniff.mime) (\(sniff.description))"
         return .reject(
             .contentUnrecognized,
-            "the downloaded file is \(what), not a format iOS can attach (UNError 101). "
+            "the file is \(what), not a format iOS can attach (UNError 101). "
                 + "Serve a JPEG, PNG, GIF, MP3, M4A, WAV, AIFF, MP4, MPEG or AVI file.")
     }
 

@@ -500,7 +500,8 @@ public struct ServiceExtension: Sendable {
                     + "shows in place of the asset; fix the URL or the object behind it.")
         ]
         outcome.attachment = Outcome.Attachment(
-            file: nil, uti: format.uti, bytes: bytes, sha256: nil, type: suffix, attachmentClass: format.attachmentClass)
+            file: nil, uti: format.uti, bytes: bytes, sha256: nil, type: suffix, attachmentClass: format.attachmentClass
+        )
         outcome.sniff = sniff
         return outcome
     }

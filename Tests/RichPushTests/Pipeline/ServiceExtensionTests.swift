@@ -157,7 +157,7 @@ import Testing
         ("hero.jpg?gzip=1", ReasonCode.contentUnrecognized), ("error.html", .contentUnrecognized),
         ("hero.jpg?size=0", .contentUnrecognized), ("chime.mp3", .contentClassMismatch),
         ("hero.jpg?truncate=100", .truncated), ("hero.jpg?status=500", .httpStatus),
-        ("hero.jpg?redirect=9", .tooManyRedirects), ("hero.jpg?reset=0", .connectionReset),
+        ("hero.jpg?redirect=21", .tooManyRedirects), ("hero.jpg?reset=0", .connectionReset),
     ])
     func explainsEveryFailure(path: String, reason: ReasonCode) async throws {
         defer { cleanUp() }
@@ -165,6 +165,36 @@ import Testing
         #expect(result.outcome.verdict == .fallback)
         #expect(result.outcome.reason == reason, "\(result.outcome.summaryLine)")
         #expect(leftFiles().isEmpty)
+    }
+
+    /// A download task completes on a 404 with the error page saved; Braze's extension attaches that
+    /// file, and iOS refuses it: the message says so, and what the body was.
+    @Test(arguments: ["hero.jpg?status=404", "hero.jpg?status=503", "hero.jpg?redirect=1&code=300"])
+    func explainsWhatTheExtensionMakesOfAnErrorResponse(path: String) async throws {
+        defer { cleanUp() }
+        let result = await service.process(payload(url: "https://cdn.example.com/\(path)", type: "jpg"))
+        let outcome = result.outcome
+        #expect(outcome.verdict == .fallback)
+        #expect(outcome.reason == .httpStatus, "\(outcome.summaryLine)")
+        #expect(outcome.message.contains("does not fail on an HTTP status"), "\(outcome.message)")
+        #expect(outcome.message.contains("Braze's extension saves the"), "\(outcome.message)")
+        #expect(outcome.message.contains("the phone shows the plain notification"), "\(outcome.message)")
+        #expect(outcome.message.contains(path.contains("code=") ? "empty" : "text/html"), "\(outcome.message)")
+        #expect(leftFiles().isEmpty)
+    }
+
+    /// A server that answers 404 with an image (a CDN's placeholder): the phone shows that image.
+    @Test func showsAnErrorResponseThatIsItselfAnImage() async throws {
+        defer { cleanUp() }
+        let result = await service.process(
+            payload(url: "https://cdn.example.com/hero.jpg?status=404&status-body=asset", type: "jpg"))
+        let outcome = result.outcome
+        #expect(outcome.verdict == .attached, "\(outcome.summaryLine)")
+        #expect(outcome.warnings.map(\.code) == ["error-body-attached"])
+        #expect(outcome.message.contains("the phone shows the server's error image"), "\(outcome.message)")
+        #expect(outcome.download?.status == 404)
+        #expect(outcome.attachment?.file == nil)
+        #expect(outcome.attachment?.bytes == Int64(try Fixtures.bytes(ofAsset: "hero.jpg").count))
     }
 
     @Test func blocksARedirectToHTTPUnderATS() async throws {
