@@ -167,6 +167,34 @@ import Testing
         #expect(leftFiles().isEmpty)
     }
 
+    /// `sniff FILE` and `process` give the same answer for the same bytes sent with their own type:
+    /// both go through ``AttachmentValidator`` (content rules, and the cap of the bytes' class).
+    @Test(arguments: [
+        ("hero.jpg", nil), ("hero.png", nil), ("banner.gif", nil), ("large-banner.gif", nil), ("chime.mp3", nil),
+        ("chime.m4a", nil), ("chime-mp42.m4a", nil), ("chime.wav", nil), ("chime.aiff", nil), ("clip.mp4", nil),
+        ("clip.avi", nil), ("clip.mpg", nil), ("hero.webp", nil), ("hero.heic", nil), ("error.html", nil),
+        ("hero.jpg", 12_000_000), ("chime-mp42.m4a", 6_000_000), ("clip.mp4", 6_000_000), ("chime.mp3", 4_000_000),
+    ] as [(String, Int?)])
+    func sniffAndProcessAgree(asset: String, size: Int?) async throws {
+        defer { cleanUp() }
+        var bytes = try Fixtures.bytes(ofAsset: asset)
+        if let size { bytes += [UInt8](repeating: 0, count: size - bytes.count) }
+        let path = folder + "/sniffed-" + asset
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let (sniff, length) = try service.sniffer.sniffFile(at: path)
+        try FileManager.default.removeItem(atPath: path)
+        #expect(length == Int64(bytes.count))
+        let sniffed: ReasonCode
+        switch AttachmentValidator.validate(file: sniff, bytes: length, policy: service.policy) {
+        case .attach: sniffed = .ok
+        case .reject(let reason, _): sniffed = reason
+        }
+        let type = sniff.attachableFormat?.extensions[0] ?? "jpg"
+        let url = "https://cdn.example.com/\(asset)" + (size.map { "?size=\($0)" } ?? "")
+        let processed = await service.process(payload(url: url, type: type)).outcome
+        #expect(processed.reason == sniffed, "\(asset) as \(type): \(processed.summaryLine)")
+    }
+
     /// A download task completes on a 404 with the error page saved; Braze's extension attaches that
     /// file, and iOS refuses it: the message says so, and what the body was.
     @Test(arguments: ["hero.jpg?status=404", "hero.jpg?status=503", "hero.jpg?redirect=1&code=300"])
