@@ -169,12 +169,13 @@ import Testing
 
     /// `sniff FILE` and `process` give the same answer for the same bytes sent with their own type:
     /// both go through ``AttachmentValidator`` (content rules, and the cap of the bytes' class).
-    @Test(arguments: [
-        ("hero.jpg", nil), ("hero.png", nil), ("banner.gif", nil), ("large-banner.gif", nil), ("chime.mp3", nil),
-        ("chime.m4a", nil), ("chime-mp42.m4a", nil), ("chime.wav", nil), ("chime.aiff", nil), ("clip.mp4", nil),
-        ("clip.avi", nil), ("clip.mpg", nil), ("hero.webp", nil), ("hero.heic", nil), ("error.html", nil),
-        ("hero.jpg", 12_000_000), ("chime-mp42.m4a", 6_000_000), ("clip.mp4", 6_000_000), ("chime.mp3", 4_000_000),
-    ] as [(String, Int?)])
+    @Test(
+        arguments: [
+            ("hero.jpg", nil), ("hero.png", nil), ("banner.gif", nil), ("large-banner.gif", nil), ("chime.mp3", nil),
+            ("chime.m4a", nil), ("chime-mp42.m4a", nil), ("chime.wav", nil), ("chime.aiff", nil), ("clip.mp4", nil),
+            ("clip.avi", nil), ("clip.mpg", nil), ("hero.webp", nil), ("hero.heic", nil), ("error.html", nil),
+            ("hero.jpg", 12_000_000), ("chime-mp42.m4a", 6_000_000), ("clip.mp4", 6_000_000), ("chime.mp3", 4_000_000),
+        ] as [(String, Int?)])
     func sniffAndProcessAgree(asset: String, size: Int?) async throws {
         defer { cleanUp() }
         var bytes = try Fixtures.bytes(ofAsset: asset)
