@@ -77,9 +77,9 @@ public struct AttachmentURL: Sendable, Equatable {
 
     /// Where the URL the device requests differs from the text: whitespace at the end (kept,
     /// percent-encoded), characters percent-encoded, a `%` read as a literal percent sign, a
-    /// non-ASCII host. Empty when the device requests the text as written.
+    /// non-ASCII host. Empty when the device requests the text as written, or cannot request it (``refusal``).
     public var warnings: [Warning] {
-        guard let requested, requested != written else { return [] }
+        guard let requested, requested != written, refusal == nil else { return [] }
         var warnings: [Warning] = []
         if let last = written.unicodeScalars.last, Self.isWhitespace(last) {
             warnings.append(

@@ -54,7 +54,8 @@ public enum PayloadInspector {
             outcome.warnings = warnings + outcome.warnings
             return .decided(outcome, root: root)
         case .attachment(let url, let declaredType, let format, let root, let more):
-            return .attachment(url: url, declaredType: declaredType, format: format, root: root, warnings: warnings + more)
+            return .attachment(
+                url: url, declaredType: declaredType, format: format, root: root, warnings: warnings + more)
         }
     }
 
