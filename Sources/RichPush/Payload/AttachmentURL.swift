@@ -135,7 +135,7 @@ public struct AttachmentURL: Sendable, Equatable {
             case "\n": name = "line feeds"
             case "\r": name = "carriage returns"
             case "\"", "<", ">", "\\", "^", "`", "{", "|", "}": name = "'\(scalar)'"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
                 name = "U+" + String(scalar.value, radix: 16, uppercase: true)
             case _ where scalar.value > 0x7F:
                 name = isWhitespace(scalar) ? "U+" + String(scalar.value, radix: 16, uppercase: true) : "'\(scalar)'"
