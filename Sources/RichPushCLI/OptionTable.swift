@@ -14,8 +14,8 @@ extension Option {
     }
     static let pushType = Option(
         "--push-type", "TYPE",
-        "The apns-push-type: alert (the only type that runs the service extension), background, voip (5120-byte "
-            + "limit, others 4096), liveactivity, location, complication, fileprovider, mdm or pushtotalk; default alert.",
+        "The apns-push-type: alert (default; the only type that runs the extension), voip (5120-byte limit, others "
+            + "4096), background, liveactivity, location, complication, fileprovider, mdm or pushtotalk.",
         example: "voip")
     static let binaryMegabytes = Option(
         "--binary-mb", nil, "Count Apple's size caps in 2^20-byte megabytes (default 10^6-byte ones).")
