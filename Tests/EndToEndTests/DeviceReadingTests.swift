@@ -71,6 +71,7 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         #expect(summary?["verdict"] == .string("attached"), "\(run.stdout)")
         #expect(targets.all == ["/my%20h%C3%A9ro.jpg"], "the request, byte for byte")
+        #expect(OutputSchemas.violations(of: summary?.text ?? "", against: "outcome") == [])
         let message = Self.warning(summary, "url-encoded")
         #expect(message.contains("https://cdn.example.com/my%20h%C3%A9ro.jpg"), "\(run.stdout)")
         #expect(message.contains("spaces, 'é'"))
@@ -129,6 +130,7 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         #expect(summary?["verdict"] == .string("attached"), "\(run.stdout)")
         #expect(Self.warning(summary, "payload-whitespace-over-limit").contains("\(compact) as compact JSON"))
+        #expect(OutputSchemas.violations(of: summary?.text ?? "", against: "outcome") == [])
     }
 
     @Test func aDuplicateKeyIsNamedWithTheValueTheDeviceSees() async throws {
