@@ -54,7 +54,7 @@ extension Option {
     static let connectTo = Option(
         "--connect-to", "H:P:H2:P2", "Send connections for H:P to H2:P2, as curl does (repeatable).",
         example: "cdn.example.com:443:127.0.0.1:8443")
-    static let maxRedirects = Option("--max-redirs", "N", "Redirects followed at most (default 5).", example: "2")
+    static let maxRedirects = Option("--max-redirs", "N", "Redirects followed at most (default 20).", example: "2")
     static let maxBytes = Option(
         "--max-bytes", "N", "Refuse bodies larger than N bytes (default: Apple's cap for the type).",
         example: "1000000")

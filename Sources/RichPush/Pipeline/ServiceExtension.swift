@@ -456,6 +456,52 @@ public struct ServiceExtension: Sendable {
             .hint(budget: policy.budget, kind: format.name.uppercased())
     }
 
+    /// A response that is not 2xx (a 4xx, a 5xx, or a 3xx URLSession does not follow): what the phone shows.
+    ///
+    /// A download task does not fail on an HTTP status: it completes with the response body saved and
+    /// no error. Braze's extension (its published sample, read; the Swift SDK's extension is closed) only
+    /// checks the task's error, so it moves that body under the declared type and creates the
+    /// attachment from it. The phone then shows what iOS makes of those bytes: nearly always an HTML or
+    /// JSON error page, which UNNotificationAttachment refuses (the plain notification shows); a server
+    /// that answers 404 with a placeholder image gets that image shown, not the asset.
+    private func errorBodyOutcome(_ error: FetchError, format: AttachmentFormat, payloadBytes: Int) -> Outcome {
+        let status = error.details?.httpStatus ?? 0
+        let bytes = error.details?.bytes ?? 0
+        let suffix = format.extensions[0]
+        let said =
+            "\(error.message). A download task does not fail on an HTTP status: Braze's extension saves the "
+            + "\(bytes)-byte response body as .\(suffix) and creates the attachment from it"
+        let sniff = error.details.flatMap { try? sniffs.sniff(body: $0.body, with: sniffer) }
+        guard let sniff, case .attach = AttachmentValidator.validate(declared: format, sniff: sniff) else {
+            let what =
+                sniff.map { $0.mime == "application/x-empty" ? "empty" : "\($0.mime) (\($0.description))" }
+                ?? "unreadable"
+            var outcome = Outcome(
+                verdict: .fallback, reason: .httpStatus,
+                message: said + ", which iOS refuses: the body is \(what), not \(format.name) (UNError 101); "
+                    + "the phone shows the plain notification.",
+                payloadBytes: payloadBytes)
+            outcome.sniff = sniff
+            return outcome
+        }
+        var outcome = Outcome(
+            verdict: .attached, reason: .ok,
+            message: said + ": the body is \(sniff.format?.name ?? format.name) bytes, so the phone shows the "
+                + "server's error \(format.attachmentClass.rawValue) instead of the asset (richpush does not store it).",
+            payloadBytes: payloadBytes)
+        outcome.warnings = [
+            Warning(
+                "error-body-attached",
+                "HTTP \(status): the error response is itself a \(format.attachmentClass.rawValue), which the phone "
+                    + "shows in place of the asset; fix the URL or the object behind it.")
+        ]
+        outcome.attachment = Outcome.Attachment(
+            file: nil, uti: format.uti, bytes: bytes, sha256: nil, type: suffix, attachmentClass: format.attachmentClass
+        )
+        outcome.sniff = sniff
+        return outcome
+    }
+
     @inline(never)
     private func failure(_ error: FetchError, cap: Int64, format: AttachmentFormat, payloadBytes: Int) -> Outcome {
         func make(_ verdict: Verdict, _ reason: ReasonCode, _ message: String? = nil) -> Outcome {
@@ -476,9 +522,8 @@ public struct ServiceExtension: Sendable {
         case .tooLarge:
             return make(
                 .fallback, .fileTooLarge,
-                "the asset is over Apple's \(format.attachmentClass.maxMegabytes) MB cap for "
-                    + "\(format.attachmentClass.rawValue) (\(cap) bytes) (UNError 102); the download was stopped early."
-            )
+                AttachmentValidator.tooLargeMessage(format.attachmentClass, cap: cap)
+                    + "; the download was stopped early.")
         case .invalidURL: return make(.fallback, .invalidURL)
         case .schemeNotAllowed: return make(.fallback, .schemeNotAllowed)
         case .redirectNotAllowed:
@@ -496,7 +541,7 @@ public struct ServiceExtension: Sendable {
             outcome.tlsProblem = error.tlsProblem
             return outcome
         case .stalled: return make(.fallback, .stalled)
-        case .httpStatus: return make(.fallback, .httpStatus)
+        case .httpStatus: return errorBodyOutcome(error, format: format, payloadBytes: payloadBytes)
         case .truncated: return make(.fallback, .truncated)
         case .connectionReset: return make(.fallback, .connectionReset)
         case .protocolError: return make(.fallback, .protocolError)
