@@ -13,7 +13,10 @@ extension Option {
             example: "5")
     }
     static let pushType = Option(
-        "--push-type", "TYPE", "alert (4096-byte payload limit) or voip (5120); default alert.", example: "voip")
+        "--push-type", "TYPE",
+        "The apns-push-type: alert (default; the only type that runs the extension), voip (5120-byte limit, others "
+            + "4096), background, liveactivity, location, complication, fileprovider, mdm or pushtotalk.",
+        example: "voip")
     static let binaryMegabytes = Option(
         "--binary-mb", nil, "Count Apple's size caps in 2^20-byte megabytes (default 10^6-byte ones).")
 

@@ -112,7 +112,7 @@ public struct ServiceExtension: Sendable {
     /// What the policy says of an attachment's URL before anything is fetched.
     enum Admission: Sendable {
         case decided(Outcome)
-        /// Fetch `url` (trimmed) under `policy`, whose `maxBytes` is the class cap `cap`.
+        /// Fetch `url` (as `URL(string:)` reads it, see ``AttachmentURL``) under `policy`, whose `maxBytes` is the class cap `cap`.
         case fetch(url: String, policy: FetchPolicy, cap: Int64)
     }
 
@@ -122,10 +122,14 @@ public struct ServiceExtension: Sendable {
         case .decided(let outcome, let root):
             return PreparedPayload(bytes: bytes, stage: .decided(outcome, root: root))
         case .attachment(let url, let declared, let format, let root, let warnings):
+            let reading = AttachmentURL(url)
+            let admission = admit(reading, format: format, payloadBytes: bytes.count)
+            var urlWarnings: [Warning] = []
+            if case .fetch = admission { urlWarnings = reading.warnings }
             let attachment = PreparedPayload.Attachment(
                 url: url, declared: declared, format: format,
-                fileExtension: AttachmentFormat.normalizedExtension(declared), warnings: warnings,
-                admission: admit(url: url, format: format, payloadBytes: bytes.count))
+                fileExtension: AttachmentFormat.normalizedExtension(declared), warnings: warnings + urlWarnings,
+                admission: admission)
             return PreparedPayload(bytes: bytes, stage: .attachment(attachment, root: root))
         }
     }
@@ -282,26 +286,27 @@ public struct ServiceExtension: Sendable {
     /// Stage 4, policy (App Transport Security and the class cap): the outcome when the URL cannot be
     /// fetched, or the URL and policy to fetch it with.
     @inline(never)
-    private func admit(url: String, format: AttachmentFormat, payloadBytes: Int) -> Admission {
+    private func admit(_ reading: AttachmentURL, format: AttachmentFormat, payloadBytes: Int) -> Admission {
         func finish(_ verdict: Verdict, _ reason: ReasonCode, _ message: String, hint: String? = nil) -> Admission {
             .decided(
                 Outcome(verdict: verdict, reason: reason, message: message, hint: hint, payloadBytes: payloadBytes))
         }
-        let trimmed = Self.trimmingWhitespace(url)
-        guard !trimmed.isEmpty, let components = URLComponents(string: trimmed),
-            let scheme = components.scheme?.lowercased(),
-            components.host?.isEmpty == false || scheme == "file"
-        else {
+        // The URL the extension's URL(string:) makes of the text: nothing trimmed, nothing repaired.
+        let url = reading.written
+        if let (message, hint) = reading.refusal {
+            return finish(.fallback, .invalidURL, message, hint: hint)
+        }
+        guard let requested = reading.requested, let scheme = reading.scheme else {
             return finish(.fallback, .invalidURL, "'ab.att.url' ('\(url)') is not an absolute URL (UNError 100).")
         }
         if let app = policy.app {
-            if case .blocked(_, let message, let hint) = app.transportSecurity.decide(trimmed) {
+            if case .blocked(_, let message, let hint) = app.transportSecurity.decide(requested) {
                 return finish(.fallback, .atsBlocked, message.hasSuffix(".") ? message : message + ".", hint: hint)
             }
         } else if scheme == "http" && !policy.fetch.allowHTTP {
             return finish(
                 .fallback, .atsBlocked,
-                "\(url) is plain http: App Transport Security blocks it in an extension without an arbitrary-loads "
+                "\(requested) is plain http: App Transport Security blocks it in an extension without an arbitrary-loads "
                     + "exception. Serve the asset over https (or pass \(Setting.allowHTTP) to emulate such an exception)."
             )
         }
@@ -317,16 +322,7 @@ public struct ServiceExtension: Sendable {
         fetchPolicy.keepsBodySummary = true
         // The hash names the stored file; with no store (a bench without an output folder) it is not computed.
         fetchPolicy.hashesBody = store != nil
-        return .fetch(url: trimmed, policy: fetchPolicy, cap: cap)
-    }
-
-    /// `url.trimmingCharacters(in: .whitespaces)`, without Foundation's copy when neither end is
-    /// whitespace (nearly always).
-    static func trimmingWhitespace(_ url: String) -> String {
-        guard let first = url.unicodeScalars.first, let last = url.unicodeScalars.last,
-            CharacterSet.whitespaces.contains(first) || CharacterSet.whitespaces.contains(last)
-        else { return url }
-        return url.trimmingCharacters(in: .whitespaces)
+        return .fetch(url: requested, policy: fetchPolicy, cap: cap)
     }
 
     /// The outcome of a download that failed.
