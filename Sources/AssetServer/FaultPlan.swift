@@ -10,8 +10,10 @@
 /// |---|---|
 /// | `delay=MS` | wait before sending the status line |
 /// | `status=CODE` | answer with that HTTP status and a small HTML error page |
+/// | `status-body=asset` | with `status=CODE`, send the asset itself as that response's body (a CDN's placeholder image on a 404) instead of the page |
 /// | `redirect=N` | a chain of N `302` redirects back to the same asset, then the asset |
 /// | `to=URL` | one `302` redirect to URL (any scheme, for example `file:///etc/passwd`) |
+/// | `code=3XX` | the status of those redirects instead of `302`: 301, 303, 307, 308 (followed by URLSession), or 300, 304, 305 (not followed) |
 /// | `type=MIME` | send this Content-Type instead of the one the file extension implies |
 /// | `gzip=1` | gzip the body and say `Content-Encoding: gzip` |
 /// | `size=BYTES` | make the body exactly BYTES long: the file, then zero bytes (or the file cut short) |
@@ -26,8 +28,12 @@
 public struct FaultPlan: Sendable {
     public var delayMilliseconds: Int = 0
     public var status: Int?
+    /// With ``status``, send the asset as the error response's body instead of an HTML page.
+    public var statusBodyIsAsset = false
     public var redirects: Int = 0
     public var redirectTarget: String?
+    /// The status line of the redirects `redirect=N` and `to=URL` send (`code=`, 300 to 399).
+    public var redirectCode = 302
     public var contentType: String?
     public var gzip = false
     public var size: UInt64?
@@ -49,7 +55,8 @@ public struct FaultPlan: Sendable {
 
     /// Every fault parameter the server understands, in the order the documentation lists them.
     public static let knownParameters = [
-        "delay", "status", "redirect", "to", "type", "gzip", "size", "chunked", "endless", "truncate", "length",
+        "delay", "status", "status-body", "redirect", "to", "code", "type", "gzip", "size", "chunked", "endless",
+        "truncate", "length",
         "stall", "stall-ms", "rate", "reset", "every",
     ]
 
@@ -76,8 +83,18 @@ public struct FaultPlan: Sendable {
                 let code = try number(Int.self)
                 guard (100...599).contains(code) else { throw FaultPlanError(parameter: key, value: value) }
                 status = code
+            case "status-body":
+                switch value {
+                case "asset": statusBodyIsAsset = true
+                case "page": statusBodyIsAsset = false
+                default: throw FaultPlanError(parameter: key, value: value)
+                }
             case "redirect": redirects = try number(Int.self)
             case "to": redirectTarget = value
+            case "code":
+                let code = try number(Int.self)
+                guard (300...399).contains(code) else { throw FaultPlanError(parameter: key, value: value) }
+                redirectCode = code
             case "type": contentType = value
             case "gzip": gzip = try flag()
             case "size": size = try number(UInt64.self)

@@ -99,10 +99,10 @@ private func serve(
         if plan.redirects > 1 { query.append(("redirect", String(plan.redirects - 1))) }
         let location =
             path + (query.isEmpty ? "" : "?" + query.map { "\(escape($0))=\(escape($1))" }.joined(separator: "&"))
-        return redirect(connection, record, to: location)
+        return redirect(connection, record, to: location, code: plan.redirectCode)
     }
-    if let target = plan.redirectTarget { return redirect(connection, record, to: target) }
-    if let status = plan.status, !(200..<300).contains(status) {
+    if let target = plan.redirectTarget { return redirect(connection, record, to: target, code: plan.redirectCode) }
+    if let status = plan.status, !(200..<300).contains(status), !plan.statusBodyIsAsset {
         return respond(
             connection, record, status: status, page: "Error \(status)", detail: "status=\(status) was requested")
     }
@@ -202,19 +202,27 @@ private func escape(_ text: String) -> String {
         ?? text
 }
 
-private func redirect(_ connection: OpaquePointer, _ record: RequestRecord, to location: String) -> MHD_Result {
+private func redirect(_ connection: OpaquePointer, _ record: RequestRecord, to location: String, code: Int)
+    -> MHD_Result
+{
     respond(
-        connection, record, status: 302, page: "Found", detail: "moved to \(location)",
+        connection, record, status: code, page: redirectPhrases[code] ?? "Redirect", detail: "moved to \(location)",
         headers: [("Location", location)])
 }
+
+/// The reason phrases of the redirect statuses `code=` can ask for.
+private let redirectPhrases = [
+    300: "Multiple Choices", 301: "Moved Permanently", 302: "Found", 303: "See Other", 304: "Not Modified",
+    305: "Use Proxy", 307: "Temporary Redirect", 308: "Permanent Redirect",
+]
 
 private func respondIndex(_ connection: OpaquePointer, _ record: RequestRecord, root: String) -> MHD_Result {
     let names = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).filter { !$0.hasPrefix(".") }
         .sorted()
     let text =
         "richpush asset server: \(root)\n\n" + names.map { "/\($0)\n" }.joined()
-        + "\nFault modes (query parameters): delay=MS status=CODE redirect=N to=URL type=MIME gzip=1 size=BYTES\n"
-        + "chunked=1 endless=1 truncate=BYTES length=BYTES stall=BYTES stall-ms=MS rate=BPS reset=BYTES every=K\n"
+        + "\nFault modes (query parameters): delay=MS status=CODE redirect=N to=URL code=3XX type=MIME gzip=1\n"
+        + "size=BYTES chunked=1 endless=1 truncate=BYTES length=BYTES stall=BYTES stall-ms=MS rate=BPS reset=BYTES every=K\n"
     return respond(connection, record, status: 200, body: Array(text.utf8), type: "text/plain; charset=utf-8")
 }
 

@@ -13,7 +13,10 @@ extension Option {
             example: "5")
     }
     static let pushType = Option(
-        "--push-type", "TYPE", "alert (4096-byte payload limit) or voip (5120); default alert.", example: "voip")
+        "--push-type", "TYPE",
+        "The apns-push-type: alert (default; the only type that runs the extension), voip (5120-byte limit, others "
+            + "4096), background, liveactivity, location, complication, fileprovider, mdm or pushtotalk.",
+        example: "voip")
     static let binaryMegabytes = Option(
         "--binary-mb", nil, "Count Apple's size caps in 2^20-byte megabytes (default 10^6-byte ones).")
 
@@ -51,7 +54,7 @@ extension Option {
     static let connectTo = Option(
         "--connect-to", "H:P:H2:P2", "Send connections for H:P to H2:P2, as curl does (repeatable).",
         example: "cdn.example.com:443:127.0.0.1:8443")
-    static let maxRedirects = Option("--max-redirs", "N", "Redirects followed at most (default 5).", example: "2")
+    static let maxRedirects = Option("--max-redirs", "N", "Redirects followed at most (default 20).", example: "2")
     static let maxBytes = Option(
         "--max-bytes", "N", "Refuse bodies larger than N bytes (default: Apple's cap for the type).",
         example: "1000000")

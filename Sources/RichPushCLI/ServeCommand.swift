@@ -72,6 +72,7 @@ enum ServeCommand {
         Fault modes are query parameters, so a payload URL alone can ask for one:
           delay=MS        wait before the status line      status=CODE     answer with that HTTP status
           redirect=N      N redirects, then the asset      to=URL          one redirect to URL (any scheme)
+          code=3XX        the redirects' status (302)      status-body=asset  the asset as the error's body
           type=MIME       force the Content-Type           gzip=1          gzip the body (Content-Encoding)
           size=BYTES      body of exactly BYTES (padded)   chunked=1       no Content-Length
           endless=1       a body that never ends           truncate=BYTES  send BYTES, then close

@@ -106,6 +106,30 @@ import Testing
         #expect(try FaultPlan(query: [("n", "7"), ("_cache", "x"), ("shared", "1")]).passthroughQuery.count == 3)
     }
 
+    @Test func parsesTheRedirectStatusAndTheErrorBody() throws {
+        #expect(try FaultPlan(query: []).redirectCode == 302)
+        let plan = try FaultPlan(query: [
+            ("redirect", "2"), ("code", "308"), ("status", "404"), ("status-body", "asset"),
+        ])
+        #expect(plan.redirectCode == 308 && plan.statusBodyIsAsset)
+        #expect(plan.passthroughQuery.map(\.0) == ["code", "status", "status-body"], "the code rides the chain")
+        for bad in ["200", "400", "abc", "-301"] {
+            #expect(throws: FaultPlanError.self, "code=\(bad)") { try FaultPlan(query: [("code", bad)]) }
+        }
+        #expect(throws: FaultPlanError.self) { try FaultPlan(query: [("status-body", "file")]) }
+    }
+
+    @Test(arguments: [301, 303, 307, 308, 300, 304])
+    func answersRedirectsWithTheRequestedStatus(code: Int) async throws {
+        let server = try AssetServer(root: Fixtures.assets)
+        defer { server.stop() }
+        let port = server.httpPort
+        let answer = try await offThePool { try RawHTTP.get("/hero.jpg?redirect=2&code=\(code)", port: port) }
+        #expect(answer?.status == code)
+        let location = answer?.headers.first { $0.key.lowercased() == "location" }?.value
+        #expect(location == "/hero.jpg?code=\(code)&redirect=1")
+    }
+
     @Test func answersAnUnknownFaultParameterWith400ListingTheKnownOnes() async throws {
         let server = try AssetServer(root: Fixtures.assets)
         defer { server.stop() }

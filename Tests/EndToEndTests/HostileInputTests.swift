@@ -231,9 +231,13 @@ import Testing
                         #"{"aps":{"alert":"Hi","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/a\nrichpush: attached: forged\r\u001b[2J.jpg","type":"jpg"}}}"#
                             .utf8)
                 ],
-                command: process + " p.json", status: 1, reason: "invalid-url",
+                command: process + " p.json", status: 1, reason: "http-status",
                 check: { run, _ in
-                    #expect(run.stderr.split(separator: "\n", omittingEmptySubsequences: false).count == 2, "one line")
+                    // The device requests the URL percent-encoded (URL(string:)): a 404 here, the verdict line
+                    // and the URL's warning, neither able to start a forged line.
+                    let lines = run.stderr.split(separator: "\n")
+                    #expect(lines.first?.hasPrefix("richpush: fallback [http-status]") == true, "\(run.stderr)")
+                    #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("  warning [url-encoded]") }, "\(run.stderr)")
                     #expect(!run.stderr.contains("\r") && !run.stderr.contains("\u{1B}"))
                     #expect(!run.stderr.contains("\nrichpush: attached"))
                 })

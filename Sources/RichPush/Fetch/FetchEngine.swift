@@ -109,61 +109,79 @@ public final class FetchEngine: Sendable {
     public func fetch(_ request: FetchRequest, writingTo descriptor: Int32) async throws(FetchError) -> FetchResult {
         let policy = request.policy
         try Self.checkShape(request.url, allowed: policy.transportSecurity == nil ? policy : nil)
-        guard let transportSecurity = policy.transportSecurity else {
-            let spec = Self.spec(
-                request.url, policy: policy, deadline: request.deadline, schemes: policy.schemes,
-                minimumTLSMinor: policy.requireTLS12 ? 2 : 0, followRedirects: true,
-                connectTo: try connectRules(for: request))
-            let outcome = await group.transfer(spec, writingTo: descriptor)
-            return try Self.result(of: outcome, request: request).get()
-        }
-        return try await fetchHopByHop(request, transportSecurity: transportSecurity, writingTo: descriptor)
+        return try await fetchHopByHop(request, transportSecurity: policy.transportSecurity, writingTo: descriptor)
     }
 
-    /// Follows redirects one transfer at a time, judging each hop by App Transport Security's rules for
-    /// its own host, as the phone does: an exception for one host says nothing of where it redirects.
+    /// The redirect statuses URLSession follows: 301, 302 and 303 (a non-GET becomes a GET) and 307
+    /// and 308 (the method is kept). A download task only ever sends GET, so every hop is a GET. Any
+    /// other 3xx (300, 304, 305, 306), Location or not, is the task's final response, not followed.
+    static let followedRedirects: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// Follows redirects one transfer at a time, as URLSession does: only the statuses it follows
+    /// (``followedRedirects``), at most ``FetchPolicy/maxRedirects`` of them, each hop judged by App
+    /// Transport Security's rules for its own host when the policy has them (an exception for one host
+    /// says nothing of where it redirects), else by the policy's schemes.
     @inline(never)
     private func fetchHopByHop(
-        _ request: FetchRequest, transportSecurity: AppTransportSecurity, writingTo descriptor: Int32
+        _ request: FetchRequest, transportSecurity: AppTransportSecurity?, writingTo descriptor: Int32
     ) async throws(FetchError) -> FetchResult {
+        let policy = request.policy
         var url = request.url
         var hops = 0
         var earlier = Duration.zero
         var earlierTrace: TransferTrace?
         while true {
-            let minimum: TLSVersion
-            switch transportSecurity.decide(url) {
-            case .allowed(let version, _):
-                minimum = version
-            case .blocked(_, let message, let hint):
-                if hops > 0, !["http", "https"].contains(URLComponents(string: url)?.scheme?.lowercased() ?? "") {
+            let minimumMinor: Int
+            let scheme = URLComponents(string: url)?.scheme?.lowercased() ?? ""
+            if let transportSecurity {
+                switch transportSecurity.decide(url) {
+                case .allowed(let version, _):
+                    minimumMinor = Self.minor(version)
+                case .blocked(_, let message, let hint):
+                    if hops > 0, !["http", "https"].contains(scheme) {
+                        throw FetchError(
+                            .redirectNotAllowed, "\(request.url) redirected to \(url), whose scheme is not allowed",
+                            redirectTarget: url)
+                    }
+                    var error = FetchError(
+                        .atsBlocked, hops > 0 ? "\(request.url) redirected to \(url): \(message)" : message,
+                        redirectTarget: hops > 0 ? url : nil)
+                    error.hint = hint
+                    throw error
+                }
+            } else {
+                if hops > 0, !policy.allows(scheme: scheme) {
                     throw FetchError(
-                        .redirectNotAllowed, "\(request.url) redirected to \(url), whose scheme is not allowed",
+                        .redirectNotAllowed,
+                        "\(request.url) redirected to \(url), whose scheme is not allowed (allowed: \(policy.schemesText))",
                         redirectTarget: url)
                 }
-                var error = FetchError(
-                    .atsBlocked, hops > 0 ? "\(request.url) redirected to \(url): \(message)" : message,
-                    redirectTarget: hops > 0 ? url : nil)
-                error.hint = hint
-                throw error
+                minimumMinor = policy.requireTLS12 ? 2 : 0
             }
             var hop = request
             hop.url = url
-            let spec = Self.spec(
-                url, policy: request.policy, deadline: request.deadline, schemes: ["http", "https"],
-                minimumTLSMinor: Self.minor(minimum), followRedirects: false, connectTo: try connectRules(for: hop))
+            var spec = Self.spec(
+                url, policy: policy, deadline: request.deadline,
+                schemes: transportSecurity == nil ? policy.schemes : ["http", "https"],
+                minimumTLSMinor: minimumMinor, followRedirects: false, connectTo: try connectRules(for: hop))
+            // A download task does not fail on a 4xx or 5xx: it receives the body and saves it, and the
+            // extension decides. Receive it too, so the verdict can say what the extension would attach.
+            spec.failOnHTTPError = false
             var outcome = await group.transfer(spec, writingTo: descriptor)
             outcome.totalMicros += earlier.saturatingMicroseconds
             outcome.redirectCount = hops
             if let before = earlierTrace, let trace = outcome.trace { outcome.trace = before.followed(by: trace) }
             earlierTrace = outcome.trace
-            guard case .redirect(let location)? = outcome.failure else {
+            guard case .redirect(let location)? = outcome.failure, Self.followedRedirects.contains(outcome.httpStatus)
+            else {
                 return try Self.result(of: outcome, request: hop).get()
             }
             hops += 1
-            guard hops <= request.policy.maxRedirects else {
+            guard hops <= policy.maxRedirects else {
                 throw FetchError(
-                    .tooManyRedirects, "\(request.url) redirected more than \(request.policy.maxRedirects) times")
+                    .tooManyRedirects,
+                    "\(request.url) redirected more than \(policy.maxRedirects) times (URLSession stops there with "
+                        + "NSURLErrorHTTPTooManyRedirects, -1007)")
             }
             // The redirect's own body is not the asset: start the file again for the next hop.
             if descriptor >= 0 {
@@ -374,7 +392,12 @@ public final class FetchEngine: Sendable {
             case .protocolError:
                 (.protocolError, "\(url) did not answer with valid HTTP")
             case .redirect(let location):
-                (.httpStatus, "\(details.effectiveURL) answered HTTP \(outcome.httpStatus), a redirect to \(location)")
+                (
+                    .httpStatus,
+                    "\(details.effectiveURL) answered HTTP \(outcome.httpStatus) with a Location (\(location)) that "
+                        + "URLSession does not follow (it follows 301, 302, 303, 307 and 308): the task ends with "
+                        + "that response"
+                )
             case .other:
                 (.transferFailed, "downloading \(url) failed")
             }

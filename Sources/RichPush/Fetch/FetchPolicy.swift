@@ -15,8 +15,9 @@ public struct FetchPolicy: Sendable {
 
     /// Accept `http://` URLs and redirects (an extension whose Info.plist allows arbitrary loads).
     public var allowHTTP = false
-    /// Redirects followed at most.
-    public var maxRedirects = 5
+    /// Redirects followed at most: 20, CFNetwork's own limit since iOS 14 and macOS 11 (16 before),
+    /// past which a task fails with NSURLErrorHTTPTooManyRedirects (docs/platform.md).
+    public var maxRedirects = 20
     /// Time allowed for DNS, TCP and TLS together.
     public var connectTimeout: Duration = .seconds(10)
     /// Abort when fewer than `stallBytesPerSecond` arrive for `stallWindow`; nil turns stall detection off.

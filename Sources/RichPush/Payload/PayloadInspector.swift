@@ -17,25 +17,55 @@ public enum PayloadInspector {
         // APNs counts the JSON it is sent; the newline (or other JSON whitespace) a file or `echo`
         // adds after it is not part of the payload.
         let size = bytes.count - bytes.reversed().prefix(while: { [0x20, 0x0A, 0x0D, 0x09].contains($0) }).count
-        func decided(
-            _ verdict: Verdict, _ reason: ReasonCode, _ message: String, hint: String? = nil, root: JSONValue? = nil
-        ) -> Inspection {
-            .decided(
-                Outcome(verdict: verdict, reason: reason, message: message, hint: hint, payloadBytes: size), root: root)
+        func decided(_ verdict: Verdict, _ reason: ReasonCode, _ message: String) -> Inspection {
+            .decided(Outcome(verdict: verdict, reason: reason, message: message, payloadBytes: size), root: nil)
         }
         // 1. Read: APNs' rules.
         let limit = pushType.maxPayloadBytes
-        guard size <= limit else {
-            return decided(
-                .rejected, .payloadTooLarge,
-                "the payload is \(size) bytes; APNs refuses \(pushType.rawValue) pushes over \(limit) bytes. "
-                    + "Shorten the text or move data behind a URL.")
+        var warnings: [Warning] = []
+        if size > limit {
+            // Braze builds the JSON it sends, compact; only the sender's own whitespace is over the limit.
+            let compact = compactSize(bytes)
+            guard compact <= limit else {
+                let compactNote = compact < size ? " (\(compact) as compact JSON, which is what APNs counts)" : ""
+                return decided(
+                    .rejected, .payloadTooLarge,
+                    "the payload is \(size) bytes\(compactNote); APNs refuses \(pushType.rawValue) pushes over "
+                        + "\(limit) bytes. Shorten the text or move data behind a URL.")
+            }
+            warnings.append(
+                Warning(
+                    "payload-whitespace-over-limit",
+                    "the payload is \(size) bytes as written but \(compact) as compact JSON, under APNs' \(limit)-byte "
+                        + "limit for \(pushType.rawValue) pushes: Braze sends compact JSON, so the device gets it. A "
+                        + "sender that transmits the text as written is refused by APNs: send it compact."))
         }
         let root: JSONValue
         do {
             root = try JSONValue.parse(bytes)
         } catch {
             return decided(.rejected, .invalidJSON, Self.invalidJSONMessage(bytes, error: "\(error)"))
+        }
+        warnings += duplicateKeyWarnings(root)
+        let inspection = read(root, size: size, pushType: pushType)
+        guard !warnings.isEmpty else { return inspection }
+        switch inspection {
+        case .decided(var outcome, let root):
+            outcome.warnings = warnings + outcome.warnings
+            return .decided(outcome, root: root)
+        case .attachment(let url, let declaredType, let format, let root, let more):
+            return .attachment(
+                url: url, declaredType: declaredType, format: format, root: root, warnings: warnings + more)
+        }
+    }
+
+    /// Stages 1 (the JSON's shape) to 3 for a parsed payload of `size` bytes.
+    private static func read(_ root: JSONValue, size: Int, pushType: ExtensionPolicy.PushType) -> Inspection {
+        func decided(
+            _ verdict: Verdict, _ reason: ReasonCode, _ message: String, hint: String? = nil, root: JSONValue? = nil
+        ) -> Inspection {
+            .decided(
+                Outcome(verdict: verdict, reason: reason, message: message, hint: hint, payloadBytes: size), root: root)
         }
         guard case .object = root else {
             return decided(
@@ -59,7 +89,9 @@ public enum PayloadInspector {
                 root: root)
         }
         // 2. Would iOS run the extension?
-        if let decision = invocation(aps: aps, root: root, size: size) { return .decided(decision, root: root) }
+        if let decision = invocation(aps: aps, root: root, size: size, pushType: pushType) {
+            return .decided(decision, root: root)
+        }
         // 3. Braze's attachment request.
         guard case .object = att else {
             return decided(
@@ -126,9 +158,19 @@ public enum PayloadInspector {
     }
 
     /// iOS runs a service extension only for an alert push with `aps.mutable-content` equal to 1.
-    private static func invocation(aps: JSONValue, root: JSONValue, size: Int) -> Outcome? {
+    /// Any other push type never reaches the extension, whatever its payload says.
+    private static func invocation(aps: JSONValue, root: JSONValue, size: Int, pushType: ExtensionPolicy.PushType)
+        -> Outcome?
+    {
         func notInvoked(_ reason: ReasonCode, _ message: String, hint: String? = nil) -> Outcome {
             Outcome(verdict: .notInvoked, reason: reason, message: message, hint: hint, payloadBytes: size)
+        }
+        guard pushType.runsServiceExtension else {
+            return notInvoked(
+                .noAlert,
+                "this is a \(pushType.rawValue) push (apns-push-type: \(pushType.rawValue)): iOS runs service "
+                    + "extensions only for alert pushes, whatever the payload says, so no attachment shows.",
+                hint: "send it with apns-push-type alert (--push-type alert) to have the extension attach the asset.")
         }
         switch aps["mutable-content"] {
         case .none:
@@ -170,6 +212,68 @@ public enum PayloadInspector {
                     + "Add an 'alert' to 'aps'.")
         }
         return nil
+    }
+
+    /// The payload's size as compact JSON: every space, tab, line feed and carriage return outside a
+    /// string removed (RFC 8259's insignificant whitespace). Strings and everything else are counted as written.
+    static func compactSize(_ bytes: [UInt8]) -> Int {
+        var count = 0
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                count += 1
+            } else if ![0x20, 0x0A, 0x0D, 0x09].contains(byte) {
+                if byte == UInt8(ascii: "\"") { inString = true }
+                count += 1
+            }
+        }
+        return count
+    }
+
+    /// The most duplicate-key warnings one payload gets (a hostile payload can repeat keys at will).
+    static let maxDuplicateKeyWarnings = 5
+
+    /// A warning for each key that appears more than once in an object, anywhere in the payload, naming
+    /// the value the device sees: the app reads the payload as `userInfo`, a dictionary decoded by
+    /// JSONSerialization, which keeps the last of the repeated members (measured on this toolchain's
+    /// Foundation; richpush's own reading, ``JSONValue/subscript(_:)``, agrees).
+    static func duplicateKeyWarnings(_ root: JSONValue) -> [Warning] {
+        var warnings: [Warning] = []
+        func visit(_ value: JSONValue, path: String) {
+            guard warnings.count < maxDuplicateKeyWarnings else { return }
+            switch value {
+            case .object(let members):
+                var counts: [String: Int] = [:]
+                for member in members { counts[member.key, default: 0] += 1 }
+                var reported: Set<String> = []
+                for member in members where (counts[member.key] ?? 0) > 1 && !reported.contains(member.key) {
+                    guard warnings.count < maxDuplicateKeyWarnings, let last = value[member.key] else { break }
+                    reported.insert(member.key)
+                    var seen = last.text
+                    if seen.count > 80 { seen = String(seen.prefix(77)) + "..." }
+                    let name = path.isEmpty ? member.key : path + "." + member.key
+                    warnings.append(
+                        Warning(
+                            "duplicate-key",
+                            "'\(name)' appears \(counts[member.key] ?? 0) times; the device's JSONSerialization keeps "
+                                + "the last, so the app sees \(seen). Remove the other occurrences."))
+                }
+                for member in members { visit(member.value, path: path.isEmpty ? member.key : path + "." + member.key) }
+            case .array(let items):
+                for (index, item) in items.enumerated() { visit(item, path: path + "[\(index)]") }
+            default: break
+            }
+        }
+        visit(root, path: "")
+        return warnings
     }
 
     /// Why the payload is not JSON, with the two mistakes a sender can fix at once named: a UTF-8 byte

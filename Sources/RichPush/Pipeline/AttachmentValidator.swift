@@ -13,21 +13,49 @@
 /// | another class (audio behind `jpg`) | fallback `content-class-mismatch` (101) |
 /// | not a supported format (WebP, HEIC, gzip, HTML, empty, unknown) | fallback `content-unrecognized` (101) |
 ///
-/// Size is checked during the download (the cap of the declared class, `file-too-large`, 102).
+/// Size is checked during the download (the cap of the declared class, `file-too-large`, 102), and for a
+/// file on disk by ``validate(file:bytes:policy:)``, which `sniff` uses: one rule for both commands.
 public enum AttachmentValidator {
     public enum Decision: Sendable, Equatable {
         case attach(warnings: [Warning])
         case reject(ReasonCode, String)
     }
 
-    public static func validate(declared: AttachmentFormat, sniff: Sniff) -> Decision {
-        guard let actual = sniff.format else {
-            let what = sniff.mime == "application/x-empty" ? "empty" : "\(sniff.mime) (\(sniff.description))"
+    /// Why a file of `attachmentClass` over `cap` bytes is refused (`file-too-large`), in one sentence
+    /// without its final period, so each command can add what it did about it.
+    public static func tooLargeMessage(_ attachmentClass: AttachmentClass, cap: Int64) -> String {
+        "the asset is over Apple's \(attachmentClass.maxMegabytes) MB cap for \(attachmentClass.rawValue) "
+            + "(\(cap) bytes) (UNError 102)"
+    }
+
+    /// Whether iOS would attach a file of `bytes` bytes that sniffs as `sniff`, sent with its own type
+    /// (``Sniff/attachableFormat``: an MPEG-4 file without a video track is audio): the same content
+    /// rules as a download, and the cap of the class the bytes belong to.
+    ///
+    /// ```swift
+    /// let (sniff, bytes) = try sniffer.sniffFile(at: "hero.jpg")
+    /// let decision = AttachmentValidator.validate(file: sniff, bytes: bytes, policy: ExtensionPolicy())
+    /// ```
+    public static func validate(file sniff: Sniff, bytes: Int64, policy: ExtensionPolicy) -> Decision {
+        guard let format = sniff.attachableFormat else { return unrecognized(sniff) }
+        let cap = policy.maxBytes(for: format.attachmentClass)
+        guard bytes <= cap else {
             return .reject(
-                .contentUnrecognized,
-                "the downloaded file is \(what), not a format iOS can attach (UNError 101). "
-                    + "Serve a JPEG, PNG, GIF, MP3, M4A, WAV, AIFF, MP4, MPEG or AVI file.")
+                .fileTooLarge, tooLargeMessage(format.attachmentClass, cap: cap) + ": the file is \(bytes) bytes.")
         }
+        return validate(declared: format, sniff: sniff)
+    }
+
+    private static func unrecognized(_ sniff: Sniff) -> Decision {
+        let what = sniff.mime == "application/x-empty" ? "empty" : "\(sniff.mime) (\(sniff.description))"
+        return .reject(
+            .contentUnrecognized,
+            "the file is \(what), not a format iOS can attach (UNError 101). "
+                + "Serve a JPEG, PNG, GIF, MP3, M4A, WAV, AIFF, MP4, MPEG or AVI file.")
+    }
+
+    public static func validate(declared: AttachmentFormat, sniff: Sniff) -> Decision {
+        guard let actual = sniff.format else { return unrecognized(sniff) }
         if actual == declared { return .attach(warnings: []) }
         if declared.name == "m4a" && actual.name == "mp4" && sniff.hasVideoTrack == false {
             return .attach(warnings: [])

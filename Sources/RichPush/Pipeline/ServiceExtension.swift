@@ -112,7 +112,7 @@ public struct ServiceExtension: Sendable {
     /// What the policy says of an attachment's URL before anything is fetched.
     enum Admission: Sendable {
         case decided(Outcome)
-        /// Fetch `url` (trimmed) under `policy`, whose `maxBytes` is the class cap `cap`.
+        /// Fetch `url` (as `URL(string:)` reads it, see ``AttachmentURL``) under `policy`, whose `maxBytes` is the class cap `cap`.
         case fetch(url: String, policy: FetchPolicy, cap: Int64)
     }
 
@@ -122,10 +122,14 @@ public struct ServiceExtension: Sendable {
         case .decided(let outcome, let root):
             return PreparedPayload(bytes: bytes, stage: .decided(outcome, root: root))
         case .attachment(let url, let declared, let format, let root, let warnings):
+            let reading = AttachmentURL(url)
+            let admission = admit(reading, format: format, payloadBytes: bytes.count)
+            var urlWarnings: [Warning] = []
+            if case .fetch = admission { urlWarnings = reading.warnings }
             let attachment = PreparedPayload.Attachment(
                 url: url, declared: declared, format: format,
-                fileExtension: AttachmentFormat.normalizedExtension(declared), warnings: warnings,
-                admission: admit(url: url, format: format, payloadBytes: bytes.count))
+                fileExtension: AttachmentFormat.normalizedExtension(declared), warnings: warnings + urlWarnings,
+                admission: admission)
             return PreparedPayload(bytes: bytes, stage: .attachment(attachment, root: root))
         }
     }
@@ -282,26 +286,27 @@ public struct ServiceExtension: Sendable {
     /// Stage 4, policy (App Transport Security and the class cap): the outcome when the URL cannot be
     /// fetched, or the URL and policy to fetch it with.
     @inline(never)
-    private func admit(url: String, format: AttachmentFormat, payloadBytes: Int) -> Admission {
+    private func admit(_ reading: AttachmentURL, format: AttachmentFormat, payloadBytes: Int) -> Admission {
         func finish(_ verdict: Verdict, _ reason: ReasonCode, _ message: String, hint: String? = nil) -> Admission {
             .decided(
                 Outcome(verdict: verdict, reason: reason, message: message, hint: hint, payloadBytes: payloadBytes))
         }
-        let trimmed = Self.trimmingWhitespace(url)
-        guard !trimmed.isEmpty, let components = URLComponents(string: trimmed),
-            let scheme = components.scheme?.lowercased(),
-            components.host?.isEmpty == false || scheme == "file"
-        else {
+        // The URL the extension's URL(string:) makes of the text: nothing trimmed, nothing repaired.
+        let url = reading.written
+        if let (message, hint) = reading.refusal {
+            return finish(.fallback, .invalidURL, message, hint: hint)
+        }
+        guard let requested = reading.requested, let scheme = reading.scheme else {
             return finish(.fallback, .invalidURL, "'ab.att.url' ('\(url)') is not an absolute URL (UNError 100).")
         }
         if let app = policy.app {
-            if case .blocked(_, let message, let hint) = app.transportSecurity.decide(trimmed) {
+            if case .blocked(_, let message, let hint) = app.transportSecurity.decide(requested) {
                 return finish(.fallback, .atsBlocked, message.hasSuffix(".") ? message : message + ".", hint: hint)
             }
         } else if scheme == "http" && !policy.fetch.allowHTTP {
             return finish(
                 .fallback, .atsBlocked,
-                "\(url) is plain http: App Transport Security blocks it in an extension without an arbitrary-loads "
+                "\(requested) is plain http: App Transport Security blocks it in an extension without an arbitrary-loads "
                     + "exception. Serve the asset over https (or pass \(Setting.allowHTTP) to emulate such an exception)."
             )
         }
@@ -317,16 +322,7 @@ public struct ServiceExtension: Sendable {
         fetchPolicy.keepsBodySummary = true
         // The hash names the stored file; with no store (a bench without an output folder) it is not computed.
         fetchPolicy.hashesBody = store != nil
-        return .fetch(url: trimmed, policy: fetchPolicy, cap: cap)
-    }
-
-    /// `url.trimmingCharacters(in: .whitespaces)`, without Foundation's copy when neither end is
-    /// whitespace (nearly always).
-    static func trimmingWhitespace(_ url: String) -> String {
-        guard let first = url.unicodeScalars.first, let last = url.unicodeScalars.last,
-            CharacterSet.whitespaces.contains(first) || CharacterSet.whitespaces.contains(last)
-        else { return url }
-        return url.trimmingCharacters(in: .whitespaces)
+        return .fetch(url: requested, policy: fetchPolicy, cap: cap)
     }
 
     /// The outcome of a download that failed.
@@ -460,6 +456,52 @@ public struct ServiceExtension: Sendable {
             .hint(budget: policy.budget, kind: format.name.uppercased())
     }
 
+    /// A response that is not 2xx (a 4xx, a 5xx, or a 3xx URLSession does not follow): what the phone shows.
+    ///
+    /// A download task does not fail on an HTTP status: it completes with the response body saved and
+    /// no error. Braze's extension (its published sample, read; the Swift SDK's extension is closed) only
+    /// checks the task's error, so it moves that body under the declared type and creates the
+    /// attachment from it. The phone then shows what iOS makes of those bytes: nearly always an HTML or
+    /// JSON error page, which UNNotificationAttachment refuses (the plain notification shows); a server
+    /// that answers 404 with a placeholder image gets that image shown, not the asset.
+    private func errorBodyOutcome(_ error: FetchError, format: AttachmentFormat, payloadBytes: Int) -> Outcome {
+        let status = error.details?.httpStatus ?? 0
+        let bytes = error.details?.bytes ?? 0
+        let suffix = format.extensions[0]
+        let said =
+            "\(error.message). A download task does not fail on an HTTP status: Braze's extension saves the "
+            + "\(bytes)-byte response body as .\(suffix) and creates the attachment from it"
+        let sniff = error.details.flatMap { try? sniffs.sniff(body: $0.body, with: sniffer) }
+        guard let sniff, case .attach = AttachmentValidator.validate(declared: format, sniff: sniff) else {
+            let what =
+                sniff.map { $0.mime == "application/x-empty" ? "empty" : "\($0.mime) (\($0.description))" }
+                ?? "unreadable"
+            var outcome = Outcome(
+                verdict: .fallback, reason: .httpStatus,
+                message: said + ", which iOS refuses: the body is \(what), not \(format.name) (UNError 101); "
+                    + "the phone shows the plain notification.",
+                payloadBytes: payloadBytes)
+            outcome.sniff = sniff
+            return outcome
+        }
+        var outcome = Outcome(
+            verdict: .attached, reason: .ok,
+            message: said + ": the body is \(sniff.format?.name ?? format.name) bytes, so the phone shows the "
+                + "server's error \(format.attachmentClass.rawValue) instead of the asset (richpush does not store it).",
+            payloadBytes: payloadBytes)
+        outcome.warnings = [
+            Warning(
+                "error-body-attached",
+                "HTTP \(status): the error response is itself a \(format.attachmentClass.rawValue), which the phone "
+                    + "shows in place of the asset; fix the URL or the object behind it.")
+        ]
+        outcome.attachment = Outcome.Attachment(
+            file: nil, uti: format.uti, bytes: bytes, sha256: nil, type: suffix, attachmentClass: format.attachmentClass
+        )
+        outcome.sniff = sniff
+        return outcome
+    }
+
     @inline(never)
     private func failure(_ error: FetchError, cap: Int64, format: AttachmentFormat, payloadBytes: Int) -> Outcome {
         func make(_ verdict: Verdict, _ reason: ReasonCode, _ message: String? = nil) -> Outcome {
@@ -480,9 +522,8 @@ public struct ServiceExtension: Sendable {
         case .tooLarge:
             return make(
                 .fallback, .fileTooLarge,
-                "the asset is over Apple's \(format.attachmentClass.maxMegabytes) MB cap for "
-                    + "\(format.attachmentClass.rawValue) (\(cap) bytes) (UNError 102); the download was stopped early."
-            )
+                AttachmentValidator.tooLargeMessage(format.attachmentClass, cap: cap)
+                    + "; the download was stopped early.")
         case .invalidURL: return make(.fallback, .invalidURL)
         case .schemeNotAllowed: return make(.fallback, .schemeNotAllowed)
         case .redirectNotAllowed:
@@ -500,7 +541,7 @@ public struct ServiceExtension: Sendable {
             outcome.tlsProblem = error.tlsProblem
             return outcome
         case .stalled: return make(.fallback, .stalled)
-        case .httpStatus: return make(.fallback, .httpStatus)
+        case .httpStatus: return errorBodyOutcome(error, format: format, payloadBytes: payloadBytes)
         case .truncated: return make(.fallback, .truncated)
         case .connectionReset: return make(.fallback, .connectionReset)
         case .protocolError: return make(.fallback, .protocolError)

@@ -5,15 +5,19 @@
 public struct ExtensionPolicy: Sendable {
     /// The APNs push type, which sets the payload size limit.
     public enum PushType: String, Sendable, CaseIterable {
-        case alert, background, voip, complication, fileprovider, mdm, location, liveactivity
+        case alert, background, voip, complication, fileprovider, mdm, location, liveactivity, pushtotalk
 
         /// The largest payload APNs accepts for this push type, in bytes.
         public var maxPayloadBytes: Int { self == .voip ? 5120 : 4096 }
+
+        /// Whether iOS hands a push of this type to a service extension: only an alert push displays a
+        /// notification, and only a displayed notification is given to the extension to modify.
+        public var runsServiceExtension: Bool { self == .alert }
     }
 
     /// The extension's time budget, one deadline for the whole run (download, sniff, store).
     public var budget: Duration = .seconds(30)
-    /// The push type (only the size limit depends on it).
+    /// The push type (`apns-push-type`): the size limit, and whether the extension runs at all.
     public var pushType: PushType = .alert
     /// Count caps in binary megabytes (2^20) instead of decimal (10^6, the default: stricter).
     public var binaryMegabytes = false

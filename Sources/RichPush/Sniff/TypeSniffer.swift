@@ -48,6 +48,15 @@ public struct Sniff: Sendable, Equatable, Codable {
     public var format: AttachmentFormat? {
         formatName.flatMap { name in AttachmentFormat.all.first { $0.name == name } }
     }
+
+    /// The format iOS attaches these bytes as when they are sent with their own type: ``format``, except
+    /// that an MPEG-4 file without a video track is MPEG-4 audio (`m4a`, audio class and its 5 MB cap),
+    /// whatever its brand makes libmagic say.
+    public var attachableFormat: AttachmentFormat? {
+        guard let format else { return nil }
+        if format.name == "mp4" && hasVideoTrack == false { return AttachmentFormat.forExtension("m4a") }
+        return format
+    }
 }
 
 /// Tells what downloaded bytes are, over a pool of libmagic cookies.
@@ -88,16 +97,26 @@ public struct TypeSniffer: Sendable {
     /// whose open would wait for a writer, or a device such as `/dev/zero`, which never ends and has no
     /// size) is refused without reading it, as `process` refuses it.
     public func sniff(fileAt path: String) throws(SniffError) -> Sniff {
+        try sniffFile(at: path).sniff
+    }
+
+    /// Sniffs the file at `path` as ``sniff(fileAt:)`` does, and says how many bytes it holds (the
+    /// size its class's cap applies to).
+    public func sniffFile(at path: String) throws(SniffError) -> (sniff: Sniff, bytes: Int64) {
         let descriptor: Int32
         do { descriptor = try SystemCall.openRegularFile(path) } catch {
             throw SniffError(error)
         }
         defer { close(descriptor) }
-        return try sniff(descriptor: descriptor)
+        return try sniffSized(descriptor: descriptor)
     }
 
     /// Sniffs the file open at `descriptor` (read from offset 0; the offset is not moved).
     public func sniff(descriptor: Int32) throws(SniffError) -> Sniff {
+        try sniffSized(descriptor: descriptor).sniff
+    }
+
+    private func sniffSized(descriptor: Int32) throws(SniffError) -> (sniff: Sniff, bytes: Int64) {
         var info = stat()
         do { try SystemCall.retrying("read the file to sniff it") { fstat(descriptor, &info) } } catch {
             throw SniffError(error)
@@ -108,7 +127,7 @@ public struct TypeSniffer: Sendable {
         var bytes = try Self.read(descriptor, count: min(size, Self.magicWindow))
         let wanted = bytes.withUnsafeBytes { Self.extent(ofFileStartingWith: $0, size: size) }
         if wanted > bytes.count { bytes = try Self.read(descriptor, count: wanted) }
-        return try sniff(bytes: bytes)
+        return (try sniff(bytes: bytes), Int64(size))
     }
 
     /// How many bytes from a file's start the verdict reads, given its first ``magicWindow`` bytes: an

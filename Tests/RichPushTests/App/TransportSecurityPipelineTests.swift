@@ -63,8 +63,13 @@ import Testing
         #expect(chain.verdict == .attached, "\(chain.summaryLine)")
         #expect(chain.download?.redirects == 3)
         #expect(chain.attachment?.bytes == Int64(try Fixtures.bytes(ofAsset: "hero.jpg").count))
-        let long = try await process("https://cdn.example.com/hero.jpg?redirect=6")
+        let long = try await process("https://cdn.example.com/hero.jpg?redirect=21")
         #expect(long.reason == .tooManyRedirects, "\(long.summaryLine)")
+        let permanent = try await process("https://cdn.example.com/hero.jpg?redirect=2&code=308")
+        #expect(permanent.verdict == .attached, "\(permanent.summaryLine)")
+        #expect(permanent.download?.redirects == 2)
+        let choices = try await process("https://cdn.example.com/hero.jpg?redirect=1&code=300")
+        #expect(choices.reason == .httpStatus, "300 is not followed: \(choices.summaryLine)")
     }
 
     @Test func routesTheExpandedViewBesideTheVerdict() async throws {

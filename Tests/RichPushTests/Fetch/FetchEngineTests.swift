@@ -129,11 +129,37 @@ import Testing
         await expectFailure("not a url", .invalidURL)
     }
 
-    @Test func followsUpToFiveRedirects() async throws {
+    /// CFNetwork's limit (20 since iOS 14 and macOS 11) is the default.
+    @Test func followsUpToTwentyRedirectsAsURLSession() async throws {
         defer { cleanUp() }
-        let (result, _) = await fetch("https://cdn.example.com/hero.jpg?redirect=5")
-        #expect(try result.get().redirectCount == 5)
-        await expectFailure("https://cdn.example.com/hero.jpg?redirect=6", .tooManyRedirects)
+        #expect(FetchPolicy().maxRedirects == 20)
+        let (result, _) = await fetch("https://cdn.example.com/hero.jpg?redirect=20")
+        #expect(try result.get().redirectCount == 20)
+        let error = await expectFailure("https://cdn.example.com/hero.jpg?redirect=21", .tooManyRedirects)
+        #expect(error?.message.contains("more than 20 times") == true, "\(String(describing: error))")
+    }
+
+    /// 301, 302, 303, 307 and 308 are followed (every hop a GET: a download task sends nothing else).
+    @Test(arguments: [301, 302, 303, 307, 308])
+    func followsTheRedirectStatusesURLSessionFollows(code: Int) async throws {
+        defer { cleanUp() }
+        let (result, file) = await fetch("https://cdn.example.com/hero.jpg?redirect=2&code=\(code)")
+        let fetched = try result.get()
+        #expect(fetched.redirectCount == 2)
+        #expect(fetched.httpStatus == 200)
+        #expect(file == (try Fixtures.bytes(ofAsset: "hero.jpg")))
+        #expect(server.requestCount == 3, "two redirects, then the asset")
+    }
+
+    /// 300, 304 and 305 carry a Location URLSession does not follow: the task ends with that response
+    /// (libcurl, left to itself, follows every 3xx with a Location).
+    @Test(arguments: [300, 304, 305])
+    func endsOnRedirectStatusesURLSessionDoesNotFollow(code: Int) async throws {
+        defer { cleanUp() }
+        let error = await expectFailure("https://cdn.example.com/hero.jpg?redirect=1&code=\(code)", .httpStatus)
+        #expect(error?.details?.httpStatus == code)
+        #expect(error?.message.contains("does not follow") == true, "\(String(describing: error))")
+        #expect(server.requestCount == 1, "the Location is never requested")
     }
 
     @Test func refusesARedirectToAFileURL() async {

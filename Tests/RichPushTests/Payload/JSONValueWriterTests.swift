@@ -3,7 +3,7 @@ import Testing
 
 @testable import RichPush
 
-/// The JSON writer and the URL trim the pipeline runs for every payload.
+/// The JSON writer the pipeline runs for every payload.
 @Suite struct JSONValueWriterTests {
     @Test func escapesQuotesBackslashesAndControlCharactersAndKeepsEverythingElse() throws {
         let tricky = "a\"b\\c\nd\re\tf\u{1}g\u{1f}h\u{7f}é😀\"\u{301}"
@@ -16,14 +16,5 @@ import Testing
         let decoded = try JSONSerialization.jsonObject(with: Data(value.utf8)) as? [String: Any]
         #expect(decoded?["k\"ey"] as? String == tricky)
         #expect(value.utf8 == Array(value.text.utf8))
-    }
-
-    @Test func trimsWhitespaceExactlyAsFoundationDoes() {
-        for url in [
-            "https://a/b.jpg", " https://a/b.jpg", "https://a/b.jpg\t", "\u{a0}https://a/b.jpg\u{3000}",
-            "https://a/ b.jpg", "", " ", "\nhttps://a/b.jpg",
-        ] {
-            #expect(ServiceExtension.trimmingWhitespace(url) == url.trimmingCharacters(in: .whitespaces), "\(url)")
-        }
     }
 }

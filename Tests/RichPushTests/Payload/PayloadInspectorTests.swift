@@ -1,5 +1,6 @@
-import RichPush
 import Testing
+
+@testable import RichPush
 
 /// Stages 1 to 3, without any download.
 @Suite struct PayloadInspectorTests {
@@ -111,5 +112,109 @@ import Testing
         #expect(declared == ".JPEG")
         #expect(format.uti == "public.jpeg")
         #expect(warnings.map(\.code) == ["type-normalized", "type-outside-braze-api"])
+    }
+
+    static let fullAttachment = #"{"aps":{"alert":"hi","mutable-content":1},"# + attachment + "}"
+
+    @Test(arguments: ExtensionPolicy.PushType.allCases.filter { $0 != .alert })
+    func onlyAlertPushesRunTheExtension(pushType: ExtensionPolicy.PushType) throws {
+        let outcome = try #require(decided(Self.fullAttachment, pushType: pushType))
+        #expect(outcome.verdict == .notInvoked)
+        #expect(outcome.reason == .noAlert)
+        #expect(outcome.message.contains("\(pushType.rawValue) push"), "\(outcome.message)")
+        #expect(outcome.hint?.contains("apns-push-type alert") == true)
+    }
+
+    @Test func anAlertPushWithTheSamePayloadRunsIt() {
+        guard case .attachment = PayloadInspector.inspect(Array(Self.fullAttachment.utf8), pushType: .alert) else {
+            Issue.record("an alert push with mutable-content 1 and ab.att asks for the attachment")
+            return
+        }
+    }
+
+    /// A payload of `bodyBytes` of text, pretty-printed with `indent` spaces per member.
+    static func prettyPayload(bodyBytes: Int, indent: Int) -> String {
+        let pad = String(repeating: " ", count: indent)
+        let members = (0..<40).map { "\n" + pad + #""k\#($0)": "\#(String(repeating: "v", count: bodyBytes / 40))""# }
+        return "{\n" + pad + #""aps": {"alert": "hi", "mutable-content": 1},"# + "\n" + pad
+            + #""ab": {"att": {"url": "https://cdn.example.com/a.jpg", "type": "jpg"}},"#
+            + members.joined(separator: ",") + "\n}\n"
+    }
+
+    @Test func countsTheCompactSizeOfAPrettyPrintedPayload() throws {
+        let text = Self.prettyPayload(bodyBytes: 3400, indent: 20)
+        let bytes = Array(text.utf8)
+        let compact = try JSONValue.parse(bytes).utf8.count
+        #expect(bytes.count > 4096 && compact <= 4096, "\(bytes.count) as written, \(compact) compact")
+        #expect(PayloadInspector.compactSize(bytes) == compact)
+        // Whitespace inside strings counts; escaped quotes do not end a string.
+        let tricky = Array(#"{ "a b" : "x \" y" , "c":[ 1 , 2 ] }"#.utf8)
+        #expect(PayloadInspector.compactSize(tricky) == #"{"a b":"x \" y","c":[1,2]}"#.utf8.count)
+        guard case .attachment(_, _, _, _, let warnings) = PayloadInspector.inspect(bytes) else {
+            Issue.record("a payload whose compact JSON fits is not rejected")
+            return
+        }
+        let warning = try #require(warnings.first { $0.code == "payload-whitespace-over-limit" })
+        #expect(warning.message.contains("\(compact) as compact JSON"), "\(warning.message)")
+        #expect(warning.message.contains("Braze sends compact JSON"))
+    }
+
+    @Test func rejectsAPayloadTooLargeEvenCompactAndGivesBothSizes() throws {
+        let text = Self.prettyPayload(bodyBytes: 4400, indent: 8)
+        let compact = PayloadInspector.compactSize(Array(text.utf8))
+        let outcome = try #require(decided(text))
+        #expect(outcome.reason == .payloadTooLarge)
+        #expect(outcome.message.contains("(\(compact) as compact JSON"), "\(outcome.message)")
+    }
+
+    @Test(arguments: [
+        (
+            #"{"aps":{"alert":"hi","mutable-content":1,"mutable-content":0},"# + attachment + "}",
+            "'aps.mutable-content' appears 2 times", "the app sees 0", ReasonCode.mutableContentNotOne
+        ),
+        (
+            #"{"aps":{"alert":"hi","mutable-content":0,"mutable-content":1},"# + attachment + "}",
+            "'aps.mutable-content' appears 2 times", "the app sees 1", .ok
+        ),
+        (
+            #"{"aps":{"alert":"hi","mutable-content":1},"ab":{"att":{"url":"https://c/a.jpg","type":"gif","type":"jpg"}}}"#,
+            "'ab.att.type' appears 2 times", #"the app sees "jpg""#, .ok
+        ),
+        (
+            #"{"aps":{"alert":"hi"},"x":[{"k":1,"k":{"a":2}}]}"#, "'x[0].k' appears 2 times", #"the app sees {"a":2}"#,
+            .noAttachmentRequested
+        ),
+    ])
+    func warnsOfDuplicateKeysWithTheValueTheDeviceSees(
+        text: String, names: String, sees: String, reason: ReasonCode
+    ) throws {
+        let warnings: [Warning]
+        switch PayloadInspector.inspect(Array(text.utf8)) {
+        case .decided(let outcome, _):
+            #expect(outcome.reason == reason)
+            warnings = outcome.warnings
+        case .attachment(_, let declared, _, _, let more):
+            #expect(reason == .ok)
+            #expect(declared == "jpg")
+            warnings = more
+        }
+        let warning = try #require(warnings.first { $0.code == "duplicate-key" })
+        #expect(warning.message.contains(names), "\(warning.message)")
+        #expect(warning.message.contains(sees), "\(warning.message)")
+    }
+
+    @Test func duplicateKeyWarningsAreBounded() {
+        let members = (0..<50).map { #""k\#($0)":1,"k\#($0)":2"# }.joined(separator: ",")
+        let root = JSONValue.object([])
+        #expect(PayloadInspector.duplicateKeyWarnings(root).isEmpty)
+        guard
+            case .decided(let outcome, _) = PayloadInspector.inspect(
+                Array(#"{"aps":{"alert":"hi"},"#.utf8) + Array(members.utf8) + Array("}".utf8))
+        else {
+            Issue.record("no attachment is asked for")
+            return
+        }
+        #expect(
+            outcome.warnings.filter { $0.code == "duplicate-key" }.count == PayloadInspector.maxDuplicateKeyWarnings)
     }
 }

@@ -180,7 +180,7 @@ import Testing
         ("error.html", ReasonCode.contentUnrecognized),
         ("hero.jpg?size=0", .contentUnrecognized), ("chime.mp3", .contentClassMismatch),
         ("hero.jpg?truncate=100", .truncated), ("hero.jpg?status=500", .httpStatus),
-        ("hero.jpg?redirect=9", .tooManyRedirects), ("hero.jpg?reset=0", .connectionReset),
+        ("hero.jpg?redirect=21", .tooManyRedirects), ("hero.jpg?reset=0", .connectionReset),
     ])
     func explainsEveryFailure(path: String, reason: ReasonCode) async throws {
         defer { cleanUp() }
@@ -188,6 +188,65 @@ import Testing
         #expect(result.outcome.verdict == .fallback)
         #expect(result.outcome.reason == reason, "\(result.outcome.summaryLine)")
         #expect(leftFiles().isEmpty)
+    }
+
+    /// `sniff FILE` and `process` give the same answer for the same bytes sent with their own type:
+    /// both go through ``AttachmentValidator`` (content rules, and the cap of the bytes' class).
+    @Test(
+        arguments: [
+            ("hero.jpg", nil), ("hero.png", nil), ("banner.gif", nil), ("large-banner.gif", nil), ("chime.mp3", nil),
+            ("chime.m4a", nil), ("chime-mp42.m4a", nil), ("chime.wav", nil), ("chime.aiff", nil), ("clip.mp4", nil),
+            ("clip.avi", nil), ("clip.mpg", nil), ("hero.webp", nil), ("hero.heic", nil), ("error.html", nil),
+            ("hero.jpg", 12_000_000), ("chime-mp42.m4a", 6_000_000), ("clip.mp4", 6_000_000), ("chime.mp3", 4_000_000),
+        ] as [(String, Int?)])
+    func sniffAndProcessAgree(asset: String, size: Int?) async throws {
+        defer { cleanUp() }
+        var bytes = try Fixtures.bytes(ofAsset: asset)
+        if let size { bytes += [UInt8](repeating: 0, count: size - bytes.count) }
+        let path = folder + "/sniffed-" + asset
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let (sniff, length) = try service.sniffer.sniffFile(at: path)
+        try FileManager.default.removeItem(atPath: path)
+        #expect(length == Int64(bytes.count))
+        let sniffed: ReasonCode
+        switch AttachmentValidator.validate(file: sniff, bytes: length, policy: service.policy) {
+        case .attach: sniffed = .ok
+        case .reject(let reason, _): sniffed = reason
+        }
+        let type = sniff.attachableFormat?.extensions[0] ?? "jpg"
+        let url = "https://cdn.example.com/\(asset)" + (size.map { "?size=\($0)" } ?? "")
+        let processed = await service.process(payload(url: url, type: type)).outcome
+        #expect(processed.reason == sniffed, "\(asset) as \(type): \(processed.summaryLine)")
+    }
+
+    /// A download task completes on a 404 with the error page saved; Braze's extension attaches that
+    /// file, and iOS refuses it: the message says so, and what the body was.
+    @Test(arguments: ["hero.jpg?status=404", "hero.jpg?status=503", "hero.jpg?redirect=1&code=300"])
+    func explainsWhatTheExtensionMakesOfAnErrorResponse(path: String) async throws {
+        defer { cleanUp() }
+        let result = await service.process(payload(url: "https://cdn.example.com/\(path)", type: "jpg"))
+        let outcome = result.outcome
+        #expect(outcome.verdict == .fallback)
+        #expect(outcome.reason == .httpStatus, "\(outcome.summaryLine)")
+        #expect(outcome.message.contains("does not fail on an HTTP status"), "\(outcome.message)")
+        #expect(outcome.message.contains("Braze's extension saves the"), "\(outcome.message)")
+        #expect(outcome.message.contains("the phone shows the plain notification"), "\(outcome.message)")
+        #expect(outcome.message.contains(path.contains("code=") ? "empty" : "text/html"), "\(outcome.message)")
+        #expect(leftFiles().isEmpty)
+    }
+
+    /// A server that answers 404 with an image (a CDN's placeholder): the phone shows that image.
+    @Test func showsAnErrorResponseThatIsItselfAnImage() async throws {
+        defer { cleanUp() }
+        let result = await service.process(
+            payload(url: "https://cdn.example.com/hero.jpg?status=404&status-body=asset", type: "jpg"))
+        let outcome = result.outcome
+        #expect(outcome.verdict == .attached, "\(outcome.summaryLine)")
+        #expect(outcome.warnings.map(\.code) == ["error-body-attached"])
+        #expect(outcome.message.contains("the phone shows the server's error image"), "\(outcome.message)")
+        #expect(outcome.download?.status == 404)
+        #expect(outcome.attachment?.file == nil)
+        #expect(outcome.attachment?.bytes == Int64(try Fixtures.bytes(ofAsset: "hero.jpg").count))
     }
 
     @Test func blocksARedirectToHTTPUnderATS() async throws {

@@ -1,0 +1,149 @@
+import Foundation
+
+/// `ab.att.url` as the extension reads it: `URL(string:)` of the text, nothing trimmed or repaired.
+///
+/// An extension built with a current SDK (iOS 17 and later) parses with RFC 3986 rules: characters it
+/// cannot keep (spaces, `|`, `^`, non-ASCII, a `%` without two hex digits) are percent-encoded, a
+/// non-ASCII host becomes its `xn--` form, and text it cannot parse at all (a leading space, a space
+/// or backslash in the host, a port that is not a number) gives nil. This toolchain's Foundation
+/// implements that parser, so richpush asks it and downloads `absoluteString`, byte for byte: what
+/// the device requests, not what the sender probably meant. ``warnings`` says where those differ.
+///
+/// ```swift
+/// let url = AttachmentURL("https://cdn.example.com/my hero.jpg")
+/// url.requested  // "https://cdn.example.com/my%20hero.jpg"
+/// ```
+public struct AttachmentURL: Sendable, Equatable {
+    /// The text as the payload carries it.
+    public let written: String
+    /// The URL the device requests (`URL(string:)?.absoluteString`); nil when `URL(string:)` returns nil.
+    public let requested: String?
+    /// The scheme, lower-cased; nil for a relative reference or a nil URL.
+    public let scheme: String?
+    /// Whether the URL has a non-empty host.
+    public let hasHost: Bool
+    /// The port as written, if any (`URL(string:)` accepts any number of digits).
+    public let port: Int?
+
+    /// The largest TCP port; `URL(string:)` accepts more, a connection cannot be made to it.
+    public static let maxPort = 65535
+
+    public init(_ written: String) {
+        self.written = written
+        let url = URL(string: written)
+        requested = url?.absoluteString
+        scheme = url?.scheme?.lowercased()
+        hasHost = url?.host.map { !$0.isEmpty } ?? false
+        port = url?.port
+    }
+
+    /// Why the device cannot request this URL at all (the extension's guard fails, UNError 100), with a
+    /// hint; nil when it can (its scheme is judged later, by App Transport Security and the fetch policy).
+    public var refusal: (message: String, hint: String?)? {
+        let shown = "'ab.att.url' ('\(written)')"
+        guard let requested, let scheme else {
+            if requested == nil, let first = written.unicodeScalars.first, Self.isWhitespace(first) {
+                return (
+                    "\(shown) starts with whitespace, and URL(string:) returns nil for it (UNError 100).",
+                    "remove the whitespace before the scheme; the device does not trim it."
+                )
+            }
+            if requested == nil {
+                return (
+                    "\(shown) is not a URL the device can read: URL(string:) returns nil for it (UNError 100).",
+                    written.isEmpty
+                        ? nil
+                        : "check the host and the port: spaces, backslashes and unclosed brackets are not allowed "
+                            + "before the path, and a port is digits only."
+                )
+            }
+            return ("\(shown) is not an absolute URL (UNError 100).", "write the full URL, starting with https://.")
+        }
+        guard hasHost || scheme == "file" else {
+            return (
+                "\(shown) is not an absolute URL: it has no host (UNError 100).",
+                "write the host after '\(scheme)://'; the device would request '\(requested)'."
+            )
+        }
+        if let port, port > Self.maxPort {
+            return (
+                "\(shown) has port \(port): URL(string:) reads it, but ports end at \(Self.maxPort), so the download "
+                    + "fails and the plain notification shows.",
+                "fix the port, or leave it out for the scheme's default."
+            )
+        }
+        return nil
+    }
+
+    /// Where the URL the device requests differs from the text: whitespace at the end (kept,
+    /// percent-encoded), characters percent-encoded, a `%` read as a literal percent sign, a
+    /// non-ASCII host. Empty when the device requests the text as written, or cannot request it (``refusal``).
+    public var warnings: [Warning] {
+        guard let requested, requested != written, refusal == nil else { return [] }
+        var warnings: [Warning] = []
+        if let last = written.unicodeScalars.last, Self.isWhitespace(last) {
+            warnings.append(
+                Warning(
+                    "url-trailing-whitespace",
+                    "'ab.att.url' ends with whitespace, which URL(string:) keeps, percent-encoded: the device requests "
+                        + "\(requested). Remove the whitespace at the end; the device does not trim it."))
+        }
+        if Self.hasStrayPercent(written) {
+            warnings.append(
+                Warning(
+                    "url-stray-percent",
+                    "'ab.att.url' has a '%' not followed by two hex digits; URL(string:) reads it as a literal percent "
+                        + "sign (%25): the device requests \(requested). Write %25 for a percent sign, or fix the escape."
+                ))
+        }
+        let encoded = Self.encodedCharacters(written)
+        if !encoded.isEmpty || warnings.isEmpty {
+            let what = encoded.isEmpty ? "rewrites parts of it" : "percent-encodes " + encoded.joined(separator: ", ")
+            warnings.append(
+                Warning(
+                    "url-encoded",
+                    "URL(string:) \(what) in 'ab.att.url': the device requests \(requested). If the file on the server "
+                        + "is named with these characters, nothing to fix; otherwise write the URL percent-encoded "
+                        + "as you mean it."))
+        }
+        return warnings
+    }
+
+    /// Space, tab, line feed, carriage return and the other Unicode white space: `URL(string:)` never trims them.
+    static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+        CharacterSet.whitespacesAndNewlines.contains(scalar)
+    }
+
+    /// Whether some `%` is not followed by two hex digits.
+    static func hasStrayPercent(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        func isHex(_ index: Int) -> Bool {
+            index < bytes.count && (bytes[index] < 0x80) && Character(Unicode.Scalar(bytes[index])).isHexDigit
+        }
+        return bytes.indices.contains { bytes[$0] == UInt8(ascii: "%") && !(isHex($0 + 1) && isHex($0 + 2)) }
+    }
+
+    /// The distinct characters of `text` that RFC 3986 has no place for, named for a message (at most eight).
+    static func encodedCharacters(_ text: String) -> [String] {
+        var seen: Set<Unicode.Scalar> = []
+        var names: [String] = []
+        for scalar in text.unicodeScalars where !seen.contains(scalar) {
+            let name: String?
+            switch scalar {
+            case " ": name = "spaces"
+            case "\t": name = "tabs"
+            case "\n": name = "line feeds"
+            case "\r": name = "carriage returns"
+            case "\"", "<", ">", "\\", "^", "`", "{", "|", "}": name = "'\(scalar)'"
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
+                name = "U+" + String(scalar.value, radix: 16, uppercase: true)
+            case _ where scalar.value > 0x7F:
+                name = isWhitespace(scalar) ? "U+" + String(scalar.value, radix: 16, uppercase: true) : "'\(scalar)'"
+            default: name = nil
+            }
+            seen.insert(scalar)
+            if let name, names.count < 8 { names.append(name) }
+        }
+        return names
+    }
+}
