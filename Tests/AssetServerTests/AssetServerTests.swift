@@ -193,7 +193,7 @@ import Testing
         var policy = FetchPolicy()
         policy.allowHTTP = true
         policy.maxRedirects = 0
-        let request = FetchRequest(url: target.httpBaseURL + path, budget: .seconds(10), policy: policy)
+        let request = FetchRequest(url: target.httpBaseURL + path, budget: .seconds(60), policy: policy)
         do throws(FetchError) {
             return try await engine.fetch(request, writingTo: -1).httpStatus
         } catch {

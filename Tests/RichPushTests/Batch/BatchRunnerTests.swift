@@ -17,7 +17,7 @@ import Testing
 
     func service(store: AttachmentStore, shared: Bool = false) -> ServiceExtension {
         ServiceExtension(
-            engine: engine, store: store, policy: Fixtures.extensionPolicy(mapping: server, budget: .seconds(10)),
+            engine: engine, store: store, policy: Fixtures.extensionPolicy(mapping: server, budget: .seconds(60)),
             sharedDownloads: shared ? SharedDownloads(engine: engine, store: store) : nil)
     }
 

@@ -178,7 +178,7 @@ final class DiskFillingWrite: Sendable {
         let output = try AttachmentStore(folder: rig.folder + "/out")
         let service = ServiceExtension(
             engine: rig.engine, store: try AttachmentStore(folder: rig.folder + "/out/attachments"),
-            policy: Fixtures.extensionPolicy(mapping: rig.server, budget: .seconds(10)))
+            policy: Fixtures.extensionPolicy(mapping: rig.server, budget: .seconds(60)))
         let items = try BatchInput.items(at: input, recursive: false)
         var failing = BatchRunner(items: items, service: service, output: output, concurrency: 4, force: false)
         failing.journalWrite = DiskFillingWrite(failingCall: 3).write

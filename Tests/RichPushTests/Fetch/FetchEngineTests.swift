@@ -24,8 +24,9 @@ import Testing
 
     var https: String { server.httpsBaseURL ?? "" }
 
-    /// Fetches into a new file; returns the result or the error, and the file's bytes.
-    func fetch(_ url: String, budget: Duration = .seconds(10), policy: FetchPolicy? = nil) async -> (
+    /// Fetches into a new file; returns the result or the error, and the file's bytes. The default
+    /// budget is one the suite's start-up load cannot exhaust; tests about deadlines pass their own.
+    func fetch(_ url: String, budget: Duration = .seconds(60), policy: FetchPolicy? = nil) async -> (
         Result<FetchResult, FetchError>, [UInt8]?
     ) {
         let path = folder + "/" + UUID().uuidString
@@ -39,7 +40,7 @@ import Testing
     }
 
     func expectFailure(
-        _ url: String, _ code: FetchError.Code, budget: Duration = .seconds(10), policy: FetchPolicy? = nil,
+        _ url: String, _ code: FetchError.Code, budget: Duration = .seconds(60), policy: FetchPolicy? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async -> FetchError? {
         let (result, file) = await fetch(url, budget: budget, policy: policy)

@@ -108,7 +108,7 @@ import Testing
         defer { rig.cleanUp() }
         let service = ServiceExtension(
             engine: rig.engine, store: try AttachmentStore(folder: rig.folder),
-            policy: Fixtures.extensionPolicy(mapping: rig.server, budget: .seconds(10)))
+            policy: Fixtures.extensionPolicy(mapping: rig.server, budget: .seconds(60)))
         func payload(_ query: String) -> [UInt8] {
             Array(
                 #"{"aps":{"alert":"hi","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/clip.mp4?\#(query)","type":"mp4"}}}"#
@@ -141,7 +141,7 @@ import Testing
         let engine = try FetchEngine(loops: 1)
         defer { engine.shutdown() }
         let service = ServiceExtension(
-            engine: engine, store: nil, policy: Fixtures.extensionPolicy(mapping: server, budget: .seconds(10)))
+            engine: engine, store: nil, policy: Fixtures.extensionPolicy(mapping: server, budget: .seconds(60)))
         func payload(_ name: String) -> [UInt8] {
             Array(
                 #"{"aps":{"alert":"hi","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/\#(name)","type":"png"}}}"#

@@ -14,7 +14,7 @@ import Testing
     func service(store: AttachmentStore?) -> ServiceExtension {
         ServiceExtension(
             engine: rig.engine, store: store,
-            policy: Fixtures.extensionPolicy(mapping: rig.server, budget: .seconds(10)))
+            policy: Fixtures.extensionPolicy(mapping: rig.server, budget: .seconds(60)))
     }
 
     func payload(_ url: String, type: String) -> [UInt8] {
