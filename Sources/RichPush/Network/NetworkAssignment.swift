@@ -11,12 +11,15 @@
 public struct NetworkAssignment: Sendable {
     /// The services, one per profile, in the mix's order.
     private let services: [ServiceExtension]
+    /// Each service's profile as reports name it (``key(_:)``; nil over loopback), worked out once.
+    private let names: [String?]
     /// The index into `services` of each device; empty when every device has the first.
     private let indices: [UInt8]
 
     /// Every device over the network of `service`'s policy (loopback when it has none).
     public init(service: ServiceExtension) {
         services = [service]
+        names = services.map { $0.policy.fetch.network.map(Self.key) }
         indices = []
     }
 
@@ -24,13 +27,14 @@ public struct NetworkAssignment: Sendable {
     public init(mix: NetworkMix, devices: Int, seed: UInt64, service: ServiceExtension) {
         // The same extension over each profile: its store, engine, sniff cache and emitsPayload kept.
         services = mix.entries.map { service.over($0.profile) }
+        names = services.map { $0.policy.fetch.network.map(Self.key) }
         indices = mix.entryIndices(devices: devices, seed: seed)
     }
 
     /// The service device `index` runs, and the name of its profile (nil over loopback).
     public func service(for index: Int) -> (service: ServiceExtension, network: String?) {
-        let chosen = services[position(of: index)]
-        return (chosen, chosen.policy.fetch.network.map { Self.key($0) })
+        let position = position(of: index)
+        return (services[position], names[position])
     }
 
     /// A payload prepared once per profile (``ServiceExtension/prepare(_:)``), handed to each device
@@ -42,8 +46,7 @@ public struct NetworkAssignment: Sendable {
         /// Device `index`'s service, the payload prepared for it, and its profile's name (nil over loopback).
         func device(_ index: Int) -> (ServiceExtension, ServiceExtension.PreparedPayload, String?) {
             let position = assignment.position(of: index)
-            let service = assignment.services[position]
-            return (service, payloads[position], service.policy.fetch.network.map { NetworkAssignment.key($0) })
+            return (assignment.services[position], payloads[position], assignment.names[position])
         }
     }
 
