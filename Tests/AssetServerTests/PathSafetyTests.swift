@@ -125,12 +125,14 @@ import Testing
         #expect(try await offThePool { try rig.get("/swap-dir%2fasset.jpg") }?.status == 200, "%2f between names")
     }
 
+    /// A server that opened the FIFO for reading would block until a writer came: the client's 10 s
+    /// read timeout would end the request without an answer, so the 404 is the proof (no wall-clock
+    /// bound, which the suite's start-up load can exceed).
     @Test func answersAFIFOWith404WithoutBlocking() async throws {
         let rig = try Rig()
         #expect(mkfifo(rig.root + "/pipe.jpg", 0o600) == 0)
-        let started = ContinuousClock.now
         #expect(try await offThePool { try rig.get("/pipe.jpg") }?.status == 404)
-        #expect(ContinuousClock.now - started < Sanitizer.scaled(.seconds(10)))
+        #expect(try await offThePool { try rig.get("/plain.jpg") }?.status == 200, "the server still answers")
     }
 
     /// Both ways of opening beneath the root (openat2, and the walk for kernels without it) refuse

@@ -36,8 +36,9 @@ enum AppFolderWalk {
         ".dSYM",
     ]
 
-    /// The Info.plist paths to read below `folder`, sorted.
-    static func infoPlists(in folder: String) throws(AppConfigurationError) -> [String] {
+    /// The Info.plist paths to read below `folder`, sorted; `limit` is how many names the walk looks at
+    /// (``maximumEntries`` but in tests).
+    static func infoPlists(in folder: String, limit: Int = maximumEntries) throws(AppConfigurationError) -> [String] {
         var found: [String] = []
         var entries = 0
         if isBundle(folder) {
@@ -48,10 +49,10 @@ enum AppFolderWalk {
         while let (current, depth) = pending.popLast() {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: current) else { continue }
             entries += names.count
-            guard entries <= maximumEntries else {
+            guard entries <= limit else {
                 throw AppConfigurationError(
                     .unusableInput, path: folder,
-                    problem: "holds more than \(maximumEntries) files and folders within \(maximumDepth) levels: "
+                    problem: "holds more than \(limit) files and folders within \(maximumDepth) levels: "
                         + "give the app's source folder (the one holding its .xcodeproj), or name the plists with "
                         + "\(Setting.servicePlist) and \(Setting.contentPlist)")
             }

@@ -1,7 +1,8 @@
 import Foundation
-import RichPush
 import TestSupport
 import Testing
+
+@testable import RichPush
 
 /// Finding and reading the extensions' Info.plist files: XML and binary, and every way they go wrong.
 @Suite struct AppConfigurationTests {
@@ -135,17 +136,23 @@ import Testing
         }
     }
 
+    /// The walk counts every name it looks at and refuses the folder past its limit (20,000 names;
+    /// 100 here, so the test does not create 20,000 files on a thread the other tests share).
     @Test func refusesAFolderTooLargeToWalk() throws {
         let folder = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: folder + "/Many", withIntermediateDirectories: true)
-        for index in 0..<20_001 {
+        for index in 0..<99 {
             _ = FileManager.default.createFile(atPath: folder + "/Many/\(index)", contents: nil)
         }
+        // The folder itself holds one name ("Many") and Many holds 99: 100 names, at the limit.
+        #expect(try AppFolderWalk.infoPlists(in: folder, limit: 100) == [])
+        _ = FileManager.default.createFile(atPath: folder + "/Many/99", contents: nil)
         #expect {
-            try AppConfiguration.scan(folder: folder)
+            try AppFolderWalk.infoPlists(in: folder, limit: 100)
         } throws: { error in
-            "\(error)".contains("more than 20000 files and folders") && "\(error)".contains("--service-plist")
+            "\(error)".contains("more than 100 files and folders") && "\(error)".contains("--service-plist")
         }
+        #expect(AppFolderWalk.maximumEntries == 20_000, "the limit docs/README name")
     }
 }

@@ -52,7 +52,7 @@ import Testing
         run.cancel()
         let summary = try await run.value
         #expect(
-            ContinuousClock.now - started < Sanitizer.scaled(.seconds(15)),
+            ContinuousClock.now - started < Sanitizer.scaled(.seconds(40)),
             "the 60 s download is cancelled with the batch")
         #expect(summary.interrupted && summary.recorded == 0)
     }
@@ -68,7 +68,7 @@ import Testing
         let asked = ContinuousClock.now
         leaving.cancel()
         #expect(await leaving.value == "cancelled")
-        #expect(ContinuousClock.now - asked < Sanitizer.scaled(.seconds(3)), "it did not wait for the 12 s download")
+        #expect(ContinuousClock.now - asked < Sanitizer.scaled(.seconds(8)), "it did not wait for the 12 s download")
         #expect(await staying.value == "ok")
         #expect(server.requestCount == 1)
         await downloads.removeAll()
