@@ -1,0 +1,566 @@
+import Foundation
+
+/// Braze's `apple_push` object to the payload and headers Braze delivers (BRAZE-REST's mapping;
+/// the rules are ``ComposeRule/braze``).
+enum BrazeComposer {
+    /// Braze's largest `/messages/send` payload for iOS, in bytes (400 Apple Push Length Exceeded above it).
+    static let apiLimit = 1912
+    /// Braze's largest payload for dashboard campaigns and Canvas steps, in bytes.
+    static let dashboardLimit = 3807
+    /// More external ids and aliases than this in one request are refused.
+    static let maximumRecipients = 50
+
+    static let assetFileTypes = ["aif", "gif", "jpg", "m4a", "mp3", "mp4", "png", "wav"]
+    static let interruptionLevels = ["passive", "active", "time-sensitive", "critical"]
+    static let buttonActions = ["OPEN_APP", "URI", "DEEP_LINK", "CLOSE"]
+    /// Braze's default button categories and their action ids.
+    static let defaultCategories: [(category: String, actions: [String])] = [
+        ("ab_cat_accept_decline", ["ab_pb_accept", "ab_pb_decline"]),
+        ("ab_cat_yes_no", ["ab_pb_yes", "ab_pb_no"]),
+        ("ab_cat_confirm_cancel", ["ab_pb_confirm", "ab_pb_cancel"]),
+        ("ab_cat_more", ["ab_pb_more"]),
+    ]
+    static let knownFields: Set<String> = [
+        "badge", "alert", "sound", "extra", "content-available", "interruption_level", "relevance_score", "expiry",
+        "custom_uri", "use_webview", "message_variation_id", "notification_group_thread_id", "asset_url",
+        "asset_file_type", "collapse_id", "mutable_content", "send_to_most_recent_device_only", "category",
+        "buttons", "apns_priority",
+    ]
+    /// Alert fields as the request spells them, and as APNs does.
+    static let alertFields: [(request: String, apns: String)] = [
+        ("title", "title"), ("body", "body"), ("title_loc_key", "title-loc-key"), ("title_loc_args", "title-loc-args"),
+        ("action_loc_key", "action-loc-key"), ("loc_key", "loc-key"), ("loc_args", "loc-args"),
+    ]
+
+    /// Where the `apple_push` object was found.
+    private enum Shape {
+        /// A whole `/messages/send` body: its audience and campaign are checked.
+        case request
+        /// `{"apple_push": {...}}` or the object alone.
+        case fragment
+    }
+
+    static func compose(_ root: JSONValue, options: ComposeOptions, user: JSONValue?) -> Result<
+        ComposedPush, ComposeRefusal
+    > {
+        do throws(ComposeRefusal) {
+            return .success(try build(root, options: options, user: user))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private static func build(_ root: JSONValue, options: ComposeOptions, user: JSONValue?) throws(ComposeRefusal)
+        -> ComposedPush
+    {
+        let (applePush, shape) = try locate(root)
+        guard case .object = applePush else {
+            throw .badRequest(
+                .invalidField, "apple_push is \(applePush.typeName), not an object.",
+                hint: "apple_push is an object: {\"alert\": \"Hi\"}.")
+        }
+        if shape == .request && !options.dashboard { try checkAudience(root, applePush: applePush) }
+        var rules: [String] = []
+        var warnings: [Warning] = []
+
+        // Liquid first: every check below sees what this user gets.
+        var campaign: [(key: String, value: JSONValue)] = []
+        if case .string(let id)? = root["campaign_id"] { campaign.append(("api_id", .string(id))) }
+        let context = user.map { Liquid.Context(user: $0, campaign: campaign) }
+        var report = Liquid.Report()
+        let push = Liquid.render(applePush, path: "apple_push", context: context, report: &report)
+        if !report.fields.isEmpty { rules.append("liquid") }
+        warnings += report.warnings(rendered: context != nil)
+
+        guard case .object(let fields) = push else { throw .badRequest(.invalidField, "apple_push is not an object.") }
+        for field in fields where !knownFields.contains(field.key) {
+            let hint =
+                field.key == "content_available"
+                ? " Braze spells it content-available, with a hyphen." : field.key == "aps" || field.key == "ab"
+                    ? " The payload's own keys are Braze's to write; put custom keys in extra." : ""
+            warnings.append(
+                Warning(
+                    "unknown-field",
+                    "apple_push.\(field.key) is not a field Braze documents, so richpush leaves it out of the "
+                        + "payload.\(hint)"))
+        }
+
+        var aps: [(key: String, value: JSONValue)] = []
+        // alert
+        let contentAvailable = try bool(push, "content-available") ?? false
+        if let alert = push["alert"] {
+            aps.append(("alert", try composeAlert(alert, warnings: &warnings, rules: &rules)))
+        } else if !contentAvailable {
+            throw .badRequest(
+                .missingAlert, "apple_push has no alert, and no content-available: true.",
+                hint: "Give an alert (a string, or {\"title\", \"body\"}), or send a background push with "
+                    + "content-available: true.")
+        }
+        if let badge = push["badge"] {
+            guard case .number(let text) = badge, Int(text) != nil else {
+                throw .badRequest(.invalidField, "apple_push.badge is \(badge.typeName) \(badge.text), not an integer.")
+            }
+            aps.append(("badge", badge))
+            rules.append("badge")
+        }
+        if let sound = try string(push, "sound") {
+            aps.append(("sound", .string(sound)))
+            rules.append("sound")
+        }
+        if let thread = try string(push, "notification_group_thread_id") {
+            aps.append(("thread-id", .string(thread)))
+            rules.append("thread-id")
+        }
+        var category = try string(push, "category")
+        let buttons = try composeButtons(push, category: category, warnings: &warnings)
+        if category == nil, let buttons, let inferred = defaultCategory(of: buttons.ids) {
+            category = inferred
+            rules.append("button-category")
+        } else if category == nil, buttons != nil {
+            warnings.append(
+                Warning(
+                    "buttons-without-category",
+                    "apple_push has buttons but no category, and their action ids are not those of one of "
+                        + "Braze's default categories: iOS shows buttons only for a category the app registers. "
+                        + "Give category."))
+        }
+        if let category {
+            aps.append(("category", .string(category)))
+            if push["category"] != nil { rules.append("category") }
+        }
+        if contentAvailable {
+            aps.append(("content-available", .number("1")))
+            rules.append("content-available")
+        }
+        let assetURL = try string(push, "asset_url")
+        let assetType = try string(push, "asset_file_type")
+        let mutable = try bool(push, "mutable_content")
+        if assetURL != nil || mutable == true {
+            aps.append(("mutable-content", .number("1")))
+            rules.append("mutable-content")
+            if assetURL != nil && mutable == false {
+                warnings.append(
+                    Warning(
+                        "mutable-content-forced",
+                        "apple_push.mutable_content is false, but Braze sets mutable-content to 1 for a rich "
+                            + "notification whatever it says."))
+            }
+        }
+        if let level = try string(push, "interruption_level") {
+            guard interruptionLevels.contains(level) else {
+                throw .badRequest(
+                    .invalidField,
+                    "apple_push.interruption_level is '\(level)', not one of \(interruptionLevels.joined(separator: ", ")).")
+            }
+            aps.append(("interruption-level", .string(level)))
+            rules.append("interruption-level")
+        }
+        if let score = push["relevance_score"] {
+            guard case .number(let text) = score, let number = Double(text), (0...1).contains(number) else {
+                throw .badRequest(
+                    .invalidField, "apple_push.relevance_score is \(score.text), not a number from 0.0 to 1.0.")
+            }
+            aps.append(("relevance-score", score))
+            rules.append("relevance-score")
+        }
+
+        var ab: [(key: String, value: JSONValue)] = []
+        if let assetURL {
+            guard let assetType else {
+                throw .badRequest(
+                    .missingAssetFileType, "apple_push has asset_url but no asset_file_type, which Braze requires with it.",
+                    hint: "Add asset_file_type: one of \(assetFileTypes.joined(separator: ", ")).")
+            }
+            guard assetFileTypes.contains(assetType) else {
+                let lower = assetType.lowercased()
+                let guess =
+                    assetFileTypes.contains(lower)
+                    ? "Write it in lower case: '\(lower)'." : lower == "jpeg" ? "Write 'jpg'." : nil
+                throw .badRequest(
+                    .unsupportedAssetFileType,
+                    "apple_push.asset_file_type is '\(assetType)', not one of Braze's types "
+                        + "(\(assetFileTypes.joined(separator: ", "))).",
+                    hint: guess ?? "Convert the asset to one of those types.")
+            }
+            ab.append(("att", .object([("url", .string(assetURL)), ("type", .string(assetType))])))
+            rules.append("asset-url")
+        } else if assetType != nil {
+            warnings.append(
+                Warning(
+                    "asset-type-without-url",
+                    "apple_push.asset_file_type is given without asset_url, so there is no attachment."))
+        }
+        if let buttons {
+            ab.append(("ab_cat", .object(buttons.members)))
+            rules.append("buttons")
+        }
+        ab.append(("c", root["campaign_id"].flatMap { if case .string = $0 { $0 } else { nil } } ?? .null))
+        rules.append("campaign-key")
+
+        var payload: [(key: String, value: JSONValue)] = [("aps", .object(aps)), ("ab", .object(ab))]
+        let customURI = try string(push, "custom_uri")
+        let useWebview = try bool(push, "use_webview")
+        if let customURI {
+            payload.append(("ab_uri", .string(customURI)))
+            rules.append("custom-uri")
+        }
+        if useWebview != nil || customURI != nil {
+            payload.append(("ab_use_webview", .bool(useWebview ?? true)))
+            rules.append("use-webview")
+        }
+        payload += try composeExtra(push, options: options, taken: payload.map(\.key), warnings: &warnings, rules: &rules)
+
+        let headers = try composeHeaders(
+            push, aps: aps, contentAvailable: contentAvailable, warnings: &warnings, rules: &rules)
+        rules.append("key-order")
+        let composed = ComposedPush(
+            payload: .object(payload), headers: headers, warnings: warnings, liquidFields: report.fields, rules: rules)
+        return try checkSize(composed, options: options, liquid: !report.fields.isEmpty && context == nil)
+    }
+
+    /// The `apple_push` object and the shape it came in; a refusal for JSON that is none of them.
+    private static func locate(_ root: JSONValue) throws(ComposeRefusal) -> (JSONValue, Shape) {
+        guard case .object = root else {
+            throw ComposeRefusal(
+                .notARequest, status: 400, brazeMessage: "Bad Request",
+                detail: "the request is \(root.typeName), not a JSON object.")
+        }
+        if root["aps"] != nil {
+            throw ComposeRefusal(
+                .notARequest, status: nil, brazeMessage: nil,
+                detail: "this is already an APNs payload (it has 'aps'), not a Braze request.",
+                hint: "Run it through 'richpush process' as it is.")
+        }
+        if let messages = root["messages"] {
+            guard let applePush = messages["apple_push"] else {
+                throw ComposeRefusal(
+                    .notARequest, status: nil, brazeMessage: nil,
+                    detail: "the request's messages has no apple_push, so Braze sends nothing to iOS.",
+                    hint: "Add messages.apple_push.")
+            }
+            return (applePush, .request)
+        }
+        if let applePush = root["apple_push"] { return (applePush, .fragment) }
+        return (root, .fragment)
+    }
+
+    /// The audience and campaign rules of `/messages/send`.
+    private static func checkAudience(_ root: JSONValue, applePush: JSONValue) throws(ComposeRefusal) {
+        func count(_ key: String) throws(ComposeRefusal) -> Int {
+            guard let value = root[key] else { return 0 }
+            guard case .array(let items) = value else {
+                throw .badRequest(.invalidField, "\(key) is \(value.typeName), not an array.")
+            }
+            return items.count
+        }
+        let recipients = try count("external_user_ids") + count("user_aliases")
+        if recipients > maximumRecipients {
+            throw ComposeRefusal(
+                .tooManyRecipients, status: 400,
+                brazeMessage: "The max number of external_ids and aliases per request was exceeded",
+                detail: "the request names \(recipients) external ids and aliases; Braze takes at most \(maximumRecipients).",
+                hint: "Split the audience into requests of 50, or send to a segment_id.")
+        }
+        let audience = recipients > 0 || root["segment_id"] != nil || root["audience"] != nil
+        if !audience && root["broadcast"] != .bool(true) {
+            throw ComposeRefusal(
+                .noRecipients, status: 400, brazeMessage: "No Recipients",
+                detail: "the request has no external_user_ids, user_aliases, segment_id or audience, and broadcast is "
+                    + "not true.",
+                hint: "Name the recipients, or set broadcast: true to send to the whole segment or app.")
+        }
+        if root["campaign_id"] != nil && applePush["message_variation_id"] == nil {
+            throw ComposeRefusal(
+                .messageVariantUnspecified, status: 400, brazeMessage: "Message Variant Unspecified",
+                detail: "the request gives campaign_id but apple_push has no message_variation_id.",
+                hint: "Add the variation's id (the campaign's API identifiers list it) as apple_push.message_variation_id.")
+        }
+    }
+
+    private static func composeAlert(_ alert: JSONValue, warnings: inout [Warning], rules: inout [String])
+        throws(ComposeRefusal) -> JSONValue
+    {
+        rules.append("alert")
+        switch alert {
+        case .string: return alert
+        case .object(let members):
+            var composed: [(key: String, value: JSONValue)] = []
+            for member in members {
+                if let field = alertFields.first(where: { $0.request == member.key }) {
+                    if field.request.hasSuffix("_args") {
+                        guard case .array(let items) = member.value,
+                            items.allSatisfy({ if case .string = $0 { true } else { false } })
+                        else {
+                            throw .badRequest(
+                                .invalidField, "apple_push.alert.\(member.key) is \(member.value.typeName), not an array of strings.")
+                        }
+                    } else {
+                        guard case .string = member.value else {
+                            throw .badRequest(
+                                .invalidField, "apple_push.alert.\(member.key) is \(member.value.typeName), not a string.")
+                        }
+                    }
+                    if field.apns != field.request { rules.append("alert-loc") }
+                    composed.append((field.apns, member.value))
+                } else if member.key == "sound" {
+                    warnings.append(
+                        Warning(
+                            "alert-sound-dropped",
+                            "apple_push.alert.sound is for Live Activities only; for a notification give "
+                                + "apple_push.sound. richpush leaves it out."))
+                } else {
+                    warnings.append(
+                        Warning(
+                            "unknown-field",
+                            "apple_push.alert.\(member.key) is not an alert field Braze documents, so richpush leaves it out."))
+                }
+            }
+            return .object(composed)
+        default:
+            throw .badRequest(
+                .invalidField, "apple_push.alert is \(alert.typeName), not a string or an object.",
+                hint: "Write \"alert\": \"text\", or \"alert\": {\"title\": \"...\", \"body\": \"...\"}.")
+        }
+    }
+
+    private struct Buttons {
+        var ids: [String]
+        var members: [(key: String, value: JSONValue)]
+    }
+
+    private static func composeButtons(_ push: JSONValue, category: String?, warnings: inout [Warning])
+        throws(ComposeRefusal) -> Buttons?
+    {
+        guard let value = push["buttons"] else { return nil }
+        guard case .array(let items) = value else {
+            throw .badRequest(.invalidField, "apple_push.buttons is \(value.typeName), not an array.")
+        }
+        let defaults = category.flatMap { name in defaultCategories.first { $0.category == name } }
+        let appDefined = category != nil && defaults == nil
+        var buttons = Buttons(ids: [], members: [])
+        for (index, item) in items.enumerated() {
+            let place = "apple_push.buttons[\(index)]"
+            guard case .object = item else {
+                throw .badRequest(.invalidField, "\(place) is \(item.typeName), not an object.")
+            }
+            guard case .string(let id)? = item["action_id"] else {
+                throw .badRequest(.invalidField, "\(place) has no action_id string.")
+            }
+            var action: String?
+            if let given = item["action"] {
+                guard case .string(let text) = given, buttonActions.contains(text) else {
+                    throw .badRequest(
+                        .invalidField,
+                        "\(place).action is \(given.text), not one of \(buttonActions.joined(separator: ", ")).")
+                }
+                action = text
+            }
+            var uri: String?
+            if let given = item["uri"] {
+                guard case .string(let text) = given else {
+                    throw .badRequest(.invalidField, "\(place).uri is \(given.typeName), not a string.")
+                }
+                uri = text
+            }
+            var webview: Bool?
+            if let given = item["use_webview"] {
+                guard case .bool(let flag) = given else {
+                    throw .badRequest(.invalidField, "\(place).use_webview is \(given.typeName), not a boolean.")
+                }
+                webview = flag
+            }
+            if appDefined {
+                guard action == "URI" || action == "DEEP_LINK" else {
+                    throw ComposeRefusal.badRequest(
+                        .buttonRule,
+                        "\(place).action is \(action ?? "missing"), but category '\(category ?? "")' is app-defined: "
+                            + "Braze requires action URI or DEEP_LINK there.",
+                        hint: "Use action URI or DEEP_LINK with a uri, or one of Braze's default categories.")
+                }
+                guard uri != nil else {
+                    throw ComposeRefusal.badRequest(
+                        .buttonRule,
+                        "\(place) has no uri, which Braze requires for buttons of an app-defined category "
+                            + "('\(category ?? "")').",
+                        hint: "Add the uri the button opens.")
+                }
+            }
+            if let defaults, !defaults.actions.contains(id) {
+                warnings.append(
+                    Warning(
+                        "button-id-outside-category",
+                        "\(place).action_id '\(id)' is not one of category \(defaults.category)'s "
+                            + "(\(defaults.actions.joined(separator: ", "))): iOS shows that category's buttons only."))
+            }
+            var composed: [(key: String, value: JSONValue)] = []
+            if let action { composed.append(("a_t", .string(action))) }
+            if let uri { composed.append(("a_uri", .string(uri))) }
+            if let webview { composed.append(("a_use_webview", .bool(webview))) }
+            buttons.ids.append(id)
+            buttons.members.append((id, .object(composed)))
+        }
+        return buttons
+    }
+
+    /// The default category whose action ids are exactly `ids` (in any order).
+    static func defaultCategory(of ids: [String]) -> String? {
+        defaultCategories.first { Set($0.actions) == Set(ids) && $0.actions.count == ids.count }?.category
+    }
+
+    private static func composeExtra(
+        _ push: JSONValue, options: ComposeOptions, taken: [String], warnings: inout [Warning], rules: inout [String]
+    ) throws(ComposeRefusal) -> [(key: String, value: JSONValue)] {
+        guard let extra = push["extra"] else { return [] }
+        guard case .object(let members) = extra else {
+            throw ComposeRefusal(
+                .invalidExtra, status: 400, brazeMessage: "Invalid Extra Push Payload",
+                detail: "apple_push.extra is \(extra.typeName), not an object of key-value pairs.",
+                hint: "Write extra as {\"key\": \"value\"}.")
+        }
+        if let reserved = members.first(where: { $0.key == "ab" || $0.key == "aps" }) {
+            throw ComposeRefusal(
+                .reservedExtraKey, status: 400, brazeMessage: "Invalid Extra Push Payload",
+                detail: "apple_push.extra holds '\(reserved.key)', a key Braze reserves for the payload it builds.",
+                hint: reserved.key == "aps"
+                    ? "Give aps fields through apple_push itself (alert, badge, sound, category, ...)."
+                    : "Rename the key; 'ab' is Braze's own object (attachment, buttons, campaign).")
+        }
+        rules.append("extra")
+        var composed: [(key: String, value: JSONValue)] = []
+        for member in members {
+            if taken.contains(member.key) {
+                warnings.append(
+                    Warning(
+                        "extra-key-collision",
+                        "apple_push.extra.\(member.key) is a key Braze writes itself (from custom_uri or use_webview); "
+                            + "richpush keeps Braze's and leaves the extra's out. Rename it."))
+                continue
+            }
+            var value = member.value
+            if options.dashboard, case .string(let text) = value, text.hasPrefix("$json:") {
+                if let parsed = try? JSONValue.parse(Array(text.dropFirst(6).utf8)) {
+                    value = parsed
+                    rules.append("dashboard-json")
+                } else {
+                    warnings.append(
+                        Warning(
+                            "dashboard-json-invalid",
+                            "apple_push.extra.\(member.key) starts with $json: but what follows is not JSON; Braze "
+                                + "sends it as the string it is."))
+                }
+            }
+            if value == .null {
+                warnings.append(
+                    Warning(
+                        "extra-null-value",
+                        "apple_push.extra.\(member.key) is null; Braze restricts key-value values to dictionary, "
+                            + "array, string, number and Boolean."))
+            }
+            composed.append((member.key, value))
+        }
+        return composed
+    }
+
+    private static func composeHeaders(
+        _ push: JSONValue, aps: [(key: String, value: JSONValue)], contentAvailable: Bool, warnings: inout [Warning],
+        rules: inout [String]
+    ) throws(ComposeRefusal) -> APNsHeaders {
+        let visible = aps.contains { ["alert", "badge", "sound"].contains($0.key) }
+        var headers = APNsHeaders(pushType: visible || !contentAvailable ? .alert : .background)
+        rules.append("push-type")
+        if let priority = push["apns_priority"] {
+            guard case .number(let text) = priority, let number = Int(text), (1...10).contains(number) else {
+                throw .badRequest(.invalidField, "apple_push.apns_priority is \(priority.text), not an integer from 1 to 10.")
+            }
+            headers.priority = number
+            rules.append("priority")
+            if headers.pushType == .background && number == 10 {
+                warnings.append(
+                    Warning(
+                        "background-priority",
+                        "apns_priority is 10 for a background push; APNs requires 5 for background pushes and refuses "
+                            + "10. Give 5 or leave it out."))
+            } else if ![1, 5, 10].contains(number) {
+                warnings.append(
+                    Warning("priority-unusual", "apns_priority is \(number); APNs defines 1, 5 and 10 only."))
+            }
+        } else if headers.pushType == .background {
+            headers.priority = 5
+            rules.append("priority")
+        }
+        if let expiry = try string(push, "expiry") {
+            guard let date = parseISO8601(expiry) else {
+                throw .badRequest(
+                    .invalidField, "apple_push.expiry is '\(expiry)', not an ISO 8601 time.",
+                    hint: "Write it as 2026-12-01T18:00:00Z.")
+            }
+            headers.expiration = Int64(date.timeIntervalSince1970.rounded(.down))
+            rules.append("expiry")
+        }
+        if let collapse = try string(push, "collapse_id") {
+            headers.collapseID = collapse
+            rules.append("collapse-id")
+            if collapse.utf8.count > 64 {
+                warnings.append(
+                    Warning(
+                        "collapse-id-too-long",
+                        "collapse_id is \(collapse.utf8.count) bytes; APNs refuses an apns-collapse-id over 64 bytes."))
+            }
+        }
+        return headers
+    }
+
+    /// Braze's byte limits, counted over the compact payload (``ComposeRule`` `size-count`).
+    private static func checkSize(_ push: ComposedPush, options: ComposeOptions, liquid: Bool) throws(ComposeRefusal)
+        -> ComposedPush
+    {
+        var push = push
+        let size = push.bytes.count
+        if options.dashboard {
+            push.rules.append("dashboard-size")
+            push.rules = ComposeRule.all.map(\.id).filter(Set(push.rules).contains)
+            if size > dashboardLimit {
+                push.warnings.append(
+                    Warning(
+                        "dashboard-size",
+                        "the payload is \(size) bytes; Braze's limit for dashboard campaigns and Canvas steps is "
+                            + "\(dashboardLimit) bytes (it keeps the rest of APNs' 4,096 for itself), and over it the "
+                            + "send fails. Shorten the copy, the URLs or the key-value pairs."))
+            }
+            return push
+        }
+        push.rules = ComposeRule.all.map(\.id).filter(Set(push.rules + ["size-count"]).contains)
+        guard size > apiLimit else { return push }
+        throw ComposeRefusal(
+            .applePushLengthExceeded, status: 400, brazeMessage: "Apple Push Length Exceeded",
+            detail: "JSON payload is more than 1,912 bytes: the composed payload is \(size) bytes as compact JSON"
+                + (liquid ? ", with its Liquid as written" : "") + ".",
+            hint: "Shorten the alert or the extra key-value pairs, or move data behind a URL the app fetches.")
+    }
+
+    /// ISO 8601 with or without fractional seconds, or a date alone (midnight UTC).
+    static func parseISO8601(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withFullDate]
+        return formatter.date(from: text)
+    }
+
+    private static func string(_ push: JSONValue, _ key: String) throws(ComposeRefusal) -> String? {
+        guard let value = push[key] else { return nil }
+        guard case .string(let text) = value else {
+            throw .badRequest(.invalidField, "apple_push.\(key) is \(value.typeName), not a string.")
+        }
+        return text
+    }
+
+    private static func bool(_ push: JSONValue, _ key: String) throws(ComposeRefusal) -> Bool? {
+        guard let value = push[key] else { return nil }
+        guard case .bool(let flag) = value else {
+            throw .badRequest(.invalidField, "apple_push.\(key) is \(value.typeName) \(value.text), not true or false.")
+        }
+        return flag
+    }
+}

@@ -1,0 +1,87 @@
+/// From the send request a team writes to the APNs payload and headers the platform delivers.
+///
+/// Pure: request bytes in, a ``ComposedPush`` or a ``ComposeRefusal`` out, no I/O. Braze's
+/// `/messages/send` body (or its `apple_push` object alone, or `{"apple_push": ...}`) by default;
+/// OneSignal's and Airship's request bodies with ``ComposeOptions/dialect``. Which rules are
+/// documented and which inferred is ``ComposeRule``'s table.
+///
+/// ```swift
+/// switch Composer.compose(Array(#"{"broadcast":true,"messages":{"apple_push":{"alert":"Hi"}}}"#.utf8)) {
+/// case .success(let push): print(push.payload.text, push.headers.fields)
+/// case .failure(let refusal): print(refusal.line)
+/// }
+/// ```
+public enum Composer {
+    /// The request read once, ready to compose for one user or many.
+    public struct Request: Sendable {
+        let root: JSONValue
+        let options: ComposeOptions
+    }
+
+    /// Reads the request's JSON; a refusal when it is not JSON.
+    public static func read(_ bytes: [UInt8], options: ComposeOptions = ComposeOptions()) -> Result<
+        Request, ComposeRefusal
+    > {
+        do {
+            return .success(Request(root: try JSONValue.parse(bytes), options: options))
+        } catch {
+            let status = options.dialect == .braze ? 400 : nil
+            return .failure(
+                ComposeRefusal(
+                    .invalidJSON, status: status, brazeMessage: status == nil ? nil : "Bad Request",
+                    detail: "the request is not JSON (\(error)).",
+                    hint: "A doc example with trailing commas or comments is not JSON; fix it and run again."))
+        }
+    }
+
+    /// The request composed for one user (`nil`: Liquid is reported, not rendered).
+    public static func compose(_ request: Request, user: JSONValue? = nil) -> Result<ComposedPush, ComposeRefusal> {
+        switch request.options.dialect {
+        case .braze: BrazeComposer.compose(request.root, options: request.options, user: user)
+        case .onesignal: OneSignalComposer.compose(request.root)
+        case .airship: AirshipComposer.compose(request.root)
+        }
+    }
+
+    /// Reads and composes `bytes` in one step.
+    public static func compose(
+        _ bytes: [UInt8], options: ComposeOptions = ComposeOptions(), user: JSONValue? = nil
+    ) -> Result<ComposedPush, ComposeRefusal> {
+        read(bytes, options: options).flatMap { compose($0, user: user) }
+    }
+
+    /// The users of a `--user` file: one JSON object, or NDJSON (one object per line; blank lines skipped).
+    public static func users(_ bytes: [UInt8]) -> Result<[JSONValue], ComposeRefusal> {
+        if let whole = try? JSONValue.parse(bytes) {
+            guard case .object = whole else {
+                return .failure(
+                    ComposeRefusal(
+                        .notARequest, status: nil, brazeMessage: nil,
+                        detail: "the user file holds \(whole.typeName), not an object of attributes.",
+                        hint: "Write one object per user, one per line: {\"first_name\": \"Ada\"}."))
+            }
+            return .success([whole])
+        }
+        var users: [JSONValue] = []
+        for (number, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            let text = line.last == UInt8(ascii: "\r") ? Array(line.dropLast()) : Array(line)
+            guard text.contains(where: { ![0x20, 0x09].contains($0) }) else { continue }
+            do {
+                let user = try JSONValue.parse(text)
+                guard case .object = user else { throw JSONParseError(offset: 0, reason: "not an object") }
+                users.append(user)
+            } catch {
+                return .failure(
+                    ComposeRefusal(
+                        .notARequest, status: nil, brazeMessage: nil,
+                        detail: "line \(number + 1) of the user file is not a JSON object of attributes (\(error)).",
+                        hint: "One JSON object per user, one per line."))
+            }
+        }
+        guard !users.isEmpty else {
+            return .failure(
+                ComposeRefusal(.notARequest, status: nil, brazeMessage: nil, detail: "the user file holds no user."))
+        }
+        return .success(users)
+    }
+}
