@@ -7,8 +7,8 @@ import RichPush
 public enum RichPushCommand {
     /// Every command, in the order the command list shows them: dispatch and help both read this table.
     static let commands: [Command] = [
-        ProcessCommand.command, BatchCommand.command, BenchCommand.command, ReportCommand.command,
-        DemoCommand.command, ServeCommand.command, FetchCommand.command, SniffCommand.command,
+        ProcessCommand.command, ComposeCommand.command, BatchCommand.command, BenchCommand.command,
+        ReportCommand.command, DemoCommand.command, ServeCommand.command, FetchCommand.command, SniffCommand.command,
         NetworkCommand.command, AnalyticsCommand.command,
     ]
 

@@ -8,7 +8,7 @@ enum AirshipComposer {
     static let mediaKey = "com.urbanairship.media_attachment"
 
     static func compose(_ root: JSONValue) -> Result<ComposedPush, ComposeRefusal> {
-        func refuse(_ code: ComposeRefusal.Code = .invalidField, _ detail: String, hint: String? = nil) -> Result<
+        func refuse(_ detail: String, code: ComposeRefusal.Code = .invalidField, hint: String? = nil) -> Result<
             ComposedPush, ComposeRefusal
         > {
             .failure(ComposeRefusal(code, status: nil, brazeMessage: nil, detail: detail, hint: hint))
@@ -16,7 +16,7 @@ enum AirshipComposer {
         guard case .object = root else { return refuse("the request is \(root.typeName), not a JSON object.") }
         if root["aps"] != nil {
             return refuse(
-                .notARequest, "this is already an APNs payload (it has 'aps'), not an Airship request.",
+                "this is already an APNs payload (it has 'aps'), not an Airship request.", code: .notARequest,
                 hint: "Run it through 'richpush process' as it is.")
         }
         if let types = root["device_types"] {
@@ -27,11 +27,11 @@ enum AirshipComposer {
             default: return refuse("device_types is \(types.typeName), not \"all\" or an array.")
             }
             guard sendsToIOS else {
-                return refuse(.notARequest, "device_types does not include ios, so Airship sends nothing to iOS.")
+                return refuse("device_types does not include ios, so Airship sends nothing to iOS.", code: .notARequest)
             }
         }
         guard let notification = root["notification"], case .object = notification else {
-            return refuse(.notARequest, "the request has no notification object.", hint: "Add notification.ios.")
+            return refuse("the request has no notification object.", code: .notARequest, hint: "Add notification.ios.")
         }
         let ios = notification["ios"] ?? .object([])
         guard case .object = ios else { return refuse("notification.ios is \(ios.typeName), not an object.") }
@@ -40,7 +40,9 @@ enum AirshipComposer {
         var alert: [(key: String, value: JSONValue)] = []
         for (field, key) in [("title", "title"), ("subtitle", "subtitle")] {
             guard let value = ios[field] else { continue }
-            guard case .string = value else { return refuse("notification.ios.\(field) is \(value.typeName), not a string.") }
+            guard case .string = value else {
+                return refuse("notification.ios.\(field) is \(value.typeName), not a string.")
+            }
             alert.append((key, value))
         }
         if let body = ios["alert"] ?? notification["alert"] {
@@ -84,7 +86,8 @@ enum AirshipComposer {
             }
         }
         guard !aps.isEmpty || media != nil else {
-            return refuse(.missingAlert, "notification.ios has no alert, title or media_attachment: nothing to show.")
+            return refuse(
+                "notification.ios has no alert, title or media_attachment: nothing to show.", code: .missingAlert)
         }
         var payload: [(key: String, value: JSONValue)] = [("aps", .object(aps))]
         if let media { payload.append((mediaKey, media)) }

@@ -76,7 +76,8 @@ enum BrazeComposer {
         for field in fields where !knownFields.contains(field.key) {
             let hint =
                 field.key == "content_available"
-                ? " Braze spells it content-available, with a hyphen." : field.key == "aps" || field.key == "ab"
+                ? " Braze spells it content-available, with a hyphen."
+                : field.key == "aps" || field.key == "ab"
                     ? " The payload's own keys are Braze's to write; put custom keys in extra." : ""
             warnings.append(
                 Warning(
@@ -150,7 +151,8 @@ enum BrazeComposer {
             guard interruptionLevels.contains(level) else {
                 throw .badRequest(
                     .invalidField,
-                    "apple_push.interruption_level is '\(level)', not one of \(interruptionLevels.joined(separator: ", ")).")
+                    "apple_push.interruption_level is '\(level)', not one of \(interruptionLevels.joined(separator: ", "))."
+                )
             }
             aps.append(("interruption-level", .string(level)))
             rules.append("interruption-level")
@@ -168,7 +170,8 @@ enum BrazeComposer {
         if let assetURL {
             guard let assetType else {
                 throw .badRequest(
-                    .missingAssetFileType, "apple_push has asset_url but no asset_file_type, which Braze requires with it.",
+                    .missingAssetFileType,
+                    "apple_push has asset_url but no asset_file_type, which Braze requires with it.",
                     hint: "Add asset_file_type: one of \(assetFileTypes.joined(separator: ", ")).")
             }
             guard assetFileTypes.contains(assetType) else {
@@ -208,7 +211,8 @@ enum BrazeComposer {
             payload.append(("ab_use_webview", .bool(useWebview ?? true)))
             rules.append("use-webview")
         }
-        payload += try composeExtra(push, options: options, taken: payload.map(\.key), warnings: &warnings, rules: &rules)
+        payload += try composeExtra(
+            push, options: options, taken: payload.map(\.key), warnings: &warnings, rules: &rules)
 
         let headers = try composeHeaders(
             push, aps: aps, contentAvailable: contentAvailable, warnings: &warnings, rules: &rules)
@@ -258,7 +262,8 @@ enum BrazeComposer {
             throw ComposeRefusal(
                 .tooManyRecipients, status: 400,
                 brazeMessage: "The max number of external_ids and aliases per request was exceeded",
-                detail: "the request names \(recipients) external ids and aliases; Braze takes at most \(maximumRecipients).",
+                detail:
+                    "the request names \(recipients) external ids and aliases; Braze takes at most \(maximumRecipients).",
                 hint: "Split the audience into requests of 50, or send to a segment_id.")
         }
         let audience = recipients > 0 || root["segment_id"] != nil || root["audience"] != nil
@@ -273,7 +278,9 @@ enum BrazeComposer {
             throw ComposeRefusal(
                 .messageVariantUnspecified, status: 400, brazeMessage: "Message Variant Unspecified",
                 detail: "the request gives campaign_id but apple_push has no message_variation_id.",
-                hint: "Add the variation's id (the campaign's API identifiers list it) as apple_push.message_variation_id.")
+                hint:
+                    "Add the variation's id (the campaign's API identifiers list it) as apple_push.message_variation_id."
+            )
         }
     }
 
@@ -292,12 +299,14 @@ enum BrazeComposer {
                             items.allSatisfy({ if case .string = $0 { true } else { false } })
                         else {
                             throw .badRequest(
-                                .invalidField, "apple_push.alert.\(member.key) is \(member.value.typeName), not an array of strings.")
+                                .invalidField,
+                                "apple_push.alert.\(member.key) is \(member.value.typeName), not an array of strings.")
                         }
                     } else {
                         guard case .string = member.value else {
                             throw .badRequest(
-                                .invalidField, "apple_push.alert.\(member.key) is \(member.value.typeName), not a string.")
+                                .invalidField,
+                                "apple_push.alert.\(member.key) is \(member.value.typeName), not a string.")
                         }
                     }
                     if field.apns != field.request { rules.append("alert-loc") }
@@ -312,7 +321,8 @@ enum BrazeComposer {
                     warnings.append(
                         Warning(
                             "unknown-field",
-                            "apple_push.alert.\(member.key) is not an alert field Braze documents, so richpush leaves it out."))
+                            "apple_push.alert.\(member.key) is not an alert field Braze documents, so richpush leaves it out."
+                        ))
                 }
             }
             return .object(composed)
@@ -470,7 +480,8 @@ enum BrazeComposer {
         rules.append("push-type")
         if let priority = push["apns_priority"] {
             guard case .number(let text) = priority, let number = Int(text), (1...10).contains(number) else {
-                throw .badRequest(.invalidField, "apple_push.apns_priority is \(priority.text), not an integer from 1 to 10.")
+                throw .badRequest(
+                    .invalidField, "apple_push.apns_priority is \(priority.text), not an integer from 1 to 10.")
             }
             headers.priority = number
             rules.append("priority")

@@ -113,7 +113,8 @@ public struct ComposeRule: Sendable, Equatable {
                 + "composed payload, ab included, which is the stricter reading."),
         ComposeRule(
             "dashboard-size", .braze, "--dashboard", "3,807-byte limit (warning)", documented: true,
-            "Braze reserves part of APNs' 4,096 bytes for dashboard campaigns and Canvas steps; over it the send fails."),
+            "Braze reserves part of APNs' 4,096 bytes for dashboard campaigns and Canvas steps; over it the send fails."
+        ),
         ComposeRule(
             "dashboard-json", .braze, "--dashboard: extra value \"$json:{...}\"", "the structured JSON",
             documented: true, "Braze sends such a key-value pair as JSON for API-triggered campaigns."),

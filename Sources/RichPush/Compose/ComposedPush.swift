@@ -27,7 +27,9 @@ public struct APNsHeaders: Sendable, Equatable {
     /// `apns-collapse-id`.
     public var collapseID: String?
 
-    public init(pushType: ExtensionPolicy.PushType, priority: Int? = nil, expiration: Int64? = nil, collapseID: String? = nil) {
+    public init(
+        pushType: ExtensionPolicy.PushType, priority: Int? = nil, expiration: Int64? = nil, collapseID: String? = nil
+    ) {
         self.pushType = pushType
         self.priority = priority
         self.expiration = expiration

@@ -63,7 +63,8 @@ public enum Composer {
             return .success([whole])
         }
         var users: [JSONValue] = []
-        for (number, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+        for (number, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
+        {
             let text = line.last == UInt8(ascii: "\r") ? Array(line.dropLast()) : Array(line)
             guard text.contains(where: { ![0x20, 0x09].contains($0) }) else { continue }
             do {

@@ -8,7 +8,8 @@ extension Liquid {
 
         public static func == (lhs: Report, rhs: Report) -> Bool {
             lhs.fields == rhs.fields && lhs.unrendered.map(\.tag) == rhs.unrendered.map(\.tag)
-                && lhs.unrendered.map(\.field) == rhs.unrendered.map(\.field) && lhs.empty.map(\.tag) == rhs.empty.map(\.tag)
+                && lhs.unrendered.map(\.field) == rhs.unrendered.map(\.field)
+                && lhs.empty.map(\.tag) == rhs.empty.map(\.tag)
         }
 
         /// The warnings a composed push carries for this report: one for Liquid left unrendered
@@ -58,7 +59,8 @@ extension Liquid {
             return .string(rendered)
         case .object(let members):
             return .object(
-                members.map { ($0.key, render($0.value, path: path + "." + $0.key, context: context, report: &report)) })
+                members.map { ($0.key, render($0.value, path: path + "." + $0.key, context: context, report: &report)) }
+            )
         case .array(let items):
             return .array(
                 items.enumerated().map { render($1, path: path + "[\($0)]", context: context, report: &report) })

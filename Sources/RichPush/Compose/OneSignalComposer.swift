@@ -22,7 +22,9 @@ enum OneSignalComposer {
         var alert: [(key: String, value: JSONValue)] = []
         for (field, key) in [("headings", "title"), ("subtitle", "subtitle"), ("contents", "body")] {
             guard let value = root[field] else { continue }
-            guard case .object = value else { return refuse("\(field) is \(value.typeName), not an object of languages.") }
+            guard case .object = value else {
+                return refuse("\(field) is \(value.typeName), not an object of languages.")
+            }
             guard let english = value["en"] else {
                 warnings.append(
                     Warning(
@@ -56,7 +58,9 @@ enum OneSignalComposer {
         }
         var mutable = false
         if let value = root["mutable_content"] {
-            guard case .bool(let flag) = value else { return refuse("mutable_content is \(value.typeName), not a boolean.") }
+            guard case .bool(let flag) = value else {
+                return refuse("mutable_content is \(value.typeName), not a boolean.")
+            }
             mutable = flag
         }
         if attachments != nil || mutable {
