@@ -53,6 +53,12 @@ enum BatchCommand {
                         "--shard", "I/N",
                         "Run every N-th payload (the I-th of N shards; stable over runs and machines); "
                             + "'richpush report merge' combines the shards' summary.json files.", example: "1/2"),
+                    Option(
+                        "--braze-requests", nil,
+                        "Every input (file or NDJSON line) is a Braze /messages/send body or apple_push object, not a "
+                            + "payload: each is composed as 'richpush compose' does, then run under the apns-push-type "
+                            + "it composes into; one Braze would refuse is rejected (request-refused) with Braze's words. "
+                            + "Records keep the request's name and the composed payload ('composed')."),
                 ]),
             .progress, .extensionPolicy(), .app, .download, .mix, .tracking, .output,
         ],

@@ -24,6 +24,7 @@ struct BatchOptions {
             progress: arguments.flag("--progress"), noProgress: arguments.flag("--no-progress"),
             stderrIsTerminal: isatty(2) == 1)
         let share = arguments.flag("--share-downloads")
+        let brazeRequests = arguments.flag("--braze-requests")
         let policy = try PolicyOptions(parsing: &arguments).policy
         tracking = try TrackOptions(parsing: &arguments, policy: policy)
         let mix = try TLSOptions.networkMix(&arguments, network: policy.fetch.network)
@@ -47,6 +48,7 @@ struct BatchOptions {
         configuration.networkMix = mix
         configuration.seed = seed
         configuration.shard = shard
+        configuration.brazeRequests = brazeRequests
         configuration.thresholds =
             thresholds + (failUnder.map { [Threshold(.display, .greaterOrEqual, $0, origin: "--fail-under")] } ?? [])
     }

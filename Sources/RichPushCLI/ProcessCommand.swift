@@ -10,6 +10,14 @@ enum ProcessCommand {
         "Print the download's trace on stderr, as curl -v does (address, TLS version and cipher, ALPN, "
             + "certificate, request and response headers, timings).", aliases: ["-v"])
 
+    /// `--braze-request FILE`: compose first, then run the composed payload.
+    static let brazeRequest = Option(
+        "--braze-request", "FILE",
+        "Read a Braze /messages/send body (or apple_push object) instead of a payload: compose it as 'richpush "
+            + "compose' does, then run the composed payload; its apns-push-type decides invocation, and the outcome's "
+            + "'composed' keeps the request's file and the payload. A request Braze would refuse is exit 65.",
+        example: "Samples/requests/rich-image.json")
+
     static let command = Command(
         name: "process", synopsis: "process [FILE]",
         summary: "Run one payload (stdin or FILE) through the emulated extension; mutated payload on stdout.",
@@ -42,7 +50,7 @@ enum ProcessCommand {
                         "Also write the full outcome as JSON (download timings, sniffed type); '-' is stdout, after the payload.",
                         example: "report.json"),
                     Option("--quiet", nil, "No verdict line on stderr.", aliases: ["-q"]),
-                    verbose,
+                    verbose, brazeRequest,
                 ]),
             .extensionPolicy(), .app, .download, .tracking, .output,
         ],
@@ -69,11 +77,26 @@ enum ProcessCommand {
         let reportPath = try arguments.value("--report")
         let quiet = arguments.flag("--quiet", "-q")
         let verbose = arguments.flag("--verbose", "-v")
+        let requestFile = try arguments.value("--braze-request")
         var policy = try PolicyOptions(parsing: &arguments).policy
         policy.fetch.tracesTransfer = verbose
         var tracking = try TrackOptions(parsing: &arguments, policy: policy)
         let positionals = try arguments.positionals()
         guard positionals.count <= 1 else { throw UsageError("process takes one payload file (or stdin)") }
+        var composition: Composition?
+        if let requestFile {
+            guard positionals.isEmpty else {
+                throw UsageError("process takes a payload file or --braze-request FILE, not both")
+            }
+            let push = try composedRequest(requestFile)
+            if policy.pushType != .alert && policy.pushType != push.headers.pushType {
+                throw UsageError(
+                    "--push-type \(policy.pushType.rawValue) disagrees with the request, which composes into an "
+                        + "apns-push-type: \(push.headers.pushType.rawValue) push; leave --push-type out")
+            }
+            policy.pushType = push.headers.pushType
+            composition = Composition(request: requestFile, push: push)
+        }
         // Every output is checked before the work: a report into a missing folder writes nothing.
         let report = try OutputOptions.prepare(reportPath, option: "--report")
         defer { report?.discard() }
@@ -84,8 +107,10 @@ enum ProcessCommand {
         return try await ProcessSession.with(
             policy: policy, folder: output.folder ?? "richpush-out", durable: output.durable, tracker: tracker
         ) { session in
-            let result: ProcessResult
-            switch readInput(positionals.first ?? "-") {
+            var result: ProcessResult
+            let input: Result<[UInt8], ReadFailure> =
+                composition.map { .success(Array($0.payload.utf8)) } ?? readInput(positionals.first ?? "-")
+            switch input {
             case .success(let bytes):
                 // Ctrl-C or SIGTERM ends the download cleanly (its temporary file is removed), then exits 130.
                 let run = await runInterruptibly { await session.process(bytes) }
@@ -98,6 +123,7 @@ enum ProcessCommand {
             case .failure(let failure):
                 result = .unreadable(failure.message, outOfDescriptors: failure.outOfDescriptors)
             }
+            if let composition { result.keep(composition) }
             do { try write(result, report: report, durable: output.durable) } catch {
                 // The payload names the stored file: without the payload and its report, the file is taken back.
                 session.removeNewFiles()
@@ -113,6 +139,25 @@ enum ProcessCommand {
             // Path A: the delivery event goes out after the verdict, which it never delays.
             _ = await tracked.flush()
             return ExitStatus.code(for: result.outcome)
+        }
+    }
+
+    /// The request in `file` composed as Braze would deliver it; a refusal is exit 65 with Braze's words,
+    /// and the composer's warnings go to stderr.
+    static func composedRequest(_ file: String) throws -> ComposedPush {
+        let bytes = try ComposeCommand.readOrFail(file, what: "--braze-request file")
+        let shown = file.escapingControlCharacters
+        switch Composer.compose(bytes) {
+        case .success(let push):
+            for warning in push.warnings {
+                printError(
+                    "richpush process: \(shown): warning [\(warning.code)]: \(warning.message)"
+                        .escapingControlCharacters)
+            }
+            return push
+        case .failure(let refusal):
+            throw CommandFailure(
+                .dataError, "--braze-request \(shown): refused: \(refusal.line.escapingControlCharacters)")
         }
     }
 

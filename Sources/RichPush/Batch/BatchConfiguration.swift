@@ -33,6 +33,8 @@ public struct BatchConfiguration: Sendable {
     /// The gate's thresholds; the defaults (`display>=100%`, `would_crash==0`,
     /// `configuration_error==0`) apply to every metric these do not name (see ``Gate``).
     public var thresholds: [Threshold] = []
+    /// Every input is a Braze send request: composed first (``Composer``), then run (`--braze-requests`).
+    public var brazeRequests = false
 
     public init(input: String, outFolder: String) {
         self.input = input

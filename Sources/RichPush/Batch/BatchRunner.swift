@@ -45,6 +45,8 @@ public struct BatchRunner: Sendable {
     public var thresholds: [Threshold] = []
     /// The run's identity, named in `summary.json` for `report merge`.
     public var identity: RunIdentity?
+    /// Every item is a Braze send request, composed before it runs (``ProcessResult/composing(_:name:with:)``).
+    public var brazeRequests = false
 
     public init(items: [BatchItem], service: ServiceExtension, output: AttachmentStore, concurrency: Int, force: Bool) {
         self.items = items
@@ -171,7 +173,9 @@ public struct BatchRunner: Sendable {
         switch await Offload.run({ item.read(limit: Self.readLimit) }) {
         case .success(let bytes):
             digest = Self.sha256(bytes)
-            result = await service.process(bytes)
+            result =
+                brazeRequests
+                ? await ProcessResult.composing(bytes, name: item.name, with: service) : await service.process(bytes)
         case .failure(let error):
             // A system call's message already ends with its sentence and advice.
             let message = error.systemError == nil ? error.message + ". Check the file." : error.message

@@ -50,8 +50,9 @@ public struct BatchSession: Sendable {
         lock = try OutputLock.acquire(folder: store.folder)
         do {
             attachments = try AttachmentStore(folder: out + "/attachments", durable: configuration.durable)
-            let options = BatchPreflight.options(
+            var options = BatchPreflight.options(
                 of: configuration.policy, sharedDownloads: configuration.sharedDownloads)
+            if configuration.brazeRequests { options["braze-requests"] = "on" }
             let changes = BatchPreflight.changedOptions(in: store.folder, now: options)
             if !changes.isEmpty && !configuration.force {
                 throw ConfigurationError(
@@ -118,6 +119,7 @@ public struct BatchSession: Sendable {
         }
         runner.shard = configuration.shard.map { (index: $0.index, count: $0.count) }
         runner.thresholds = configuration.thresholds
+        runner.brazeRequests = configuration.brazeRequests
         runner.identity = identity
         return BatchRun(
             engine: engine, shared: shared, runner: runner, attachments: attachments,

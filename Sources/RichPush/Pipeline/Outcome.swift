@@ -131,6 +131,8 @@ public struct Outcome: Sendable, Codable, Equatable {
     public var contentExtension: ContentOutcome?
     /// Time from the start of the run to the verdict, in milliseconds (measured to 0.01).
     public var elapsedMilliseconds: Double = 0
+    /// The request the payload was composed from, when it was (`process --braze-request`).
+    public var composed: Composition?
     /// The download as `curl -v` shows it, escaped, when the fetch policy asked for a trace
     /// (``FetchPolicy/tracesTransfer``); not part of the JSON.
     public var trace: [String]? = nil
@@ -156,6 +158,7 @@ public struct Outcome: Sendable, Codable, Equatable {
         case attachment, download, sniff
         case contentExtension = "content_extension"
         case elapsedMilliseconds = "elapsed_ms"
+        case composed
     }
 
     /// The outcome as JSON members, in reading order; absent optionals are left out, as `JSONEncoder` does.
@@ -184,6 +187,7 @@ public struct Outcome: Sendable, Codable, Equatable {
                 .number(elapsedMilliseconds.isFinite ? String(elapsedMilliseconds) : "0")
             ))
         if let contentExtension { members.append((CodingKeys.contentExtension.rawValue, contentExtension.json)) }
+        if let composed { members.append((CodingKeys.composed.rawValue, composed.json)) }
         return members
     }
 

@@ -74,6 +74,13 @@ public struct ServiceExtension: Sendable {
         return copy
     }
 
+    /// This extension for pushes of another `apns-push-type` (a composed request's), everything else the same.
+    public func pushing(_ pushType: ExtensionPolicy.PushType) -> ServiceExtension {
+        var copy = self
+        copy.policy.pushType = pushType
+        return copy
+    }
+
     public func process(_ bytes: [UInt8]) async -> ProcessResult {
         await process(bytes, arrivedAt: .now)
     }

@@ -77,6 +77,8 @@ public enum ReasonCode: String, Sendable, Codable, CaseIterable, CustomStringCon
     // expired
     case deadlineExceeded = "deadline-exceeded"
     case cancelled
+    /// A send request (`--braze-request`, `batch --braze-requests`) Braze would refuse: nothing is delivered.
+    case requestRefused = "request-refused"
 
     /// The kebab-case code, as the JSON outputs write it.
     public var description: String { rawValue }
@@ -97,7 +99,7 @@ public enum ReasonCode: String, Sendable, Codable, CaseIterable, CustomStringCon
             .atsBlocked,
             .schemeNotAllowed, .redirectNotAllowed, .tooManyRedirects, .dnsFailed, .connectFailed, .connectTimeout,
             .tlsFailed, .stalled, .httpStatus, .truncated, .connectionReset, .protocolError, .transferFailed,
-            .tooManyOpenFiles, .deadlineExceeded, .cancelled:
+            .tooManyOpenFiles, .deadlineExceeded, .cancelled, .requestRefused:
             // No UNError: iOS fails these before or outside UNNotificationAttachment.
             return nil
         }
