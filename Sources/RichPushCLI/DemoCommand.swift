@@ -76,7 +76,10 @@ enum DemoCommand {
         } else {
             printLine(result.text)
         }
-        return result.unexpected == 0 ? .success : .failure
+        // The sample send requests, composed: stdout keeps the payload table (or JSON lines) alone.
+        let requests = DemoRequests.check(folder: folder)
+        if !requests.text.isEmpty && (!json || !requests.mismatches.isEmpty) { printError(requests.text) }
+        return result.unexpected == 0 && requests.mismatches.isEmpty ? .success : .failure
     }
 
     /// Starts the embedded server over HTTPS on the samples' assets with their test certificate.

@@ -73,4 +73,21 @@ import Testing
         let wrong = try JSONSchemaCheck.parse(#"{"headers":{"apns-push-type":"alert"},"payload":{},"extra":1}"#)
         #expect(!(try JSONSchemaCheck.violations(of: wrong, schemaFile: schema)).isEmpty)
     }
+
+    /// The demo's check passes on the samples and names a request whose expectation is wrong.
+    @Test func theDemoCheckNamesARequestThatDoesNotComposeAsExpected() throws {
+        #expect(DemoRequests.check(folder: Fixtures.root + "/Samples").mismatches == [])
+        let samples = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: samples) }
+        try FileManager.default.copyItem(atPath: Self.folder, toPath: samples + "/requests")
+        let expected = samples + "/requests/expected.tsv"
+        let text = try String(contentsOfFile: expected, encoding: .utf8)
+        try text.replacingOccurrences(of: "reserved-extra-key\t400", with: "reserved-extra-key\t429")
+            .write(toFile: expected, atomically: true, encoding: .utf8)
+        let check = DemoRequests.check(folder: samples)
+        #expect(check.checked == 16)
+        #expect(check.mismatches.count == 1)
+        #expect(check.mismatches.first?.hasPrefix("refused-extra-ab.json: expected reserved-extra-key (429)") == true)
+        #expect(check.text.hasPrefix("Requests: 1 of 16 do not compose"))
+    }
 }
