@@ -23,6 +23,9 @@ enum FuzzReader: UInt8, CaseIterable {
     case mediaScan = 8
     /// A gate threshold's text (`display>=99%`, `p95<800ms`): the grammar, for bench and batch metrics.
     case threshold = 9
+    /// A send request for `compose` (Braze, OneSignal, Airship; API and dashboard limits), as Liquid
+    /// text, and as a `--user` file.
+    case compose = 11
 
     /// Checks `input` (selector byte first) against its reader; a broken invariant aborts with a message.
     ///
@@ -43,6 +46,7 @@ enum FuzzReader: UInt8, CaseIterable {
         case .report: ReportInvariants.check(bytes)
         case .mediaScan: MediaScanInvariants.check(bytes)
         case .threshold: ThresholdInvariants.check(bytes)
+        case .compose: ComposeInvariants.check(bytes)
         }
     }
 }

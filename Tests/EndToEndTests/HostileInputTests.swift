@@ -33,6 +33,7 @@ import Testing
         case thresholdControlCharacters, thresholdHuge, mergeSameSummaryTwice, mergeForeignIdentity
         case reportIsAHardLink, batchResultsIsALink, sniffLyingMediaSizes
         case gzipBomb, headerInjection
+        case composeFIFO, composeDeepNesting, composeControlCharacters, brazeRequestFIFO, composeUsersFIFO
         var testDescription: String { rawValue }
     }
 
@@ -271,6 +272,52 @@ import Testing
                             .utf8)
                 ],
                 command: process + " p.json", status: 1, reason: "unsupported-type")
+        case .composeFIFO:
+            return Scenario(
+                setup: "mkfifo r.json", command: #""$RP" compose r.json"#, status: 65, reason: nil,
+                check: { run, _ in
+                    #expect(run.stderr.contains("not a regular file"), "\(run.stderr)")
+                    #expect(run.stdout.isEmpty)
+                })
+        case .brazeRequestFIFO:
+            return Scenario(
+                setup: "mkfifo r.json", command: process + " --braze-request r.json", status: 65, reason: nil,
+                check: { run, _ in #expect(run.stderr.contains("not a regular file"), "\(run.stderr)") })
+        case .composeUsersFIFO:
+            return Scenario(
+                files: ["r.json": Array(#"{"alert":"Hi {{${first_name}}}"}"#.utf8)], setup: "mkfifo users.ndjson",
+                command: #""$RP" compose --user users.ndjson r.json"#, status: 65, reason: nil,
+                check: { run, _ in #expect(run.stderr.contains("not a regular file"), "\(run.stderr)") })
+        case .composeDeepNesting:
+            let depth = 1500
+            return Scenario(
+                files: [
+                    "r.json": Array(
+                        (#"{"broadcast":true,"messages":{"apple_push":{"alert":"x","extra":{"d":"#
+                            + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}}}}").utf8
+                    )
+                ],
+                command: #""$RP" compose --envelope r.json"#, status: 65, reason: nil,
+                check: { run, _ in
+                    #expect(run.stderr.contains("nesting deeper than"), "\(run.stderr)")
+                    #expect(run.stdout.contains(#""code":"invalid-json""#), "\(run.stdout)")
+                })
+        case .composeControlCharacters:
+            // Terminal escapes and newlines in a request's fields stay escaped in every stderr line,
+            // while stdout keeps them as JSON escapes.
+            return Scenario(
+                files: [
+                    "r.json": Array(
+                        #"{"broadcast":true,"messages":{"apple_push":{"alert":"\u001b[2J{% x %}\n","bogus\u001b]0;t\u0007":1}}}"#
+                            .utf8)
+                ],
+                command: #""$RP" compose r.json"#, status: 0, reason: nil,
+                check: { run, _ in
+                    #expect(!run.stderr.contains("\u{1B}") && !run.stderr.contains("\u{07}"), "\(run.stderr)")
+                    #expect(run.stderr.contains("warning [unknown-field]"), "\(run.stderr)")
+                    #expect(run.stderr.contains("warning [liquid-unrendered]"), "\(run.stderr)")
+                    #expect(run.stdout.contains(#""alert":"\u001b[2J{% x %}\n""#), "\(run.stdout)")
+                })
         case .deepNesting:
             let depth = 1500
             return Scenario(
