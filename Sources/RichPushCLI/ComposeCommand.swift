@@ -47,9 +47,10 @@ enum ComposeCommand {
         footer: """
             Examples:
               richpush compose Samples/requests/rich-image.json
-              richpush compose --envelope --user Samples/requests/users.ndjson Samples/requests/liquid.json
+              richpush compose --envelope --user Samples/requests/users.ndjson Samples/requests/liquid-welcome.json
               richpush compose --explain
-              richpush compose Samples/requests/rich-image.json | richpush process --cacert Samples/certs/ca.pem
+              richpush compose --sdk onesignal Samples/requests/onesignal-attachments.json
+              richpush process --braze-request Samples/requests/rich-image.json   # compose, then the extension
             """,
         exitNotes: [
             .dataError:
