@@ -191,6 +191,12 @@ import Testing
         let summary = try String(contentsOfFile: folder + "/out/summary.json", encoding: .utf8)
         #expect(OutputSchemas.violations(of: summary, against: "batch-summary") == [])
 
+        // A resume must read the inputs the same way: without the flag, the folder's results are refused.
+        let resumed = try await RichPushBinary.run(
+            ["batch", "--out", folder + "/out", "--no-progress", input] + options, directory: folder)
+        #expect(resumed.status == 64, "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("--braze-requests was on, now (not set)"), "\(resumed.stderr)")
+
         // NDJSON: one request per line.
         let ndjson = folder + "/requests.ndjson"
         try

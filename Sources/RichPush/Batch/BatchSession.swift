@@ -52,7 +52,7 @@ public struct BatchSession: Sendable {
             attachments = try AttachmentStore(folder: out + "/attachments", durable: configuration.durable)
             var options = BatchPreflight.options(
                 of: configuration.policy, sharedDownloads: configuration.sharedDownloads)
-            if configuration.brazeRequests { options["braze-requests"] = "on" }
+            if configuration.brazeRequests { options[Setting.brazeRequests.rawValue] = "on" }
             let changes = BatchPreflight.changedOptions(in: store.folder, now: options)
             if !changes.isEmpty && !configuration.force {
                 throw ConfigurationError(
