@@ -137,7 +137,7 @@ public struct ComposeRule: Sendable, Equatable {
             "Without it iOS never runs the extension; that OneSignal sets it is inferred."),
         ComposeRule(
             "onesignal-alert", .onesignal, "headings.en, subtitle.en, contents.en", "aps.alert.title, subtitle, body",
-            documented: false, "English only; other languages are the device's choice on OneSignal's side."),
+            documented: false, "English only: richpush does not pick among the other languages."),
     ]
 
     static let airship: [ComposeRule] = [
