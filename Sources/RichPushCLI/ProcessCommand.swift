@@ -15,7 +15,7 @@ enum ProcessCommand {
         "--braze-request", "FILE",
         "Read a Braze /messages/send body (or apple_push object) instead of a payload: compose it as 'richpush "
             + "compose' does, then run the composed payload; its apns-push-type decides invocation, and the outcome's "
-            + "'composed' keeps the request's file and the payload. A request Braze would refuse is exit 65.",
+            + "'composed' keeps the request's file and the payload. A request Braze would refuse is rejected (request-refused, exit 65) with Braze's words.",
         example: "Samples/requests/rich-image.json")
 
     static let command = Command(
@@ -84,19 +84,27 @@ enum ProcessCommand {
         let positionals = try arguments.positionals()
         guard positionals.count <= 1 else { throw UsageError("process takes one payload file (or stdin)") }
         var composition: Composition?
+        var refused: ProcessResult?
         if let requestFile {
             guard positionals.isEmpty else {
                 throw UsageError("process takes a payload file or --braze-request FILE, not both")
             }
-            let push = try composedRequest(requestFile)
-            if policy.pushType != .alert && policy.pushType != push.headers.pushType {
-                throw UsageError(
-                    "--push-type \(policy.pushType.rawValue) disagrees with the request, which composes into an "
-                        + "apns-push-type: \(push.headers.pushType.rawValue) push; leave --push-type out")
+            let bytes = try ComposeCommand.readOrFail(requestFile, what: "--braze-request file")
+            switch composedRequest(bytes, file: requestFile) {
+            case .success(let push):
+                if policy.pushType != .alert && policy.pushType != push.headers.pushType {
+                    throw UsageError(
+                        "--push-type \(policy.pushType.rawValue) disagrees with the request, which composes into an "
+                            + "apns-push-type: \(push.headers.pushType.rawValue) push; leave --push-type out")
+                }
+                policy.pushType = push.headers.pushType
+                composition = Composition(request: requestFile, push: push)
+            case .failure(let refusal):
+                // Nothing is delivered: the verdict (rejected, request-refused) is reported as any other.
+                refused = .refused(refusal, bytes: bytes.count)
             }
-            policy.pushType = push.headers.pushType
-            composition = Composition(request: requestFile, push: push)
         }
+        let request = refused
         // Every output is checked before the work: a report into a missing folder writes nothing.
         let report = try OutputOptions.prepare(reportPath, option: "--report")
         defer { report?.discard() }
@@ -108,10 +116,13 @@ enum ProcessCommand {
             policy: policy, folder: output.folder ?? "richpush-out", durable: output.durable, tracker: tracker
         ) { session in
             var result: ProcessResult
-            let input: Result<[UInt8], ReadFailure> =
-                composition.map { .success(Array($0.payload.utf8)) } ?? readInput(positionals.first ?? "-")
+            let input: Result<[UInt8], ReadFailure>? =
+                request != nil
+                ? nil : composition.map { .success(Array($0.payload.utf8)) } ?? readInput(positionals.first ?? "-")
             switch input {
-            case .success(let bytes):
+            case nil:
+                result = request ?? .unreadable("no input")
+            case .success(let bytes)?:
                 // Ctrl-C or SIGTERM ends the download cleanly (its temporary file is removed), then exits 130.
                 let run = await runInterruptibly { await session.process(bytes) }
                 result = run.value
@@ -120,7 +131,7 @@ enum ProcessCommand {
                     printError("richpush process: interrupted; nothing was written.")
                     return .interrupted
                 }
-            case .failure(let failure):
+            case .failure(let failure)?:
                 result = .unreadable(failure.message, outOfDescriptors: failure.outOfDescriptors)
             }
             if let composition { result.keep(composition) }
@@ -142,23 +153,15 @@ enum ProcessCommand {
         }
     }
 
-    /// The request in `file` composed as Braze would deliver it; a refusal is exit 65 with Braze's words,
-    /// and the composer's warnings go to stderr.
-    static func composedRequest(_ file: String) throws -> ComposedPush {
-        let bytes = try ComposeCommand.readOrFail(file, what: "--braze-request file")
-        let shown = file.escapingControlCharacters
-        switch Composer.compose(bytes) {
-        case .success(let push):
-            for warning in push.warnings {
-                printError(
-                    "richpush process: \(shown): warning [\(warning.code)]: \(warning.message)"
-                        .escapingControlCharacters)
-            }
-            return push
-        case .failure(let refusal):
-            throw CommandFailure(
-                .dataError, "--braze-request \(shown): refused: \(refusal.line.escapingControlCharacters)")
+    /// The request `bytes` (from `file`) composed as Braze would deliver it, or Braze's refusal; the
+    /// composer's warnings go to stderr.
+    static func composedRequest(_ bytes: [UInt8], file: String) -> Result<ComposedPush, ComposeRefusal> {
+        let composed = Composer.compose(bytes)
+        for warning in (try? composed.get())?.warnings ?? [] {
+            printError(
+                "richpush process: \(file): warning [\(warning.code)]: \(warning.message)".escapingControlCharacters)
         }
+        return composed
     }
 
     /// Writes the report (when asked for), the mutated payload on stdout, then puts the report in place.

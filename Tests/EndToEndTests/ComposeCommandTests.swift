@@ -149,18 +149,23 @@ import Testing
         #expect(conflict.status == 64, "\(conflict.stderr)")
     }
 
+    /// A refused request is the verdict rejected (request-refused) with Braze's words, in the report too.
     @Test func processRefusesWhatBrazeRefuses() async throws {
         defer { cleanUp() }
+        let request = ComposeCommandTests.requests + "/refused-asset-webp.json"
         let run = try await RichPushBinary.run(
-            [
-                "process", "--out", folder + "/out", "--braze-request",
-                ComposeCommandTests.requests + "/refused-asset-webp.json",
-            ]
+            ["process", "--out", folder + "/out", "--report", folder + "/report.json", "--braze-request", request]
                 + options, directory: folder)
         #expect(run.status == 65)
         #expect(run.stdout.isEmpty)
-        #expect(run.stderr.contains("Braze would answer 400 \"Bad Request\""), "\(run.stderr)")
+        #expect(
+            run.stderr.hasPrefix("richpush: rejected [request-refused]: Braze would answer 400 \"Bad Request\""),
+            "\(run.stderr)")
+        #expect(run.stderr.contains("Hint: Convert the asset"))
         #expect(!FileManager.default.fileExists(atPath: folder + "/out"))
+        let report = try String(contentsOfFile: folder + "/report.json", encoding: .utf8)
+        #expect(OutputSchemas.violations(of: report, against: "outcome") == [])
+        #expect(report.contains("\"reason\" : \"request-refused\""), "\(report)")
     }
 
     @Test func batchComposesEveryRequestOfAFolderAndOfAnNDJSONFile() async throws {
