@@ -15,7 +15,8 @@ enum ProcessCommand {
         "--braze-request", "FILE",
         "Read a Braze /messages/send body (or apple_push object) instead of a payload: compose it as 'richpush "
             + "compose' does, then run the composed payload; its apns-push-type decides invocation, and the outcome's "
-            + "'composed' keeps the request's file and the payload. A request Braze would refuse is rejected (request-refused, exit 65) with Braze's words.",
+            + "'composed' keeps the request's file and the payload. A request Braze would refuse is rejected "
+            + "(request-refused, exit 65) with Braze's words.",
         example: "Samples/requests/rich-image.json")
 
     static let command = Command(
