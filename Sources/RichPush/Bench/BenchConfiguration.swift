@@ -101,7 +101,7 @@ public struct BenchConfiguration: Sendable {
                 "a bench needs a target: \(Setting.payload) FILE, \(Setting.url) URL or \(Setting.urls) FILE")
         }
         // A path on the embedded server becomes its URL later (serve(httpsPort:caFile:)), and is read then.
-        if let url, url.contains("://") { _ = try URLTemplate(url) }
+        if let url, Self.hasScheme(url) { _ = try URLTemplate(url) }
         self.devices = devices
         payloadPath = payload
         self.url = url
@@ -128,9 +128,14 @@ public struct BenchConfiguration: Sendable {
     /// Whether ``serve(httpsPort:caFile:)`` pointed the run at the embedded server: a list's paths are its URLs.
     public private(set) var serving = false
 
-    /// A path on the embedded server as its URL; a URL as it is.
+    /// Whether `text` starts with a scheme (`://` before any query or fragment), not a path on the server.
+    static func hasScheme(_ text: String) -> Bool {
+        text.prefix(while: { $0 != "?" && $0 != "#" }).contains("://")
+    }
+
+    /// A path on the embedded server as its URL; a URL (a scheme before any query) as it is.
     static func servedURL(_ path: String) -> String {
-        path.contains("://")
+        hasScheme(path)
             ? path : "https://\(Self.servedHost)/" + (path.hasPrefix("/") ? String(path.dropFirst()) : path)
     }
 
@@ -146,7 +151,7 @@ public struct BenchConfiguration: Sendable {
             return nil
         }
         if serving { try list.mapURLs(Self.servedURL) }
-        for entry in list.entries where !entry.template.representative.contains("://") {
+        for entry in list.entries where !Self.hasScheme(entry.template.representative) {
             let place = list.file.map { "\($0) line \(entry.line): " } ?? ""
             throw ConfigurationError(
                 .unusableInput,
@@ -197,7 +202,10 @@ public struct BenchConfiguration: Sendable {
         if let list = try urlList() {
             // The first entry stands for the list in the report's target and the trial download.
             let first = list.entries[0].template
-            let (bytes, type) = try payload(for: first.representative)
+            // The trial download of a template requests a URL no device does (its device is -1), so it
+            // warms no cache for a device; a plain URL's trial is one request for that URL.
+            let trialURL = first.isTemplate ? first.expand(device: -1, shard: shard.index, seed: seed) : first.text
+            let (bytes, type) = try payload(for: trialURL)
             var target = BenchReport.Target(url: first.text, type: type, payload: nil)
             target.urls = list.file
             return (bytes, target)
