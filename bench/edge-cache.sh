@@ -11,6 +11,8 @@
 #                             what a trip to a distant origin does
 #   BENCH_IMAGE_SIZE=300000   bytes of the JPEG (Samples/assets/hero.jpg grown with comment segments)
 #   BENCH_VARIANTS=20         URLs in the "variants" workload's list
+#   BENCH_RATE=1000           arrivals per second (--rate): an open-loop send the client keeps up with, so
+#                             latency is the edge's and the origin's, not the client's queue
 #   BENCH_SKIP_BUILD=1        use the existing .build/release/richpush instead of building
 #
 # The workloads, each against a cold cache (nginx restarted on an empty cache folder):
@@ -32,8 +34,9 @@ CONCURRENCY=${BENCH_CONCURRENCY:-64}
 ORIGIN_DELAY=${BENCH_ORIGIN_DELAY:-50}
 IMAGE_SIZE=${BENCH_IMAGE_SIZE:-300000}
 VARIANTS=${BENCH_VARIANTS:-20}
+RATE=${BENCH_RATE:-1000}
 require_positive BENCH_DEVICES:"$DEVICES" BENCH_CONCURRENCY:"$CONCURRENCY" BENCH_IMAGE_SIZE:"$IMAGE_SIZE" \
-    BENCH_VARIANTS:"$VARIANTS"
+    BENCH_VARIANTS:"$VARIANTS" BENCH_RATE:"$RATE"
 [[ $ORIGIN_DELAY =~ ^[0-9]+$ ]] || die "BENCH_ORIGIN_DELAY must be a whole number of milliseconds"
 
 ensure_packages nginx-light curl
@@ -59,9 +62,11 @@ stop_origin() {
 bench_cleanup() { stop_run; stop_nginx; stop_origin; }
 start_origin() { # LOG
     ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+    rm -f "$EW/origin.urls"
     "$RICHPUSH" serve "$EW/assets" --no-tls --host 127.0.0.1 --port 0 --access-log >"$EW/origin.urls" 2>"$1" &
     ORIGIN_PID=$!
-    for _ in $(seq 100); do [[ -s $EW/origin.urls ]] && break; sleep 0.05; done
+    # A busy machine can take seconds to start it: wait up to 30 s for its URL line.
+    for _ in $(seq 600); do grep -q '^http://' "$EW/origin.urls" 2>/dev/null && break; sleep 0.05; done
     ORIGIN_PORT=$(sed -n 's#^http://127.0.0.1:\([0-9]*\)/$#\1#p' "$EW/origin.urls" | head -1)
     [[ -n $ORIGIN_PORT ]] || die "the origin did not start; see $1"
 }
@@ -110,7 +115,7 @@ run_workload() { # NAME URL_ARGS...
     local before after
     before=$(snapshot)
     ARGV=("$RICHPUSH" bench "$@" --allow-http --connect-to "cdn.example.com:80:127.0.0.1:$port"
-        --devices "$DEVICES" --concurrency "$CONCURRENCY" --json "$base.json" --no-progress --fail-under 100)
+        --devices "$DEVICES" --rate "$RATE" --concurrency "$CONCURRENCY" --json "$base.json" --no-progress --fail-under 100)
     quoted >"$base.cmd"
     log "$name: $(cat "$base.cmd")"
     run_timed "$base" 600 "${ARGV[@]}"
@@ -150,10 +155,11 @@ run_workload hits --url "$URL"
 run_workload variants --urls "$LIST"
 run_workload misses --url "$URL&_u={random}"
 
-bench_python "$RESULTS" "$DEVICES" "$CONCURRENCY" "$ORIGIN_DELAY" <<'PY'
+bench_python "$RESULTS" "$DEVICES" "$CONCURRENCY" "$ORIGIN_DELAY" "$RATE" <<'PY'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
-print(f"\n{sys.argv[2]} devices, concurrency {sys.argv[3]}, origin delay {sys.argv[4]} ms, nginx proxy_cache in front")
+print(f"\n{sys.argv[2]} devices at {sys.argv[5]}/s, concurrency {sys.argv[3]}, origin delay {sys.argv[4]} ms, "
+      "nginx proxy_cache in front")
 head = ["workload", "hit ratio", "hits", "misses", "origin req", "hit p50/p99 ms", "miss p50/p99 ms", "nginx cpu s",
         "wall s", "peak MB/s"]
 print(" | ".join(head))

@@ -10,7 +10,7 @@ enum BenchCommand {
         about: """
             Reproduce a campaign's burst at the asset host and report the share of devices that would show the image.
 
-            Usage: richpush bench (--payload FILE | --url URL) --devices N [options]
+            Usage: richpush bench (--payload FILE | --url URL | --urls FILE) --devices N [options]
                    richpush bench --serve DIR --devices N [options]     # against the embedded server
 
             Each emulated device receives the push at its scheduled time and runs the whole extension
@@ -27,10 +27,15 @@ enum BenchCommand {
             with a sample message each, HTTP status codes, latency statistics per phase (dns, connect, tls,
             first_byte, download, end_to_end: min, mean, stdev, p50 to p99.9, max), devices/s and MB/s, the
             client's own CPU use and scheduling lag (it says when the client, not the host, set the pace),
-            the thresholds, and a per-second timeline. As text on stdout (on stderr when a report takes
+            the thresholds, a per-second timeline and a burst timeline whose buckets follow the run's length
+            (10 ms for a burst of a second, 100 ms for a few seconds: in flight, new connections, bytes/s and
+            its peak, cache hits and misses), the HTTP versions, the caches' part (each response's
+            Cache-Status, CF-Cache-Status, X-Cache or Age: the hit ratio, and latency of hits and misses
+            apart), and with --urls or a template, the results by URL (the spread, when there are over 20). As text on stdout (on stderr when a report takes
             stdout), as JSON (--json; merge shards with 'richpush report merge'), as an HTML page with
-            charts (--html). Every report file is opened before the burst. Nothing is stored unless --out
-            is given.
+            charts (--html); one record per device with --log. Every report file is opened before the burst.
+            Nothing is stored unless --out is given. A redirect is followed only to this machine unless
+            --i-own-this-host is given.
             """,
         options: [
             OptionGroup(
