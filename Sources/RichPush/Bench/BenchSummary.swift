@@ -131,7 +131,7 @@ public enum BenchSummary {
                     [
                         entry.escapingControlCharacters, String(row.devices),
                         String(format: "%.1f%%", row.displayRate * 100),
-                        row.hits + row.misses == 0 ? "-" : String(format: "%.1f%%", row.hitRatio * 100),
+                        row.hits == 0 && row.misses == 0 ? "-" : String(format: "%.1f%%", row.hitRatio * 100),
                     ] + ["p50", "p99"].map { key in p[key].map { String(format: "%.1f", $0) } ?? "-" })
             }
             return ["", table.rendered]

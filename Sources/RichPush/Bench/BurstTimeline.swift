@@ -85,7 +85,8 @@ public struct BurstTimeline: Sendable, Codable, Equatable {
             0, Int(offset.components.seconds) * 1000 + Int(offset.components.attoseconds / 1_000_000_000_000_000))
         var index = milliseconds / bucketMilliseconds
         while index >= Self.maxBuckets, let next = Self.widths.first(where: { $0 > bucketMilliseconds }) {
-            coarsen(to: next)
+            // Counts of one run's devices cannot overflow where each device's own did not.
+            try? coarsen(to: next)
             index = milliseconds / bucketMilliseconds
         }
         while buckets.count <= index { buckets.append(Bucket()) }
@@ -93,16 +94,16 @@ public struct BurstTimeline: Sendable, Codable, Equatable {
     }
 
     /// Regroups the buckets into `width` (a multiple of the current width).
-    private mutating func coarsen(to width: Int) {
-        let factor = width / bucketMilliseconds
+    /// Throws, changing nothing, when counts read back from a damaged report add up past Int's range.
+    private mutating func coarsen(to width: Int) throws(ReportDamage) {
+        let factor = max(1, width / bucketMilliseconds)
         var grouped: [Bucket] = []
         grouped.reserveCapacity(buckets.count / factor + 1)
         for (index, bucket) in buckets.enumerated() {
             if index % factor == 0 {
                 grouped.append(bucket)
             } else {
-                // Counts in one run cannot overflow where the individual counts did not.
-                try? grouped[grouped.count - 1].absorb(bucket)
+                try grouped[grouped.count - 1].absorb(bucket)
             }
         }
         buckets = grouped
@@ -113,8 +114,8 @@ public struct BurstTimeline: Sendable, Codable, Equatable {
     /// the shards ran at once).
     mutating func merge(_ other: BurstTimeline) throws(ReportDamage) {
         var theirs = other
-        if theirs.bucketMilliseconds < bucketMilliseconds { theirs.coarsen(to: bucketMilliseconds) }
-        if bucketMilliseconds < theirs.bucketMilliseconds { coarsen(to: theirs.bucketMilliseconds) }
+        if theirs.bucketMilliseconds < bucketMilliseconds { try theirs.coarsen(to: bucketMilliseconds) }
+        if bucketMilliseconds < theirs.bucketMilliseconds { try coarsen(to: theirs.bucketMilliseconds) }
         while buckets.count < theirs.buckets.count { buckets.append(Bucket()) }
         for (index, bucket) in theirs.buckets.enumerated() {
             try buckets[index].add(bucket, "burst_timeline.buckets[\(index)]")
@@ -122,7 +123,7 @@ public struct BurstTimeline: Sendable, Codable, Equatable {
                 &buckets[index].peakInFlight, bucket.peakInFlight, "burst_timeline.buckets[\(index)].peak_in_flight")
         }
         while buckets.count > Self.maxBuckets, let next = Self.widths.first(where: { $0 > bucketMilliseconds }) {
-            coarsen(to: next)
+            try coarsen(to: next)
         }
     }
 

@@ -49,8 +49,9 @@ public struct CacheSummary: Sendable, Codable, Equatable {
     }
 
     mutating func finalize() {
-        let answered = hits + misses
-        hitRatio = Rounding.share(answered == 0 ? 0 : Double(hits) / Double(answered))
+        // In Double: a damaged report read back may hold counts whose sum leaves Int's range.
+        let answered = Double(hits) + Double(misses)
+        hitRatio = Rounding.share(answered == 0 ? 0 : Double(hits) / answered)
         hitLatencyMilliseconds = hitLatency.percentilesMilliseconds
         missLatencyMilliseconds = missLatency.percentilesMilliseconds
     }

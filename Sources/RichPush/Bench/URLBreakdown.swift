@@ -47,7 +47,8 @@ public struct URLBreakdown: Sendable, Codable, Equatable {
 
         mutating func finalize() {
             displayRate = Rounding.share(devices == 0 ? 0 : Double(attached) / Double(devices))
-            hitRatio = Rounding.share(hits + misses == 0 ? 0 : Double(hits) / Double(hits + misses))
+            let answered = Double(hits) + Double(misses)
+            hitRatio = Rounding.share(answered == 0 ? 0 : Double(hits) / answered)
             latencyMilliseconds = latency.percentilesMilliseconds
         }
     }
@@ -128,7 +129,7 @@ public struct URLBreakdown: Sendable, Codable, Equatable {
         guard entries.count <= URLList.maxEntries else {
             throw ReportDamage("urls.entries holds \(entries.count) entries, more than \(URLList.maxEntries)")
         }
-        for (name, row) in rows ?? [:] { try row.check("urls.rows") }
+        for row in (rows ?? [:]).values { try row.check("urls.rows") }
         for (counts, field) in [
             (entryDevices, "urls.entry_devices"), (entryAttached, "urls.entry_attached"),
             (entryHits, "urls.entry_hits"),

@@ -87,7 +87,7 @@ extension HTMLReport {
                 html +=
                     "<tr><td class=\"text\">\(escape(entry))</td><td>\(row.devices)</td>"
                     + "<td>\(format(row.displayRate * 100))%</td>"
-                    + "<td>\(row.hits + row.misses == 0 ? "-" : format(row.hitRatio * 100) + "%")</td>"
+                    + "<td>\(row.hits == 0 && row.misses == 0 ? "-" : format(row.hitRatio * 100) + "%")</td>"
                     + ["p50", "p99"].map { "<td>\(p[$0].map(format) ?? "-")</td>" }.joined() + "</tr>"
             }
             return html + "</table>"
