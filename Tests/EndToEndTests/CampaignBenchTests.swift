@@ -78,6 +78,22 @@ import Testing
         #expect(records.allSatisfy { $0["verdict"] as? String == "attached" && $0["cache"] as? String == "miss" })
     }
 
+    /// The sample list, paths on the embedded server with a template among them, as the README runs it.
+    @Test func theSampleListRunsAgainstTheEmbeddedServer() async throws {
+        let run = try await RichPushBinary.run(
+            [
+                "bench", "--serve", Fixtures.assets, "--edge", "--urls", "Samples/urls.txt", "--devices", "50",
+                "--no-progress", "--json", "-",
+            ], directory: Fixtures.root)
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try BenchReport.read(Data(run.stdout.utf8))
+        #expect(report.attached == 50 && report.urls?.rows?.count == 3, "\(run.stderr)")
+        #expect(report.target.urls == "Samples/urls.txt")
+        // The personalised entry misses for every device; the two shared ones once each at most.
+        let personal = try #require(report.urls?.rows?["https://cdn.example.com/hero.jpg?v=personal&id={device}"])
+        #expect(personal.misses == personal.devices && personal.hits == 0)
+    }
+
     /// A redirect to another host is refused before any connection to it (no --i-own-this-host).
     @Test func aRedirectOffThisMachineIsRefused() async throws {
         let run = try await RichPushBinary.run(

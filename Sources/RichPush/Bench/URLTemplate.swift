@@ -61,19 +61,32 @@ public struct URLTemplate: Sendable, Equatable {
         literal += rest
         if !literal.isEmpty { pieces.append(.literal(literal)) }
         self.pieces = pieces
-        if isTemplate, let first = pieces.first, case .literal(let head) = first {
-            // The authority ends at the first /, ? or # after "://": a placeholder must come after it.
-            guard let scheme = head.range(of: "://"),
-                head[scheme.upperBound...].contains(where: { "/?#".contains($0) })
-            else {
+        // The authority ends at the first /, ? or # after "://": every placeholder must come after it. A
+        // path without a scheme (on the embedded server) has none; it is read again once it is a URL.
+        var offset = 0
+        var placeholders: [Int] = []
+        for piece in pieces {
+            if case .literal(let literal) = piece {
+                offset += literal.count
+            } else {
+                placeholders.append(offset)
+                offset += 1
+            }
+        }
+        let shape = Array(representative)
+        let query = shape.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? shape.count
+        if let first = placeholders.first,
+            let scheme = (0..<max(0, query - 2)).first(where: {
+                shape[$0] == ":" && shape[$0 + 1] == "/" && shape[$0 + 2] == "/"
+            })
+        {
+            let authorityEnd = shape[(scheme + 3)...].firstIndex(where: { "/?#".contains($0) }) ?? shape.count
+            guard first >= authorityEnd else {
                 throw ConfigurationError.invalid(
                     .url,
                     "\(shownText) has a placeholder in its scheme or host: placeholders go in the path or the query, "
                         + "so every device contacts the host the safety check judged")
             }
-        } else if isTemplate {
-            throw ConfigurationError.invalid(
-                .url, "\(shownText) starts with a placeholder: placeholders go in the path or the query")
         }
     }
 

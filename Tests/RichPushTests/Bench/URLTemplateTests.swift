@@ -29,6 +29,11 @@ import Testing
         #expect(template.expand(device: 0, shard: 4, seed: 1) == "https://cdn.example.com?x=4")
     }
 
+    @Test func aPathOnTheEmbeddedServerMayStartWithOne() throws {
+        let template = try URLTemplate("{device}/hero.jpg?v={random}")
+        #expect(template.isTemplate && template.representative == "0/hero.jpg?v=0")
+    }
+
     @Test func aPlainURLIsNotATemplate() throws {
         let template = try URLTemplate("https://cdn.example.com/hero.jpg?rate=100")
         #expect(!template.isTemplate)
@@ -37,7 +42,9 @@ import Testing
 
     @Test(arguments: [
         "https://cdn.example.com/{user_id}.jpg", "https://cdn.example.com/{{${user_id}}}.jpg",
-        "https://cdn.example.com/{device.jpg", "https://{device}.example.com/hero.jpg", "{device}",
+        "https://cdn.example.com/{device.jpg", "https://{device}.example.com/hero.jpg",
+        "{device}://cdn.example.com/a.jpg",
+        "https://cdn.{shard}.example.com?x=1",
     ])
     func refusesWhatIsNotAPlaceholderAfterTheHost(_ text: String) {
         #expect(throws: ConfigurationError.self) { try URLTemplate(text) }
