@@ -124,5 +124,11 @@ import Testing
             ["bench", "--serve", Fixtures.assets, "--devices", "2", "--log", folder + "/devices.txt"],
             directory: Fixtures.root)
         #expect(log.status == 64 && log.stderr.contains(".csv"), "\(log.stderr)")
+        // A log that cannot be written stops the run before any device (the file is whole or absent).
+        let unwritable = try await RichPushBinary.run(
+            ["bench", "--serve", Fixtures.assets, "--devices", "2", "--log", folder + "/missing/devices.csv"],
+            directory: Fixtures.root)
+        #expect(unwritable.status == 74 && unwritable.stderr.contains("--log"), "\(unwritable.stderr)")
+        #expect(!unwritable.stdout.contains("Display rate"))
     }
 }
