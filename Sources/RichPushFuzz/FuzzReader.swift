@@ -26,6 +26,8 @@ enum FuzzReader: UInt8, CaseIterable {
     /// A send request for `compose` (Braze, OneSignal, Airship; API and dashboard limits), as Liquid
     /// text, and as a `--user` file.
     case compose = 11
+    /// A bench's URL list (`--urls`: URLs, templates, weights) and cache headers (Cache-Status, X-Cache, ...).
+    case campaign = 12
 
     /// Checks `input` (selector byte first) against its reader; a broken invariant aborts with a message.
     ///
@@ -47,6 +49,7 @@ enum FuzzReader: UInt8, CaseIterable {
         case .mediaScan: MediaScanInvariants.check(bytes)
         case .threshold: ThresholdInvariants.check(bytes)
         case .compose: ComposeInvariants.check(bytes)
+        case .campaign: CampaignInvariants.check(bytes)
         }
     }
 }
