@@ -135,6 +135,9 @@ private func serve(
     MHD_add_response_header(response, "Content-Type", plan.contentType ?? MediaTypes.contentType(forPath: path))
     MHD_add_response_header(response, "Cache-Control", "no-store")
     if plan.gzip { MHD_add_response_header(response, "Content-Encoding", "gzip") }
+    if let disposition = plan.contentDisposition {
+        MHD_add_response_header(response, "Content-Disposition", disposition)
+    }
     let status = plan.status ?? 200
     record.status = status
     record.body = body

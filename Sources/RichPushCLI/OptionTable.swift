@@ -17,6 +17,12 @@ extension Option {
         "The apns-push-type: alert (default; the only type that runs the extension), voip (5120-byte limit, others "
             + "4096), background, liveactivity, location, complication, fileprovider, mdm or pushtotalk.",
         example: "voip")
+    static let sdk = Option(
+        "--sdk", "NAME",
+        "Emulate this SDK's service extension: braze (default), onesignal, airship, firebase, iterable, clevertap, "
+            + "customerio, klaviyo, moengage, expo, notifee, or auto (each payload's own keys; 'richpush sdk list'). "
+            + "Outcomes then say the SDK, the file it wrote and what the user sees.",
+        example: "onesignal")
     static let binaryMegabytes = Option(
         "--binary-mb", nil, "Count Apple's size caps in 2^20-byte megabytes (default 10^6-byte ones).")
 
@@ -139,7 +145,7 @@ extension Option {
 extension OptionGroup {
     /// The extension's policy, with the budget's default of the command.
     static func extensionPolicy(budgetDefault: Int = 30) -> OptionGroup {
-        OptionGroup("Extension options", [.budget(default: budgetDefault), .pushType, .binaryMegabytes])
+        OptionGroup("Extension options", [.budget(default: budgetDefault), .pushType, .sdk, .binaryMegabytes])
     }
     static let app = OptionGroup("App options", [.app, .servicePlist, .contentPlist, .requireKey])
     static let download = OptionGroup(

@@ -27,6 +27,14 @@ struct PolicyOptions {
             }
             policy.pushType = pushType
         }
+        if let name = try arguments.value("--sdk") {
+            guard let choice = DialectChoice(name: name) else {
+                throw UsageError(
+                    "--sdk takes one of \(DialectChoice.names.joined(separator: ", ")), not '\(name.escapingControlCharacters)'"
+                )
+            }
+            policy.dialect = choice
+        }
         policy.binaryMegabytes = arguments.flag("--binary-mb")
         let download = try TLSOptions(parsing: &arguments)
         policy.fetch = download.policy

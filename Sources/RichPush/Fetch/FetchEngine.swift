@@ -260,6 +260,7 @@ public final class FetchEngine: Sendable {
         spec.acceptEncoding = policy.acceptEncoding
         spec.offersHTTP2 = policy.offersHTTP2
         spec.requestHeaders = policy.headerLines
+        if policy.readsContentDisposition { spec.capturedHeaders.append("Content-Disposition") }
         return spec
     }
 
@@ -317,7 +318,8 @@ public final class FetchEngine: Sendable {
                 firstByte: .microseconds(outcome.firstByteMicros), total: .microseconds(outcome.totalMicros)),
             body: outcome.body,
             contentLength: outcome.contentLength,
-            trace: outcome.trace)
+            trace: outcome.trace,
+            contentDisposition: outcome.capturedHeaders["Content-Disposition"])
         guard let failure = outcome.failure else { return .success(details) }
         if case .outOfDescriptors = failure { DescriptorExhaustion.note() }
         let url = request.url

@@ -31,6 +31,8 @@ public struct ExtensionPolicy: Sendable {
     public var app: AppConfiguration?
     /// Key-value pairs the content extensions read from the payload.
     public var requiredKeys: [RequiredKey] = []
+    /// The SDK whose extension is emulated (`--sdk`); nil: Braze, and the outcomes say nothing of SDKs.
+    public var dialect: DialectChoice? = nil
 
     public init() {}
 
