@@ -51,6 +51,15 @@ func handleRequest(
             connection, record: record, state: state, service: service, socket: socket, method: method,
             version: version, uploadData: uploadData, uploadSize: uploadSize)
     }
+    if record.sdkEndpoint || (record.sequence == 0 && SDKEndpoint.answers(path)) {
+        if record.sequence == 0 {
+            record.sequence = state.countRequest()
+            record.method = method.map { String(cString: $0) } ?? ""
+            record.sdkEndpoint = true
+            return .YES
+        }
+        return handleSDKEndpoint(connection, record: record, state: state, socket: socket, uploadSize: uploadSize)
+    }
     if record.sequence == 0 {
         record.sequence = state.countRequest()
         record.method = method.map { String(cString: $0) } ?? ""
@@ -241,7 +250,7 @@ private func respond(
         headers: headers)
 }
 
-private func respond(
+func respond(
     _ connection: OpaquePointer, _ record: RequestRecord, status: Int, body: [UInt8], type: String,
     headers: [(String, String)] = []
 ) -> MHD_Result {

@@ -142,6 +142,8 @@ public struct Outcome: Sendable, Codable, Equatable {
     public var delivered: DeliveredContent? = nil
     /// The dialect's rules that no source states, which this outcome depends on.
     public var inferred: [String]? = nil
+    /// The SDK's own network calls (JSON `sdk_calls`): sent to `--sdk-endpoint`, or modelled.
+    public var sdkCalls: [SDKCallReport]? = nil
     /// The download as `curl -v` shows it, escaped, when the fetch policy asked for a trace
     /// (``FetchPolicy/tracesTransfer``); not part of the JSON.
     public var trace: [String]? = nil
@@ -170,6 +172,7 @@ public struct Outcome: Sendable, Codable, Equatable {
         case sdk
         case sdkFile = "sdk_file"
         case attachments, delivered, inferred
+        case sdkCalls = "sdk_calls"
     }
 
     /// The outcome as JSON members, in reading order; absent optionals are left out, as `JSONEncoder` does.
@@ -203,6 +206,7 @@ public struct Outcome: Sendable, Codable, Equatable {
         if let attachments { members.append((CodingKeys.attachments.rawValue, .array(attachments.map(\.json)))) }
         if let delivered { members.append((CodingKeys.delivered.rawValue, delivered.json)) }
         if let inferred { members.append((CodingKeys.inferred.rawValue, .array(inferred.map { .string($0) }))) }
+        if let sdkCalls { members.append((CodingKeys.sdkCalls.rawValue, .array(sdkCalls.map(\.json)))) }
         return members
     }
 

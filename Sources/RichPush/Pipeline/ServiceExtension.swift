@@ -148,6 +148,9 @@ public struct ServiceExtension: Sendable {
     public func process(_ prepared: PreparedPayload, arrivedAt arrival: ContinuousClock.Instant) async
         -> ProcessResult
     {
+        if let dialect = prepared.dialect, !dialect.networkCalls.isEmpty {
+            return await processWithCalls(prepared, dialect: dialect, arrivedAt: arrival)
+        }
         var (outcome, root) = await run(prepared, deadline: arrival + policy.budget)
         if let dialect = prepared.dialect { outcome = Self.finish(outcome, dialect: dialect, root: root) }
         return emit(outcome, root: root, bytes: prepared.bytes, started: arrival)
@@ -155,12 +158,13 @@ public struct ServiceExtension: Sendable {
 
     /// The last stage: the elapsed time, the delivery event, the content extension, the mutated payload.
     @inline(never)
-    private func emit(_ outcome: Outcome, root: JSONValue?, bytes: [UInt8], started: ContinuousClock.Instant)
-        -> ProcessResult
-    {
+    func emit(
+        _ outcome: Outcome, root: JSONValue?, bytes: [UInt8], started: ContinuousClock.Instant,
+        displayedAt: ContinuousClock.Instant? = nil
+    ) -> ProcessResult {
         var outcome = outcome
         // To 0.01 ms, what a wall time means here (the JSON then reads 52.31, not 52.309871).
-        outcome.elapsedMilliseconds = Rounding.milliseconds((ContinuousClock.now - started).inMilliseconds)
+        outcome.elapsedMilliseconds = Rounding.milliseconds(((displayedAt ?? .now) - started).inMilliseconds)
         // Path A: the delivery event is recorded now and sent by the command after the verdicts.
         if let tracker, outcome.verdict != .rejected, !tracker.record(outcome, payload: root) {
             outcome.warnings.append(DeliveryTracker.missingBrazeIDWarning)
@@ -189,7 +193,7 @@ public struct ServiceExtension: Sendable {
         return ProcessResult(outcome: outcome, mutatedPayload: mutated)
     }
 
-    private func run(_ prepared: PreparedPayload, deadline: ContinuousClock.Instant) async -> (Outcome, JSONValue?) {
+    func run(_ prepared: PreparedPayload, deadline: ContinuousClock.Instant) async -> (Outcome, JSONValue?) {
         switch prepared.stage {
         case .decided(let outcome, let root):
             return (outcome, root)

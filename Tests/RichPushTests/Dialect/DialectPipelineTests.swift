@@ -175,3 +175,80 @@ import Testing
         #expect(outcome.sdk == nil && outcome.delivered == nil && outcome.sdkFile == nil)
     }
 }
+
+/// The SDKs' own calls against the embedded server's mock endpoints, and modelled without one.
+@Suite struct SDKCallTests {
+    let rig: LocalRig
+
+    init() throws { rig = try LocalRig(loops: 1) }
+
+    static let customerIO =
+        #"{"aps":{"alert":"a","mutable-content":1},"CIO-Delivery-ID":"d1","CIO-Delivery-Token":"t1","CIO":{"push":{"image":"https://cdn.example.com/hero.jpg"}}}"#
+
+    func process(_ payload: String, budget: Duration = .seconds(20), configure: (inout ExtensionPolicy) -> Void)
+        async throws -> Outcome
+    {
+        var policy = Fixtures.extensionPolicy(mapping: rig.server, budget: budget)
+        policy.dialect = .auto
+        configure(&policy)
+        let service = ServiceExtension(engine: rig.engine, store: nil, policy: policy)
+        let outcome = await service.process(Array(payload.utf8)).outcome
+        #expect(OutputSchemas.violations(of: outcome.json.text, against: "outcome") == [], "\(outcome.json.text)")
+        return outcome
+    }
+
+    @Test func customerIOSendsItsDeliveryMetricToTheEndpointBeforeDisplay() async throws {
+        defer { rig.cleanUp() }
+        let outcome = try await process(Self.customerIO) { $0.sdkCalls.endpoint = "https://cdn.example.com" }
+        #expect(outcome.verdict == .attached, "\(outcome.summaryLine)")
+        let call = try #require(outcome.sdkCalls?.first)
+        #expect(call.name == "delivery metric" && call.method == "POST" && call.blocksDisplay)
+        #expect(call.url == "https://cdn.example.com/v1/track")
+        #expect(call.status == 200, "the mock endpoint answers: \(String(describing: call.error))")
+        #expect(call.modelled == false)
+    }
+
+    @Test func aSlowDeliveryMetricMakesThePushExpire() async throws {
+        defer { rig.cleanUp() }
+        // The image takes milliseconds; the metric's answer is held past the 3 s budget.
+        let outcome = try await process(Self.customerIO, budget: .seconds(3)) {
+            $0.sdkCalls.endpoint = "https://cdn.example.com/?delay=6000"
+        }
+        #expect(outcome.verdict == .expired, "\(outcome.summaryLine)")
+        #expect(outcome.message.contains("delivery metric"))
+        #expect(outcome.delivered?.content == "composed", "the image was done: Customer.io shows it")
+        #expect(outcome.sdkCalls?.first?.status == nil)
+    }
+
+    @Test func withoutAnEndpointTheCallIsModelledAndCountsInTheTimeToDisplay() async throws {
+        defer { rig.cleanUp() }
+        let outcome = try await process(Self.customerIO) { $0.sdkCalls.latency = .milliseconds(300) }
+        let call = try #require(outcome.sdkCalls?.first)
+        #expect(call.modelled && call.url == nil && call.latencyMilliseconds == 300)
+        #expect(outcome.elapsedMilliseconds >= 300, "display waited for the modelled metric")
+    }
+
+    @Test func oneSignalSendsItsReceiptAfterDisplayOnlyWithTheFlag() async throws {
+        defer { rig.cleanUp() }
+        let payload =
+            #"{"aps":{"alert":"a","mutable-content":1},"os_data":{"i":"n-42","att":{"a":"https://cdn.example.com/hero.jpg"}}}"#
+        let off = try await process(payload) { $0.sdkCalls.endpoint = "https://cdn.example.com" }
+        #expect(off.sdkCalls == nil, "no receipt without the App Group flag")
+        let on = try await process(payload) {
+            $0.sdkCalls.endpoint = "https://cdn.example.com"
+            $0.sdkCalls.receipts = true
+            $0.sdkCalls.maxJitter = .milliseconds(50)
+        }
+        let call = try #require(on.sdkCalls?.first)
+        #expect(call.method == "PUT" && call.url == "https://cdn.example.com/notifications/n-42/report_received")
+        #expect(call.status == 200, "\(String(describing: call.error))")
+        #expect(!call.blocksDisplay && (call.jitterMilliseconds ?? 100) <= 50)
+        #expect(on.verdict == .attached)
+    }
+
+    @Test func theEndpointKeepsItsQueryAfterTheCallsPath() {
+        #expect(
+            SDKCallPolicy.url(endpoint: "http://127.0.0.1:8080/base/?delay=5", path: "/v1/track")
+                == "http://127.0.0.1:8080/base/v1/track?delay=5")
+    }
+}
