@@ -9,6 +9,13 @@ import RichPush
 ///   name stays one path component, and its extension is part of the name.
 /// - An item read from the payload carries the payload's own URL text.
 enum DialectInvariants {
+    /// Builds the dialect catalogue and the detection order (static, built once), outside any input.
+    static func prepare() {
+        _ = Dialect.all.count + DialectDetection.order.count
+        _ = SuggestedFilename.of(url: "https://cdn.example.com/a", contentType: "image/png", contentDisposition: nil)
+        _ = AttachmentFormat.forExtension("png")
+    }
+
     static func check(_ bytes: [UInt8]) {
         let lines = splitLines(bytes)
         func line(_ index: Int) -> String? {

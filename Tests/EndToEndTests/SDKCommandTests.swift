@@ -110,3 +110,29 @@ import Testing
         #expect(braze.status == 65, "Braze reads no fcm_options: \(braze.stderr)")
     }
 }
+
+/// A bench reports the SDK's own calls beside the CDN's.
+@Suite struct SDKBenchTests {
+    @Test func benchReportsCustomerIOsDeliveryMetricBesideTheDownload() async throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let payload = folder + "/p.json"
+        try Data(
+            #"{"aps":{"alert":"a","mutable-content":1},"CIO-Delivery-ID":"d","CIO-Delivery-Token":"t","CIO":{"push":{"image":"https://cdn.example.com/hero.jpg"}}}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: payload))
+        let run = try await RichPushBinary.run(
+            [
+                "bench", "--serve", Fixtures.assets, "--payload", payload, "--sdk", "auto", "--sdk-latency", "20",
+                "--devices", "6", "--no-progress", "--no-preflight", "--json", folder + "/report.json",
+            ], directory: Fixtures.root)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(
+            run.stdout.contains("SDK call delivery metric (modelled): 6 sent, 0 without a 2xx answer"), "\(run.stdout)")
+        let text = try String(contentsOfFile: folder + "/report.json", encoding: .utf8)
+        let problems = JSONSchemaCheck.violations(
+            of: try JSONSerialization.jsonObject(with: Data(text.utf8)), against: try BenchCommandTests.schema())
+        #expect(problems.isEmpty, "\(problems.prefix(5))")
+        #expect(text.contains("sdk_call:delivery metric (modelled)"))
+    }
+}

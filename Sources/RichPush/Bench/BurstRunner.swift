@@ -196,6 +196,7 @@ public struct BurstRunner: Sendable {
             heldBack: heldBack && started - scheduled > .milliseconds(1),
             schedulingLag: max(.zero, startedAt - free), network: network)
         device.contentExtension = outcome.contentExtension?.outcome
+        device.sdkCalls = outcome.sdkCalls ?? []
         let snapshot = shared.withLock { state in
             state.progress.done += 1
             state.admission.end(now: ended)

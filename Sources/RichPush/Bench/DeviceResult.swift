@@ -22,6 +22,8 @@ public struct DeviceResult: Sendable {
     public var network: String?
     /// The expanded view the device's app would show, or nil when the app is not known.
     public var contentExtension: ContentOutcome.Kind?
+    /// The SDK's own calls the device made (`--sdk`): their latency goes beside the CDN's in the report.
+    public var sdkCalls: [SDKCallReport] = []
 
     public init(
         verdict: Verdict, reason: ReasonCode, message: String? = nil, status: Int = 0, bytes: Int64,

@@ -103,7 +103,7 @@ extension Dialect {
                 skipped: "\(title) found no extension for kind '\(input.declared ?? "")' and \(mimeText), and names "
                     + "the file '\(stand).'")
         case .fixed(let suffix):
-            return named(suffix, rule: "fixed", from: "always .\(suffix)")
+            return named(suffix, rule: "fixed", from: "its fixed rule (every file is .\(suffix))")
         case .suggestedFilename(let fallback, let required):
             let suggested = SuggestedFilename.of(
                 url: input.responseURL, contentType: input.contentType, contentDisposition: input.contentDisposition)

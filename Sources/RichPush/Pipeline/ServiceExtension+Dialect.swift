@@ -115,8 +115,11 @@ extension ServiceExtension {
 
     /// A message written for Braze's `ab.att.url`, naming the dialect's key instead.
     static func naming(_ text: String, key: String) -> String {
-        text.replacingOccurrences(of: "'ab.att.url'", with: "'\(key)'").replacingOccurrences(
-            of: "'ab.att.type'", with: "the file's name")
+        text.replacingOccurrences(of: "'ab.att.url'", with: "'\(key)'")
+            .replacingOccurrences(of: "but set 'ab.att.type' to '", with: "but the name should end in '.")
+            .replacingOccurrences(of: "Set 'ab.att.type' to '", with: "The name should end in '.")
+            .replacingOccurrences(of: "Fix 'ab.att.type' or the URL.", with: "Fix the URL or what the server sends.")
+            .replacingOccurrences(of: "'ab.att.type'", with: "the file's name")
     }
 
     /// A download an all-or-nothing SDK (Airship) has judged but not yet stored: kept until every
