@@ -99,27 +99,52 @@ public struct ContentChange: Sendable, Equatable {
 }
 
 /// Where a dialect reads its media request.
-public enum MediaSource: Sendable, Equatable {
-    /// Braze's `ab.att` (the pipeline's original reader, ``PayloadInspector``).
-    case braze
-    /// One string at a key path, with an optional declared type at another (and its default).
-    case url(path: [String], type: [String]? = nil, defaultType: String? = nil)
-    /// The first of several key paths that holds a string URL (notifee: `ios.attachments[0].url`, then `image`).
-    case firstOf([[String]])
-    /// A dictionary `{id: url}` at the first key path present (OneSignal's `att`, `os_data.att`).
-    case dictionary([[String]])
-    /// Airship's `media_attachment`: `urls[{url,url_id}]`, else `url` as a string or an array.
-    case airship([String])
+///
+/// A struct of plain fields rather than an enum with payloads: the catalogue is static, and its
+/// arrays stay visible to LeakSanitizer (an enum keeps its tag in a payload pointer's spare bits).
+public struct MediaSource: Sendable, Equatable {
+    public enum Kind: String, Sendable, Equatable {
+        /// Braze's `ab.att` (the pipeline's original reader, ``PayloadInspector``).
+        case braze
+        /// One string at a key path, with an optional declared type at another (and its default).
+        case url
+        /// The first of several key paths that holds a string URL (notifee: `ios.attachments[0].url`, then `image`).
+        case firstOf = "first-of"
+        /// A dictionary `{id: url}` at the first key path present (OneSignal's `att`, `os_data.att`).
+        case dictionary
+        /// Airship's `media_attachment`: `urls[{url,url_id}]`, else `url` as a string or an array.
+        case airship
+    }
+
+    public var kind: Kind
+    /// The key paths read, in order.
+    public var paths: [[String]]
+    /// Where the declared type or kind is, for ``Kind/url``.
+    public var typePath: [String]?
+    /// The declared type when the payload has none (Klaviyo: `jpg`).
+    public var defaultType: String?
+
+    public static let braze = MediaSource(
+        kind: .braze, paths: [["ab", "att", "url"]], typePath: ["ab", "att", "type"])
+
+    public static func url(path: [String], type: [String]? = nil, defaultType: String? = nil) -> MediaSource {
+        MediaSource(kind: .url, paths: [path], typePath: type, defaultType: defaultType)
+    }
+
+    public static func firstOf(_ paths: [[String]]) -> MediaSource { MediaSource(kind: .firstOf, paths: paths) }
+
+    public static func dictionary(_ paths: [[String]]) -> MediaSource { MediaSource(kind: .dictionary, paths: paths) }
+
+    public static func airship(_ path: [String]) -> MediaSource { MediaSource(kind: .airship, paths: [path]) }
 
     /// The key paths, dotted, for `sdk list` and messages.
     public var keys: [String] {
-        switch self {
-        case .braze: return ["ab.att.url", "ab.att.type"]
-        case .url(let path, let type, _):
-            return [path.joined(separator: ".")] + (type.map { [$0.joined(separator: ".")] } ?? [])
-        case .firstOf(let paths), .dictionary(let paths): return paths.map { $0.joined(separator: ".") }
-        case .airship(let path):
-            let base = path.joined(separator: ".")
+        switch kind {
+        case .braze, .url:
+            return paths.map { $0.joined(separator: ".") } + (typePath.map { [$0.joined(separator: ".")] } ?? [])
+        case .firstOf, .dictionary: return paths.map { $0.joined(separator: ".") }
+        case .airship:
+            let base = paths.first?.joined(separator: ".") ?? ""
             return [base + ".urls[].url", base + ".url"]
         }
     }

@@ -129,7 +129,13 @@ extension Dialect {
                         return named(subtype, rule: "content-type", from: mimeText)
                     }
                 case .raw:
-                    return named(subtype, rule: "content-type", from: mimeText + " ('image/' replaced by '.')")
+                    var naming = named(subtype, rule: "content-type", from: mimeText + " ('image/' replaced by '.')")
+                    if subtype.contains("/") {
+                        naming.skipped =
+                            "\(title) appends the subtype '\(subtype)' unsanitised, and its '/' makes a path, not a "
+                            + "name: the file lands outside its folder or nowhere, and no attachment is made"
+                    }
+                    return naming
                 }
             }
             return Naming(

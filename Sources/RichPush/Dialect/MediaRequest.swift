@@ -65,10 +65,13 @@ extension Dialect {
     public func readMedia(_ root: JSONValue) -> MediaReading {
         let keys = media.keys.joined(separator: ", ")
         let missingGate = gate.filter { !root.has($0) }
-        switch media {
+        switch media.kind {
         case .braze:
             return .none("Braze's media is read by the pipeline's own reader")
-        case .url(let path, let typePath, let defaultType):
+        case .url:
+            let path = media.paths.first ?? []
+            let typePath = media.typePath
+            let defaultType = media.defaultType
             guard let value = root.at(path) else {
                 return .none("the payload has no '\(Self.dotted(path))', the key \(title)'s extension reads")
             }
@@ -97,13 +100,15 @@ extension Dialect {
             }
             if declared == nil { declared = defaultType }
             return .items([MediaItem(url: url, declared: declared)])
-        case .firstOf(let paths):
+        case .firstOf:
+            let paths = media.paths
             if !missingGate.isEmpty { return .none("the payload has no '\(gate.joined(separator: "', '"))'") }
             for path in paths {
                 if let url = root.string(at: path), url.count > 1 { return .items([MediaItem(url: url)]) }
             }
             return .none("the payload has none of \(keys)")
-        case .dictionary(let paths):
+        case .dictionary:
+            let paths = media.paths
             guard let path = paths.first(where: { root.at($0) != nil }), let value = root.at(path) else {
                 return .none("the payload has none of \(keys), the keys \(title)'s extension reads")
             }
@@ -122,7 +127,8 @@ extension Dialect {
                     .attachmentURLMissing, "'\(Self.dotted(path))' holds no string URL; \(title) attaches nothing.")
             }
             return .items(items)
-        case .airship(let path):
+        case .airship:
+            let path = media.paths.first ?? []
             guard let value = root.at(path) else {
                 return .none("the payload has no '\(Self.dotted(path))', the key Airship's extension reads")
             }

@@ -136,3 +136,13 @@ import Testing
         #expect(SuggestedFilename.of(url: url, contentType: type, contentDisposition: disposition).name == name)
     }
 }
+
+/// notifee's unsanitised subtype, found by the fuzz target: a '/' in it makes a path, reported as skipped.
+@Suite struct NotifeeSubtypePathTests {
+    @Test func aSlashInTheSubtypeIsSkippedNotUsedAsAName() {
+        let naming = Dialect.notifee.name(
+            NamingInput(url: "https://cdn.example.com/logo", contentType: "image/x/../../evil"))
+        #expect(naming.skipped?.contains("makes a path") == true, "\(naming)")
+        #expect(naming.iosFormat == nil)
+    }
+}
