@@ -25,6 +25,8 @@ enum FuzzReader: UInt8, CaseIterable {
     case threshold = 9
     /// Every SDK dialect: a server's URL, Content-Type and Content-Disposition, then a sender's payload.
     case dialect = 10
+    /// A bench's URL list (`--urls`: URLs, templates, weights) and cache headers (Cache-Status, X-Cache, ...).
+    case campaign = 12
 
     /// Checks `input` (selector byte first) against its reader; a broken invariant aborts with a message.
     ///
@@ -46,6 +48,7 @@ enum FuzzReader: UInt8, CaseIterable {
         case .mediaScan: MediaScanInvariants.check(bytes)
         case .threshold: ThresholdInvariants.check(bytes)
         case .dialect: DialectInvariants.check(bytes)
+        case .campaign: CampaignInvariants.check(bytes)
         }
     }
 }

@@ -158,6 +158,7 @@ public final class FetchEngine: Sendable {
         var hops = 0
         var earlier = Duration.zero
         var earlierTrace: TransferTrace?
+        var connections = 0
         while true {
             let minimumMinor: Int
             let scheme = URLComponents(string: url)?.scheme?.lowercased() ?? ""
@@ -198,6 +199,8 @@ public final class FetchEngine: Sendable {
             var outcome = await group.transfer(spec, writingTo: descriptor)
             outcome.totalMicros += earlier.saturatingMicroseconds
             outcome.redirectCount = hops
+            connections += outcome.connectionsMade
+            outcome.connectionsMade = connections
             if let before = earlierTrace, let trace = outcome.trace { outcome.trace = before.followed(by: trace) }
             earlierTrace = outcome.trace
             guard case .redirect(let location)? = outcome.failure, Self.followedRedirects.contains(outcome.httpStatus)
@@ -205,6 +208,13 @@ public final class FetchEngine: Sendable {
                 return try Self.result(of: outcome, request: hop).get()
             }
             hops += 1
+            if policy.redirectsStayLocal, !BenchSafety.isLoopback(url: location, mappings: policy.hostMappings) {
+                throw FetchError(
+                    .redirectNotAllowed,
+                    "\(request.url) redirected to \(location), which is not on this machine: a bench follows "
+                        + "redirects to other hosts only with \(Setting.ownsHost)",
+                    redirectTarget: location)
+            }
             guard hops <= policy.maxRedirects else {
                 throw FetchError(
                     .tooManyRedirects,
@@ -288,6 +298,7 @@ public final class FetchEngine: Sendable {
         spec.acceptEncoding = policy.acceptEncoding
         spec.offersHTTP2 = policy.offersHTTP2
         spec.requestHeaders = policy.headerLines
+        if policy.readsCacheHeaders { spec.capturedHeaders = CacheResult.headerNames }
         if policy.readsContentDisposition { spec.capturedHeaders.append("Content-Disposition") }
         return spec
     }
@@ -331,7 +342,7 @@ public final class FetchEngine: Sendable {
 
     @inline(never)
     static func result(of outcome: TransferOutcome, request: FetchRequest) -> Result<FetchResult, FetchError> {
-        let details = FetchResult(
+        var details = FetchResult(
             httpStatus: outcome.httpStatus,
             effectiveURL: outcome.effectiveURL.isEmpty ? request.url : outcome.effectiveURL,
             redirectCount: outcome.redirectCount,
@@ -348,6 +359,10 @@ public final class FetchEngine: Sendable {
             contentLength: outcome.contentLength,
             trace: outcome.trace,
             contentDisposition: outcome.capturedHeaders["Content-Disposition"])
+        details.connectionsMade = outcome.connectionsMade
+        if request.policy.readsCacheHeaders, !outcome.capturedHeaders.isEmpty {
+            details.cache = CacheResult(headers: outcome.capturedHeaders)
+        }
         guard let failure = outcome.failure else { return .success(details) }
         if case .outOfDescriptors = failure { DescriptorExhaustion.note() }
         let url = request.url

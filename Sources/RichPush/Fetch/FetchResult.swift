@@ -94,4 +94,8 @@ public struct FetchResult: Sendable {
     /// The Content-Disposition header, when the policy asked for it (``FetchPolicy/readsContentDisposition``):
     /// `URLResponse.suggestedFilename` prefers its filename.
     public var contentDisposition: String? = nil
+    /// What the cache headers say, when the policy reads them (``FetchPolicy/readsCacheHeaders``).
+    public var cache = CacheResult.none
+    /// New connections the download opened, over every hop (0: it reused one).
+    public var connectionsMade = 0
 }

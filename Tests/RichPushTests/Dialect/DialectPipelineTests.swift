@@ -210,9 +210,9 @@ import Testing
 
     @Test func aSlowDeliveryMetricMakesThePushExpire() async throws {
         defer { rig.cleanUp() }
-        // The image takes milliseconds; the metric's answer is held past the 3 s budget.
-        let outcome = try await process(Self.customerIO, budget: .seconds(3)) {
-            $0.sdkCalls.endpoint = "https://cdn.example.com/?delay=6000"
+        // The image takes milliseconds (5 s of room for a loaded machine); the metric's answer is held past the budget.
+        let outcome = try await process(Self.customerIO, budget: .seconds(5)) {
+            $0.sdkCalls.endpoint = "https://cdn.example.com/?delay=8000"
         }
         #expect(outcome.verdict == .expired, "\(outcome.summaryLine)")
         #expect(outcome.message.contains("delivery metric"))
