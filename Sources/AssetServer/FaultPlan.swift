@@ -15,6 +15,7 @@
 /// | `to=URL` | one `302` redirect to URL (any scheme, for example `file:///etc/passwd`) |
 /// | `code=3XX` | the status of those redirects instead of `302`: 301, 303, 307, 308 (followed by URLSession), or 300, 304, 305 (not followed) |
 /// | `type=MIME` | send this Content-Type instead of the one the file extension implies |
+/// | `disposition=TEXT` | send `Content-Disposition: TEXT` (for example `attachment; filename="photo.jpg"`), which `URLResponse.suggestedFilename` prefers |
 /// | `gzip=1` | gzip the body and say `Content-Encoding: gzip` |
 /// | `size=BYTES` | make the body exactly BYTES long: the file, then zero bytes (or the file cut short) |
 /// | `chunked=1` | send no Content-Length: chunked transfer encoding |
@@ -35,6 +36,8 @@ public struct FaultPlan: Sendable {
     /// The status line of the redirects `redirect=N` and `to=URL` send (`code=`, 300 to 399).
     public var redirectCode = 302
     public var contentType: String?
+    /// The Content-Disposition header to send, as given.
+    public var contentDisposition: String?
     public var gzip = false
     public var size: UInt64?
     public var chunked = false
@@ -55,13 +58,15 @@ public struct FaultPlan: Sendable {
 
     /// Every fault parameter the server understands, in the order the documentation lists them.
     public static let knownParameters = [
-        "delay", "status", "status-body", "redirect", "to", "code", "type", "gzip", "size", "chunked", "endless",
+        "delay", "status", "status-body", "redirect", "to", "code", "type", "disposition", "gzip", "size", "chunked",
+        "endless",
         "truncate", "length",
         "stall", "stall-ms", "rate", "reset", "every",
     ]
 
     /// Parameters that carry no fault and only make a URL distinct (cache busting, one URL per device).
-    public static let ignoredTags: Set<String> = ["n", "v", "id", "tag", "shared"]
+    /// `filename` is OneSignal's naming hint (`?filename=photo.png`), which only the SDK reads.
+    public static let ignoredTags: Set<String> = ["n", "v", "id", "tag", "shared", "filename"]
 
     /// Reads the plan from query arguments; throws the first parameter that is malformed or unknown.
     public init(query: [(String, String)]) throws(FaultPlanError) {
@@ -96,6 +101,7 @@ public struct FaultPlan: Sendable {
                 guard (300...399).contains(code) else { throw FaultPlanError(parameter: key, value: value) }
                 redirectCode = code
             case "type": contentType = value
+            case "disposition": contentDisposition = value
             case "gzip": gzip = try flag()
             case "size": size = try number(UInt64.self)
             case "chunked": chunked = try flag()

@@ -51,6 +51,15 @@ func handleRequest(
             connection, record: record, state: state, service: service, socket: socket, method: method,
             version: version, uploadData: uploadData, uploadSize: uploadSize)
     }
+    if record.sdkEndpoint || (record.sequence == 0 && SDKEndpoint.answers(path)) {
+        if record.sequence == 0 {
+            record.sequence = state.countRequest()
+            record.method = method.map { String(cString: $0) } ?? ""
+            record.sdkEndpoint = true
+            return .YES
+        }
+        return handleSDKEndpoint(connection, record: record, state: state, socket: socket, uploadSize: uploadSize)
+    }
     if record.sequence == 0 {
         record.sequence = state.countRequest()
         record.method = method.map { String(cString: $0) } ?? ""
@@ -150,6 +159,9 @@ private func serve(
         for (name, value) in record.edgeHeaders { MHD_add_response_header(response, name, value) }
     }
     if plan.gzip { MHD_add_response_header(response, "Content-Encoding", "gzip") }
+    if let disposition = plan.contentDisposition {
+        MHD_add_response_header(response, "Content-Disposition", disposition)
+    }
     let status = plan.status ?? 200
     record.status = status
     record.body = body
@@ -253,7 +265,7 @@ private func respond(
         headers: headers)
 }
 
-private func respond(
+func respond(
     _ connection: OpaquePointer, _ record: RequestRecord, status: Int, body: [UInt8], type: String,
     headers: [(String, String)] = []
 ) -> MHD_Result {

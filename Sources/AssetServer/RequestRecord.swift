@@ -26,6 +26,8 @@ final class RequestRecord: @unchecked Sendable {
     var body: ResponseBody?
     /// Set for a `POST /users/track` request (see ``handleUsersTrack``).
     var usersTrack: UsersTrackRequest?
+    /// Set for an SDK's own call (see ``handleSDKEndpoint``).
+    var sdkEndpoint = false
 
     init(rawTarget: String) { self.rawTarget = rawTarget }
 

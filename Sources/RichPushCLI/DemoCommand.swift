@@ -51,13 +51,15 @@ enum DemoCommand {
         guard let folder = samplesOption ?? SamplesFolder.locate() else {
             throw CommandFailure(.dataError, "no Samples folder here: run from the repository, or pass --samples DIR")
         }
-        let samples = try DemoSamples(folder: folder)
-        let server = try startServer(samples)
+        let allSamples = try DemoSamples(folder: folder)
+        let server = try startServer(allSamples)
         defer { server.stop() }
         let session = try DemoSession(
-            samples: samples, policy: policy, keepFolder: output.folder, durable: output.durable,
+            samples: allSamples, policy: policy, keepFolder: output.folder, durable: output.durable,
             httpsPort: Int(server.httpsPort ?? 0), httpPort: Int(server.httpPort))
         defer { session.close() }
+        // `--sdk NAME` runs the samples written for that SDK only.
+        let samples = session.samples
         if !json {
             printError(
                 "richpush demo: \(samples.names.count) payloads from \(samples.payloadFolder), assets served at "

@@ -17,6 +17,24 @@ extension Option {
         "The apns-push-type: alert (default; the only type that runs the extension), voip (5120-byte limit, others "
             + "4096), background, liveactivity, location, complication, fileprovider, mdm or pushtotalk.",
         example: "voip")
+    static let sdk = Option(
+        "--sdk", "NAME",
+        "Emulate this SDK's service extension: braze (default), onesignal, airship, firebase, iterable, clevertap, "
+            + "customerio, klaviyo, moengage, expo, notifee, or auto (each payload's own keys; 'richpush sdk list'). "
+            + "Outcomes then say the SDK, the file it wrote and what the user sees.",
+        example: "onesignal")
+    static let sdkEndpoint = Option(
+        "--sdk-endpoint", "URL",
+        "Send the SDK's own calls (OneSignal's receipt, Customer.io's delivery metric) to this base URL: https, or "
+            + "plain http to 127.0.0.1 ('richpush serve' answers them). Never a vendor's host by default.",
+        example: "http://127.0.0.1:8080")
+    static let sdkLatency = Option(
+        "--sdk-latency", "MS",
+        "Without --sdk-endpoint, the modelled round trip of each SDK call (default 200); a call display waits "
+            + "for (Customer.io's) is waited.", example: "350")
+    static let sdkReceipts = Option(
+        "--sdk-receipts", nil,
+        "Emulate OneSignal's App Group receipt flag: send its receipt after display, 0-24 s later.")
     static let binaryMegabytes = Option(
         "--binary-mb", nil, "Count Apple's size caps in 2^20-byte megabytes (default 10^6-byte ones).")
 
@@ -139,7 +157,12 @@ extension Option {
 extension OptionGroup {
     /// The extension's policy, with the budget's default of the command.
     static func extensionPolicy(budgetDefault: Int = 30) -> OptionGroup {
-        OptionGroup("Extension options", [.budget(default: budgetDefault), .pushType, .binaryMegabytes])
+        OptionGroup(
+            "Extension options",
+            [
+                .budget(default: budgetDefault), .pushType, .sdk, .sdkEndpoint, .sdkLatency, .sdkReceipts,
+                .binaryMegabytes,
+            ])
     }
     static let app = OptionGroup("App options", [.app, .servicePlist, .contentPlist, .requireKey])
     static let download = OptionGroup(

@@ -1,3 +1,4 @@
+import Foundation
 import RichPush
 
 /// The options of every command that runs the extension: its budget, push type, size caps, and
@@ -27,6 +28,28 @@ struct PolicyOptions {
             }
             policy.pushType = pushType
         }
+        if let name = try arguments.value("--sdk") {
+            guard let choice = DialectChoice(name: name) else {
+                throw UsageError(
+                    "--sdk takes one of \(DialectChoice.names.joined(separator: ", ")), not '\(name.escapingControlCharacters)'"
+                )
+            }
+            policy.dialect = choice
+        }
+        if let endpoint = try arguments.value("--sdk-endpoint") {
+            guard let url = URL(string: endpoint), let scheme = url.scheme?.lowercased(), let host = url.host,
+                scheme == "https" || (scheme == "http" && host == "127.0.0.1")
+            else {
+                throw UsageError(
+                    "--sdk-endpoint '\(endpoint.escapingControlCharacters)' must be an https URL, or plain http to "
+                        + "127.0.0.1 (richpush serve)")
+            }
+            policy.sdkCalls.endpoint = endpoint
+        }
+        if let milliseconds: Double = try arguments.number("--sdk-latency", in: 0...60_000) {
+            policy.sdkCalls.latency = .milliseconds(Int64(milliseconds))
+        }
+        policy.sdkCalls.receipts = arguments.flag("--sdk-receipts")
         policy.binaryMegabytes = arguments.flag("--binary-mb")
         let download = try TLSOptions(parsing: &arguments)
         policy.fetch = download.policy

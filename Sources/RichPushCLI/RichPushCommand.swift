@@ -9,7 +9,7 @@ public enum RichPushCommand {
     static let commands: [Command] = [
         ProcessCommand.command, ComposeCommand.command, BatchCommand.command, BenchCommand.command,
         ReportCommand.command, DemoCommand.command, ServeCommand.command, FetchCommand.command, SniffCommand.command,
-        NetworkCommand.command, AnalyticsCommand.command,
+        NetworkCommand.command, AnalyticsCommand.command, SDKCommand.command,
     ]
 
     /// The command list: what `richpush` alone, `richpush help` and an unknown command print.

@@ -16,6 +16,10 @@ enum ServeCommand {
             DIR defaults to Samples/assets. The URLs the server listens on are printed on stdout, one per
             line (http first, then https); everything else goes to stderr. Stop it with Ctrl-C (exit 130).
 
+            It also answers the push SDKs' own calls as mock endpoints (--sdk-endpoint URL): POST
+            /v1/track (Customer.io's delivery metric) and PUT /notifications/ID/report_received
+            (OneSignal's receipt), with the status=, delay=, reset= and every= faults in the URL's query.
+
             """ + faultModes,
         options: [
             OptionGroup(

@@ -23,6 +23,8 @@ enum FuzzReader: UInt8, CaseIterable {
     case mediaScan = 8
     /// A gate threshold's text (`display>=99%`, `p95<800ms`): the grammar, for bench and batch metrics.
     case threshold = 9
+    /// Every SDK dialect: a server's URL, Content-Type and Content-Disposition, then a sender's payload.
+    case dialect = 10
     /// A send request for `compose` (Braze, OneSignal, Airship; API and dashboard limits), as Liquid
     /// text, and as a `--user` file.
     case compose = 11
@@ -48,6 +50,7 @@ enum FuzzReader: UInt8, CaseIterable {
         case .report: ReportInvariants.check(bytes)
         case .mediaScan: MediaScanInvariants.check(bytes)
         case .threshold: ThresholdInvariants.check(bytes)
+        case .dialect: DialectInvariants.check(bytes)
         case .compose: ComposeInvariants.check(bytes)
         case .campaign: CampaignInvariants.check(bytes)
         }

@@ -23,6 +23,8 @@ guard rp_fuzzer_available() != 0 else {
             + "`swift build -Xswiftc -sanitize=fuzzer,address --product RichPushFuzz` (or run scripts/fuzz).\n")
     exit(64)
 }
+// Once-initialised catalogues are built before the first input, so no input is blamed for them.
+DialectInvariants.prepare()
 var argumentCount = CommandLine.argc
 var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
 exit(rp_fuzzer_run(&argumentCount, &arguments) { data, size in fuzzOneInput(data, size) })

@@ -84,7 +84,8 @@ import Testing
             atPath: input + "/unreadable.json", withDestinationPath: "/nonexistent")
         let out = folder + "/out"
         let run = try await RichPushBinary.run(
-            ["batch", input, "--out", out, "--junit", out + "/junit.xml", "--no-progress"] + options)
+            // Each sample names its SDK by its keys (Samples/expected.tsv): --sdk auto.
+            ["batch", input, "--out", out, "--junit", out + "/junit.xml", "--no-progress", "--sdk", "auto"] + options)
         #expect(run.status == 1, "\(run.stderr)")
         let byInput = try records(out)
         #expect(byInput.count == SamplePayloads.expectations.count + 4)
@@ -144,11 +145,11 @@ import Testing
         let out = folder + "/out"
         let run = try await RichPushBinary.run(
             ["batch", SamplePayloads.folder, "--out", out, "--fail-under", "\(Self.displayRate - 1)", "--no-progress"]
-                + options)
+                + options + ["--sdk", "auto"])
         #expect(run.status == 0, "\(run.stderr)")
         let strict = try await RichPushBinary.run(
             ["batch", SamplePayloads.folder, "--out", out, "--fail-under", "\(Self.displayRate + 1)", "--no-progress"]
-                + options)
+                + options + ["--sdk", "auto"])
         #expect(strict.status == 1)
         #expect(strict.stderr.contains("\(SamplePayloads.expectations.count) done earlier"))
     }

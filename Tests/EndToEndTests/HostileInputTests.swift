@@ -34,6 +34,7 @@ import Testing
         case reportIsAHardLink, batchResultsIsALink, sniffLyingMediaSizes
         case gzipBomb, headerInjection
         case composeFIFO, composeDeepNesting, composeControlCharacters, brazeRequestFIFO, composeUsersFIFO
+        case sdkDispositionTraversal, sdkNameNotKnown
         case urlListControlCharacters, urlListNotText, urlListHugeWeight
         var testDescription: String { rawValue }
     }
@@ -163,6 +164,35 @@ import Testing
                 reason: nil,
                 check: { run, _ in
                     #expect(run.stderr.contains("carriage return"), "\(run.stderr)")
+                    #expect(run.stdout.isEmpty)
+                })
+        case .sdkDispositionTraversal:
+            // A server's Content-Disposition names the file for suggestedFilename's SDKs: a path in it
+            // stays one name (its last component), and the store writes under its own name inside --out.
+            let url =
+                "https://cdn.example.com/hero.png?disposition=attachment%3B%20filename%3D%22..%2F..%2F..%2Fescaped.png%22"
+            let payload =
+                #"{"aps":{"alert":"Hi","mutable-content":1},"CIO-Delivery-ID":"d","CIO-Delivery-Token":"t","CIO":{"push":{"image":"\#(url)"}}}"#
+            return Scenario(
+                files: ["p.json": Array(payload.utf8)], command: process + " --sdk customerio p.json", status: 0,
+                reason: "ok",
+                check: { run, _ in
+                    let outcome = try? JSONValue.parse(Array(run.stdout.utf8))["richpush"]
+                    #expect(outcome?["sdk_file"]?["rule"] == .string("content-disposition"), "\(run.stdout)")
+                    guard case .string(let name)? = outcome?["sdk_file"]?["name"] else {
+                        Issue.record("no sdk_file name: \(run.stdout)")
+                        return
+                    }
+                    #expect(!name.contains("/") && name.hasSuffix("_escaped.png"), "\(name)")
+                })
+        case .sdkNameNotKnown:
+            // An unknown --sdk is a usage error naming the choices, its control characters escaped.
+            return Scenario(
+                files: ["p.json": hero], command: process + #" --sdk "$(printf 'one\033[2Jsignal')" p.json"#,
+                status: 64, reason: nil,
+                check: { run, _ in
+                    #expect(run.stderr.contains("--sdk takes one of braze, onesignal"), "\(run.stderr)")
+                    #expect(!run.stderr.contains("\u{1B}"), "no raw escape reaches the terminal")
                     #expect(run.stdout.isEmpty)
                 })
         case .sniffLyingMediaSizes:

@@ -32,7 +32,9 @@ import Testing
         let expected = try #require(SamplePayloads.expectations.first { $0.name == name })
         let input = try SamplePayloads.bytes(name)
         let started = ContinuousClock.now
-        let run = try await RichPushBinary.run(["process"] + options, stdin: Data(input), directory: folder)
+        // Each sample names its SDK by its keys (Samples/expected.tsv): --sdk auto.
+        let run = try await RichPushBinary.run(
+            ["process", "--sdk", "auto"] + options, stdin: Data(input), directory: folder)
         // The budget is 2 s; the command returns promptly after it whatever the server does (generous
         // slack for a loaded test machine and sanitizers: measured at 20 ms on an idle one).
         // (The slow-server sample's server would hold it 40 s.)

@@ -11,6 +11,13 @@ public struct LocalRig: Sendable {
     public let engine: FetchEngine
     public let folder: String
 
+    /// A rig over a server, engine and folder the test made itself (a server on its own asset folder).
+    public init(server: AssetServer, engine: FetchEngine, folder: String) {
+        self.server = server
+        self.engine = engine
+        self.folder = folder
+    }
+
     public init(loops: Int = 2) throws {
         server = try Fixtures.startServer()
         engine = try FetchEngine(loops: loops)

@@ -224,6 +224,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
             }
         }
         histograms["end_to_end", default: LatencyHistogram()].record(device.ended - device.scheduled)
+        for call in device.sdkCalls { addSDKCall(call) }
         if let network = device.network {
             var rows = networks ?? [:]
             rows[network, default: Network()].add(device)
@@ -243,6 +244,21 @@ public struct BenchReport: Sendable, Codable, Equatable {
         if device.verdict != .attached { timeline[end].failures += 1 }
         timeline[end].latency.record(device.ended - device.scheduled)
         for second in start...max(start, end) { timeline[second].inFlight += 1 }
+    }
+
+    /// The histogram key of an SDK's call (`sdk_call:delivery metric`, `... (modelled)` without an
+    /// endpoint), and of those of its calls that got no 2xx answer (`sdk_call_failed:...`).
+    public static func sdkCallKey(_ call: SDKCallReport, failed: Bool = false) -> String {
+        (failed ? "sdk_call_failed:" : "sdk_call:") + call.name + (call.modelled ? " (modelled)" : "")
+    }
+
+    /// One SDK call of a device: its latency, and whether it failed.
+    private mutating func addSDKCall(_ call: SDKCallReport) {
+        let latency = Duration.microseconds(Int64(max(0, call.latencyMilliseconds) * 1000))
+        histograms[Self.sdkCallKey(call), default: LatencyHistogram()].record(latency)
+        if !call.modelled, !(200..<300).contains(call.status ?? 0) {
+            histograms[Self.sdkCallKey(call, failed: true), default: LatencyHistogram()].record(latency)
+        }
     }
 
     /// The devices this report was to run: those run and those never run (``notStarted``).

@@ -10,6 +10,20 @@ public enum BenchSummary {
         ("P99", "p99"), ("P99.9", "p99_9"), ("MAX", "max"),
     ]
 
+    /// The SDK's own calls beside the CDN: how many, their rate, their latency, how many failed.
+    static func sdkCallLines(_ report: BenchReport) -> [String] {
+        report.histograms.keys.filter { $0.hasPrefix("sdk_call:") }.sorted().compactMap { key in
+            guard let histogram = report.histograms[key], histogram.count > 0 else { return nil }
+            let name = String(key.dropFirst("sdk_call:".count))
+            let failed = report.histograms["sdk_call_failed:" + name]?.count ?? 0
+            let p = histogram.percentilesMilliseconds
+            let rate = report.durationSeconds > 0 ? Double(histogram.count) / report.durationSeconds : 0
+            return "SDK call \(name): \(histogram.count) sent, \(failed) without a 2xx answer, "
+                + String(
+                    format: "%.1f/s; latency p50 %.1f ms, p99 %.1f ms.", rate, p["p50"] ?? 0, p["p99"] ?? 0)
+        }
+    }
+
     public static func text(_ report: BenchReport) -> String {
         var lines: [String] = []
         lines.append(
@@ -21,6 +35,7 @@ public enum BenchSummary {
             String(
                 format: "Throughput: %.0f devices/s, %.1f MB/s over %.1f s.", report.devicesPerSecond,
                 report.megabytesPerSecond, report.durationSeconds))
+        lines += sdkCallLines(report)
         let client = report.client
         lines.append(
             String(

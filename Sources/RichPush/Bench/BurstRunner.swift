@@ -238,6 +238,7 @@ public struct BurstRunner: Sendable {
             heldBack: heldBack && started - scheduled > .milliseconds(1),
             schedulingLag: max(.zero, startedAt - free), network: network)
         device.contentExtension = outcome.contentExtension?.outcome
+        device.sdkCalls = outcome.sdkCalls ?? []
         device.index = place.index
         device.entry = place.entry
         device.url = place.url

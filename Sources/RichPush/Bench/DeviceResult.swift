@@ -22,6 +22,8 @@ public struct DeviceResult: Sendable {
     public var network: String?
     /// The expanded view the device's app would show, or nil when the app is not known.
     public var contentExtension: ContentOutcome.Kind?
+    /// The SDK's own calls the device made (`--sdk`): their latency goes beside the CDN's in the report.
+    public var sdkCalls: [SDKCallReport] = []
     /// The device's position in the whole run (the schedule's index, the same on every shard).
     public var index = 0
     /// The entry of the run's URL list the device requested (0 with one URL or a payload).

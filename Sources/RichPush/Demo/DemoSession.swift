@@ -9,7 +9,7 @@ public struct DemoSamples: Sendable {
     /// The samples folder (`payloads/`, `assets/`, `certs/`, `expected.tsv`).
     public let folder: String
     /// The payload files' names, sorted.
-    public let names: [String]
+    public private(set) var names: [String]
     public let expectations: SampleExpectations
 
     /// Reads the payload names and the expectations; no payloads is `unusable-input`.
@@ -29,6 +29,17 @@ public struct DemoSamples: Sendable {
 
     /// The folder of the payloads.
     public var payloadFolder: String { folder + "/payloads" }
+
+    /// Only the samples written for `dialect` (``DialectDetection``): what `demo --sdk NAME` runs, so
+    /// each still gets the verdict `expected.tsv` expects of it.
+    public func written(for dialect: Dialect) -> DemoSamples {
+        var copy = self
+        copy.names = names.filter { name in
+            let bytes = Array((try? Data(contentsOf: URL(fileURLWithPath: payloadFolder + "/" + name))) ?? Data())
+            return DialectDetection.detect(try? JSONValue.parse(bytes)) == dialect
+        }
+        return copy
+    }
 }
 
 /// A demo set up against the sample server: the extension's policy with the sample host mapped and
@@ -57,6 +68,13 @@ public struct DemoSession: Sendable {
         httpPort: Int
     ) throws {
         var policy = policy
+        var samples = samples
+        // Each sample names its SDK by its own keys (Samples/expected.tsv); `--sdk NAME` runs that SDK's samples.
+        switch policy.dialect {
+        case nil: policy.dialect = .auto
+        case .fixed(let dialect)?: samples = samples.written(for: dialect)
+        case .auto?: break
+        }
         let app = URL(fileURLWithPath: samples.folder + "/app").standardizedFileURL.path + "/"
         if policy.requiredKeys.isEmpty,
             policy.app?.contentExtensions.contains(where: {

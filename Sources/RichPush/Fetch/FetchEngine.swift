@@ -101,6 +101,34 @@ public final class FetchEngine: Sendable {
         }
     }
 
+    /// Sends one small request that is not a download (an SDK's own call: OneSignal's receipt,
+    /// Customer.io's delivery metric) with `policy`'s CA and host mappings, and reads its status:
+    /// the status, or why no answer came. Plain http is allowed to 127.0.0.1 only (`richpush serve`).
+    public func send(
+        method: String, url: String, body: [UInt8], headers: [String], deadline: ContinuousClock.Instant,
+        policy: FetchPolicy
+    ) async -> (status: Int?, error: String?) {
+        let local = url.lowercased().hasPrefix("http://127.0.0.1")
+        let remaining = max(deadline - .now, .milliseconds(1))
+        var spec = TransferSpec(
+            url: url, schemes: local || policy.allowHTTP ? ["https", "http"] : ["https"], maxRedirects: 0,
+            deadline: deadline,
+            connectTimeoutMilliseconds: max(1, Int(min(remaining, policy.connectTimeout).wholeMilliseconds)),
+            caFile: policy.caFile, systemCAFile: policy.systemCAFile,
+            connectTo: policy.hostMappings.map(\.description), freshConnection: true, followRedirects: false,
+            userAgent: policy.userAgent, headBytes: 4096)
+        spec.method = method
+        spec.requestBody = body
+        spec.requestHeaders = headers
+        spec.failOnHTTPError = false
+        let outcome = await group.transfer(spec, writingTo: -1)
+        switch outcome.failure {
+        case nil, .httpStatus?: return (outcome.httpStatus, nil)
+        case let failure?:
+            return (nil, outcome.diagnostic.isEmpty ? "\(failure)" : outcome.diagnostic)
+        }
+    }
+
     /// Downloads `request.url`, writing the body to `descriptor` as it arrives (-1 discards it).
     ///
     /// The caller owns the descriptor and whatever it wrote on failure; see ``fetch(_:toNewFileAt:)``
@@ -271,6 +299,7 @@ public final class FetchEngine: Sendable {
         spec.offersHTTP2 = policy.offersHTTP2
         spec.requestHeaders = policy.headerLines
         if policy.readsCacheHeaders { spec.capturedHeaders = CacheResult.headerNames }
+        if policy.readsContentDisposition { spec.capturedHeaders.append("Content-Disposition") }
         return spec
     }
 
@@ -328,9 +357,12 @@ public final class FetchEngine: Sendable {
                 firstByte: .microseconds(outcome.firstByteMicros), total: .microseconds(outcome.totalMicros)),
             body: outcome.body,
             contentLength: outcome.contentLength,
-            trace: outcome.trace)
+            trace: outcome.trace,
+            contentDisposition: outcome.capturedHeaders["Content-Disposition"])
         details.connectionsMade = outcome.connectionsMade
-        if !outcome.capturedHeaders.isEmpty { details.cache = CacheResult(headers: outcome.capturedHeaders) }
+        if request.policy.readsCacheHeaders, !outcome.capturedHeaders.isEmpty {
+            details.cache = CacheResult(headers: outcome.capturedHeaders)
+        }
         guard let failure = outcome.failure else { return .success(details) }
         if case .outOfDescriptors = failure { DescriptorExhaustion.note() }
         let url = request.url

@@ -13,6 +13,10 @@ public struct FetchPolicy: Sendable {
         case shared
     }
 
+    /// Whether the response's Content-Disposition is kept (``FetchResult/contentDisposition``): the SDKs
+    /// that name files from `URLResponse.suggestedFilename` read it.
+    public var readsContentDisposition = false
+
     /// Accept `http://` URLs and redirects (an extension whose Info.plist allows arbitrary loads).
     public var allowHTTP = false
     /// Redirects followed at most: 20, CFNetwork's own limit since iOS 14 and macOS 11 (16 before),

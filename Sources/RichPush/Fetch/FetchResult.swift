@@ -91,6 +91,9 @@ public struct FetchResult: Sendable {
     /// The download as `curl -v` shows it, when the policy asked for it (``FetchPolicy/tracesTransfer``):
     /// every hop's lines in order. Print ``TransferTrace/rendered``; its text is already escaped.
     public var trace: TransferTrace? = nil
+    /// The Content-Disposition header, when the policy asked for it (``FetchPolicy/readsContentDisposition``):
+    /// `URLResponse.suggestedFilename` prefers its filename.
+    public var contentDisposition: String? = nil
     /// What the cache headers say, when the policy reads them (``FetchPolicy/readsCacheHeaders``).
     public var cache = CacheResult.none
     /// New connections the download opened, over every hop (0: it reused one).

@@ -14,11 +14,42 @@ public enum PayloadInspector {
     public static let brazeAPITypes: Set<String> = ["aif", "gif", "jpg", "m4a", "mp3", "mp4", "png", "wav"]
 
     public static func inspect(_ bytes: [UInt8], pushType: ExtensionPolicy.PushType = .alert) -> Inspection {
+        switch envelope(bytes, pushType: pushType) {
+        case .decided(let inspection):
+            return inspection
+        case .payload(let root, let size, let warnings):
+            let inspection = read(root, size: size, pushType: pushType)
+            return prepending(warnings, to: inspection)
+        }
+    }
+
+    /// A payload read as far as every SDK reads it: APNs' size, JSON, an object with an `aps` dictionary.
+    enum Envelope {
+        case decided(Inspection)
+        case payload(root: JSONValue, size: Int, warnings: [Warning])
+    }
+
+    /// `inspection` with `warnings` first.
+    static func prepending(_ warnings: [Warning], to inspection: Inspection) -> Inspection {
+        guard !warnings.isEmpty else { return inspection }
+        switch inspection {
+        case .decided(var outcome, let root):
+            outcome.warnings = warnings + outcome.warnings
+            return .decided(outcome, root: root)
+        case .attachment(let url, let declaredType, let format, let root, let more):
+            return .attachment(
+                url: url, declaredType: declaredType, format: format, root: root, warnings: warnings + more)
+        }
+    }
+
+    /// Stage 1 for every dialect: APNs' rules and the payload's shape, up to a readable `aps`.
+    static func envelope(_ bytes: [UInt8], pushType: ExtensionPolicy.PushType) -> Envelope {
         // APNs counts the JSON it is sent; the newline (or other JSON whitespace) a file or `echo`
         // adds after it is not part of the payload.
         let size = bytes.count - bytes.reversed().prefix(while: { [0x20, 0x0A, 0x0D, 0x09].contains($0) }).count
-        func decided(_ verdict: Verdict, _ reason: ReasonCode, _ message: String) -> Inspection {
-            .decided(Outcome(verdict: verdict, reason: reason, message: message, payloadBytes: size), root: nil)
+        func decided(_ verdict: Verdict, _ reason: ReasonCode, _ message: String) -> Envelope {
+            .decided(
+                .decided(Outcome(verdict: verdict, reason: reason, message: message, payloadBytes: size), root: nil))
         }
         // 1. Read: APNs' rules.
         let limit = pushType.maxPayloadBytes
@@ -47,16 +78,31 @@ public enum PayloadInspector {
             return decided(.rejected, .invalidJSON, Self.invalidJSONMessage(bytes, error: "\(error)"))
         }
         warnings += duplicateKeyWarnings(root)
-        let inspection = read(root, size: size, pushType: pushType)
-        guard !warnings.isEmpty else { return inspection }
-        switch inspection {
-        case .decided(var outcome, let root):
-            outcome.warnings = warnings + outcome.warnings
-            return .decided(outcome, root: root)
-        case .attachment(let url, let declaredType, let format, let root, let more):
-            return .attachment(
-                url: url, declaredType: declaredType, format: format, root: root, warnings: warnings + more)
+        if let shape = shape(root, size: size) { return .decided(prepending(warnings, to: shape)) }
+        return .payload(root: root, size: size, warnings: warnings)
+    }
+
+    /// Stage 1's last rules: an object with an `aps` dictionary; nil when the payload has them.
+    private static func shape(_ root: JSONValue, size: Int) -> Inspection? {
+        func decided(_ reason: ReasonCode, _ message: String, hint: String? = nil, root: JSONValue? = nil) -> Inspection
+        {
+            .decided(
+                Outcome(verdict: .rejected, reason: reason, message: message, hint: hint, payloadBytes: size),
+                root: root)
         }
+        guard case .object = root else {
+            return decided(.notAnObject, "the payload is \(root.typeName), not a JSON object; APNs needs an object.")
+        }
+        guard let aps = root["aps"] else {
+            let stray = ["alert", "mutable-content", "badge", "sound"].filter { root[$0] != nil }
+            return decided(
+                .apsMissing, "the payload has no 'aps' dictionary; APNs needs one.",
+                hint: stray.isEmpty ? nil : "\(stray.joined(separator: ", ")) must go inside 'aps'.", root: root)
+        }
+        guard case .object = aps else {
+            return decided(.apsNotAnObject, "'aps' is \(aps.typeName); APNs needs a dictionary.", root: root)
+        }
+        return nil
     }
 
     /// Stages 1 (the JSON's shape) to 3 for a parsed payload of `size` bytes.
@@ -67,20 +113,8 @@ public enum PayloadInspector {
             .decided(
                 Outcome(verdict: verdict, reason: reason, message: message, hint: hint, payloadBytes: size), root: root)
         }
-        guard case .object = root else {
-            return decided(
-                .rejected, .notAnObject, "the payload is \(root.typeName), not a JSON object; APNs needs an object.")
-        }
-        guard let aps = root["aps"] else {
-            let stray = ["alert", "mutable-content", "badge", "sound"].filter { root[$0] != nil }
-            return decided(
-                .rejected, .apsMissing, "the payload has no 'aps' dictionary; APNs needs one.",
-                hint: stray.isEmpty ? nil : "\(stray.joined(separator: ", ")) must go inside 'aps'.", root: root)
-        }
-        guard case .object = aps else {
-            return decided(
-                .rejected, .apsNotAnObject, "'aps' is \(aps.typeName); APNs needs a dictionary.", root: root)
-        }
+        // The envelope checked the shape: an object with an `aps` dictionary.
+        let aps = root["aps"] ?? .object([])
         // A payload that asks for no attachment shows as intended whether or not the extension runs.
         guard case .object = root["ab"], let att = root["ab"]?["att"] else {
             return decided(
@@ -159,7 +193,7 @@ public enum PayloadInspector {
 
     /// iOS runs a service extension only for an alert push with `aps.mutable-content` equal to 1.
     /// Any other push type never reaches the extension, whatever its payload says.
-    private static func invocation(aps: JSONValue, root: JSONValue, size: Int, pushType: ExtensionPolicy.PushType)
+    static func invocation(aps: JSONValue, root: JSONValue, size: Int, pushType: ExtensionPolicy.PushType)
         -> Outcome?
     {
         func notInvoked(_ reason: ReasonCode, _ message: String, hint: String? = nil) -> Outcome {

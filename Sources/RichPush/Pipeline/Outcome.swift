@@ -140,6 +140,19 @@ public struct Outcome: Sendable, Codable, Equatable {
     public var elapsedMilliseconds: Double = 0
     /// The request the payload was composed from, when it was (`process --braze-request`).
     public var composed: Composition?
+    /// The SDK dialect that ran (``Dialect/name``); nil when the run was not given `--sdk` (Braze, as ever).
+    public var sdk: String? = nil
+    /// The file the SDK wrote for the (first) attachment and the rule that named it (JSON `sdk_file`).
+    public var sdkFile: Naming? = nil
+    /// Each media item of an SDK that takes several (OneSignal, Airship), in the order iOS gets them;
+    /// the outcome's own `attachment` is the first shown, the thumbnail.
+    public var attachments: [Item]? = nil
+    /// What the user sees (JSON `delivered`), for a run given `--sdk`.
+    public var delivered: DeliveredContent? = nil
+    /// The dialect's rules that no source states, which this outcome depends on.
+    public var inferred: [String]? = nil
+    /// The SDK's own network calls (JSON `sdk_calls`): sent to `--sdk-endpoint`, or modelled.
+    public var sdkCalls: [SDKCallReport]? = nil
     /// The download as `curl -v` shows it, escaped, when the fetch policy asked for a trace
     /// (``FetchPolicy/tracesTransfer``); not part of the JSON.
     public var trace: [String]? = nil
@@ -166,6 +179,10 @@ public struct Outcome: Sendable, Codable, Equatable {
         case contentExtension = "content_extension"
         case elapsedMilliseconds = "elapsed_ms"
         case composed
+        case sdk
+        case sdkFile = "sdk_file"
+        case attachments, delivered, inferred
+        case sdkCalls = "sdk_calls"
     }
 
     /// The outcome as JSON members, in reading order; absent optionals are left out, as `JSONEncoder` does.
@@ -195,6 +212,12 @@ public struct Outcome: Sendable, Codable, Equatable {
             ))
         if let contentExtension { members.append((CodingKeys.contentExtension.rawValue, contentExtension.json)) }
         if let composed { members.append((CodingKeys.composed.rawValue, composed.json)) }
+        if let sdk { members.append((CodingKeys.sdk.rawValue, .string(sdk))) }
+        if let sdkFile { members.append((CodingKeys.sdkFile.rawValue, sdkFile.json)) }
+        if let attachments { members.append((CodingKeys.attachments.rawValue, .array(attachments.map(\.json)))) }
+        if let delivered { members.append((CodingKeys.delivered.rawValue, delivered.json)) }
+        if let inferred { members.append((CodingKeys.inferred.rawValue, .array(inferred.map { .string($0) }))) }
+        if let sdkCalls { members.append((CodingKeys.sdkCalls.rawValue, .array(sdkCalls.map(\.json)))) }
         return members
     }
 
@@ -231,6 +254,10 @@ public struct Outcome: Sendable, Codable, Equatable {
         } else {
             line = "\(verdict.rawValue) [\(reason.rawValue)]: \(message)"
             if let hint { line += " Hint: \(hint)" }
+        }
+        if let sdk, verdict == .attached { line += "\n  \(sdk): \(message)" }
+        if let delivered, !delivered.changes.isEmpty {
+            line += "\n  delivered: \(delivered.content), " + delivered.changes.joined(separator: "; ")
         }
         for warning in warnings { line += "\n  warning [\(warning.code)]: \(warning.message)" }
         return line

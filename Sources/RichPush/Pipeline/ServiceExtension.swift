@@ -98,12 +98,16 @@ public struct ServiceExtension: Sendable {
     public struct PreparedPayload: Sendable {
         let bytes: [UInt8]
         let stage: Stage
+        /// The SDK dialect that reads it, when the run was given `--sdk` (nil: Braze, as before).
+        var dialect: Dialect? = nil
 
         enum Stage: Sendable {
             /// Decided before any download: the outcome (its elapsed time is set per delivery).
             case decided(Outcome, root: JSONValue?)
             /// An attachment: what the payload asks for, and what the policy says of its URL.
             case attachment(Attachment, root: JSONValue)
+            /// Another SDK's media items (``Dialect``), each with what the policy says of its URL.
+            case media(MediaPlan, root: JSONValue)
         }
 
         struct Attachment: Sendable {
@@ -140,6 +144,12 @@ public struct ServiceExtension: Sendable {
 
     /// Reads `bytes` as far as it can without a download (see ``PreparedPayload``).
     public func prepare(_ bytes: [UInt8]) -> PreparedPayload {
+        guard let choice = policy.dialect else { return prepareBraze(bytes) }
+        return prepare(bytes, choice: choice)
+    }
+
+    /// Braze's reading of `bytes`: the pipeline's original stages 1 to 4.
+    func prepareBraze(_ bytes: [UInt8]) -> PreparedPayload {
         switch inspect(bytes) {
         case .decided(let outcome, let root):
             return PreparedPayload(bytes: bytes, stage: .decided(outcome, root: root))
@@ -160,18 +170,23 @@ public struct ServiceExtension: Sendable {
     public func process(_ prepared: PreparedPayload, arrivedAt arrival: ContinuousClock.Instant) async
         -> ProcessResult
     {
-        let (outcome, root) = await run(prepared, deadline: arrival + policy.budget)
+        if let dialect = prepared.dialect, !dialect.networkCalls.isEmpty {
+            return await processWithCalls(prepared, dialect: dialect, arrivedAt: arrival)
+        }
+        var (outcome, root) = await run(prepared, deadline: arrival + policy.budget)
+        if let dialect = prepared.dialect { outcome = Self.finish(outcome, dialect: dialect, root: root) }
         return emit(outcome, root: root, bytes: prepared.bytes, started: arrival)
     }
 
     /// The last stage: the elapsed time, the delivery event, the content extension, the mutated payload.
     @inline(never)
-    private func emit(_ outcome: Outcome, root: JSONValue?, bytes: [UInt8], started: ContinuousClock.Instant)
-        -> ProcessResult
-    {
+    func emit(
+        _ outcome: Outcome, root: JSONValue?, bytes: [UInt8], started: ContinuousClock.Instant,
+        displayedAt: ContinuousClock.Instant? = nil
+    ) -> ProcessResult {
         var outcome = outcome
         // To 0.01 ms, what a wall time means here (the JSON then reads 52.31, not 52.309871).
-        outcome.elapsedMilliseconds = Rounding.milliseconds((ContinuousClock.now - started).inMilliseconds)
+        outcome.elapsedMilliseconds = Rounding.milliseconds(((displayedAt ?? .now) - started).inMilliseconds)
         // Path A: the delivery event is recorded now and sent by the command after the verdicts.
         if let tracker, outcome.verdict != .rejected, !tracker.record(outcome, payload: root) {
             outcome.warnings.append(DeliveryTracker.missingBrazeIDWarning)
@@ -200,7 +215,7 @@ public struct ServiceExtension: Sendable {
         return ProcessResult(outcome: outcome, mutatedPayload: mutated)
     }
 
-    private func run(_ prepared: PreparedPayload, deadline: ContinuousClock.Instant) async -> (Outcome, JSONValue?) {
+    func run(_ prepared: PreparedPayload, deadline: ContinuousClock.Instant) async -> (Outcome, JSONValue?) {
         switch prepared.stage {
         case .decided(let outcome, let root):
             return (outcome, root)
@@ -215,6 +230,8 @@ public struct ServiceExtension: Sendable {
                     fileExtension: attachment.fileExtension, payloadBytes: prepared.bytes.count)
             }
             return (Self.describe(outcome, attachment), root)
+        case .media(let plan, let root):
+            return (await attach(plan, deadline: deadline, payloadBytes: prepared.bytes.count), root)
         }
     }
 
@@ -308,7 +325,9 @@ public struct ServiceExtension: Sendable {
     /// Stage 4, policy (App Transport Security and the class cap): the outcome when the URL cannot be
     /// fetched, or the URL and policy to fetch it with.
     @inline(never)
-    private func admit(_ reading: AttachmentURL, format: AttachmentFormat, payloadBytes: Int) -> Admission {
+    func admit(_ reading: AttachmentURL, format: AttachmentFormat, payloadBytes: Int, cap: Int64? = nil)
+        -> Admission
+    {
         func finish(_ verdict: Verdict, _ reason: ReasonCode, _ message: String, hint: String? = nil) -> Admission {
             .decided(
                 Outcome(verdict: verdict, reason: reason, message: message, hint: hint, payloadBytes: payloadBytes))
@@ -338,7 +357,7 @@ public struct ServiceExtension: Sendable {
         }
         var fetchPolicy = policy.fetch
         fetchPolicy.transportSecurity = policy.app?.transportSecurity
-        let cap = policy.maxBytes(for: format.attachmentClass)
+        let cap = cap ?? policy.maxBytes(for: format.attachmentClass)
         fetchPolicy.maxBytes = cap
         // The sniffer's bytes and the SHA-256 are kept as the body arrives: nothing is read back.
         fetchPolicy.keepsBodySummary = true
@@ -435,7 +454,7 @@ public struct ServiceExtension: Sendable {
 
     /// Downloads into a new temporary file, or links the run's shared download of the URL.
     @inline(never)
-    private func download(_ request: FetchRequest) async -> Result<(TemporaryFile?, FetchResult), FetchError> {
+    func download(_ request: FetchRequest) async -> Result<(TemporaryFile?, FetchResult), FetchError> {
         guard let store else {
             do throws(FetchError) {
                 return .success((nil, try await engine.fetch(request, writingTo: -1)))
@@ -468,7 +487,7 @@ public struct ServiceExtension: Sendable {
 
     /// Why an expired download could not make it under the fetch policy's network profile: the time
     /// the asset needs at that profile (sized by its declared Content-Length) and the largest that fits.
-    private func networkHint(_ details: FetchResult?, format: AttachmentFormat) -> String? {
+    func networkHint(_ details: FetchResult?, format: AttachmentFormat) -> String? {
         guard let profile = policy.fetch.network else { return nil }
         let secure = details.map { !$0.effectiveURL.lowercased().hasPrefix("http:") } ?? true
         guard let bytes = details?.contentLength, bytes > 0 else {
@@ -486,7 +505,7 @@ public struct ServiceExtension: Sendable {
     /// attachment from it. The phone then shows what iOS makes of those bytes: nearly always an HTML or
     /// JSON error page, which UNNotificationAttachment refuses (the plain notification shows); a server
     /// that answers 404 with a placeholder image gets that image shown, not the asset.
-    private func errorBodyOutcome(_ error: FetchError, format: AttachmentFormat, payloadBytes: Int) -> Outcome {
+    func errorBodyOutcome(_ error: FetchError, format: AttachmentFormat, payloadBytes: Int) -> Outcome {
         let status = error.details?.httpStatus ?? 0
         let bytes = error.details?.bytes ?? 0
         let suffix = format.extensions[0]
@@ -525,7 +544,7 @@ public struct ServiceExtension: Sendable {
     }
 
     @inline(never)
-    private func failure(_ error: FetchError, cap: Int64, format: AttachmentFormat, payloadBytes: Int) -> Outcome {
+    func failure(_ error: FetchError, cap: Int64, format: AttachmentFormat, payloadBytes: Int) -> Outcome {
         func make(_ verdict: Verdict, _ reason: ReasonCode, _ message: String? = nil) -> Outcome {
             Outcome(
                 verdict: verdict, reason: reason, message: message ?? error.message + ".", payloadBytes: payloadBytes)

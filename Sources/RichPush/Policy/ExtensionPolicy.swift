@@ -31,6 +31,10 @@ public struct ExtensionPolicy: Sendable {
     public var app: AppConfiguration?
     /// Key-value pairs the content extensions read from the payload.
     public var requiredKeys: [RequiredKey] = []
+    /// The SDK whose extension is emulated (`--sdk`); nil: Braze, and the outcomes say nothing of SDKs.
+    public var dialect: DialectChoice? = nil
+    /// Where the SDKs' own calls go, or how long they are modelled to take (`--sdk-endpoint`, `--sdk-latency`).
+    public var sdkCalls = SDKCallPolicy()
 
     public init() {}
 

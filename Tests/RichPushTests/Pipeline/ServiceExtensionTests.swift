@@ -36,7 +36,11 @@ import Testing
     func everySampleGetsItsExpectedVerdict(name: String) async throws {
         defer { cleanUp() }
         let expected = try #require(SamplePayloads.expectations.first { $0.name == name })
-        let result = await service.process(try SamplePayloads.bytes(name))
+        // Each sample names its SDK by its keys (Samples/expected.tsv): --sdk auto.
+        var policy = service.policy
+        policy.dialect = .auto
+        let result = await ServiceExtension(engine: engine, store: service.store, policy: policy).process(
+            try SamplePayloads.bytes(name))
         #expect(result.outcome.verdict.rawValue == expected.verdict, "\(result.outcome.summaryLine)")
         #expect(result.outcome.reason.rawValue == expected.reason, "\(result.outcome.summaryLine)")
         let left = leftFiles()

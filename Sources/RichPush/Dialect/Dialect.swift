@@ -1,0 +1,217 @@
+/// One push SDK's notification service extension, described as data: which keys it reads, which
+/// pushes it handles, how it names the file, what it delivers when it fails or runs out of time.
+///
+/// The one pipeline (``ServiceExtension``) interprets a dialect; adding an SDK is adding a value to
+/// ``Dialect/all`` and its tests. Braze (``Dialect/braze``) is the pipeline's original behaviour.
+/// The facts come from each SDK's public source (docs/dialects in the README, `DIALECTS.md`); a rule
+/// that is not stated anywhere is listed in ``inferred`` and every outcome of the dialect says so.
+///
+/// ```swift
+/// let dialect = Dialect.named("onesignal")      // nil for an unknown name
+/// print(dialect?.naming.summary ?? "")
+/// ```
+public struct Dialect: Sendable, Equatable {
+    /// The `--sdk` name: lower case, no spaces.
+    public var name: String
+    /// The SDK's own name, for messages (`OneSignal`).
+    public var title: String
+    /// Where the behaviour was read (repository, file, commit).
+    public var source: String
+    /// Where the media request lives in the payload.
+    public var media: MediaSource
+    /// Top-level keys (dotted paths) the extension needs before it does anything; without them the
+    /// push is shown as sent.
+    public var gate: [String] = []
+    /// Keys whose presence says the payload was written for this SDK (``DialectDetection``).
+    public var markers: [String]
+    /// How the extension picks the file's extension.
+    public var naming: NamingRule
+    /// The extensions the SDK accepts before handing the file to iOS; `nil`: no list.
+    public var allowList: [String]? = nil
+    /// Whether ``allowList`` is matched without lower-casing (OneSignal: `.JPG` is skipped).
+    public var allowListIsCaseSensitive = false
+    /// The SDK's own size check on the declared Content-Length, in bytes; `nil`: none.
+    public var maxContentLength: Int64? = nil
+    /// The download's timeout for the whole resource (Customer.io: 30 s); `nil`: the budget decides.
+    public var resourceTimeout: Duration? = nil
+    /// The most attachments the extension creates, and in what order.
+    public var attachments: AttachmentPolicy = .single
+    /// What the user sees when the media could not be attached.
+    public var onFailure: Delivery
+    /// What the user sees when the budget runs out.
+    public var onExpiry: Delivery
+    /// Content the extension changes in its best-attempt copy (buttons, category, badge), each when
+    /// the payload carries one of its keys.
+    public var bestAttemptChanges: [ContentChange] = []
+    /// Text the media payload overrides (Airship's `content`, notifee's title and body), as key paths.
+    public var textOverrides: TextOverrides? = nil
+    /// Network calls the extension makes besides the download.
+    public var networkCalls: [SDKCall] = []
+    /// Rules of this description that no source states (DIALECTS.md "Uncertain"): each outcome lists them.
+    public var inferred: [String] = []
+
+    /// How many attachments, and in what order iOS gets them.
+    public enum AttachmentPolicy: String, Sendable, Equatable {
+        /// One media item.
+        case single
+        /// Only the first element of a list (notifee).
+        case firstOnly = "first-only"
+        /// Every item, downloaded one after another; the order comes from a dictionary and is undefined (OneSignal).
+        case sequentialUnordered = "sequential, unordered"
+        /// Every item, downloaded at once, in completion order; one failure drops them all (Airship).
+        case concurrentAllOrNothing = "concurrent, completion order, all-or-nothing"
+
+        public var allowsSeveral: Bool { self == .sequentialUnordered || self == .concurrentAllOrNothing }
+    }
+
+    /// What reaches the screen when the extension gives up.
+    public enum Delivery: String, Sendable, Equatable, Codable {
+        /// The notification as sent (`request.content`).
+        case original
+        /// The SDK's mutable copy with its own changes (``bestAttemptChanges``), no media.
+        case bestAttempt = "best-attempt"
+        /// The content the SDK composed, when its image step had finished; otherwise the original (Customer.io).
+        case composedIfReady = "composed-if-ready"
+        /// Nothing: the extension never calls the content handler, and iOS shows the original after the budget.
+        case appMustHandle = "app-must-handle"
+    }
+
+    /// Where a media payload's text overrides are.
+    public struct TextOverrides: Sendable, Equatable {
+        public var title: [String]
+        public var subtitle: [String]?
+        public var body: [String]
+        /// Whether the overrides survive a failed download (Airship: no; notifee: yes, the copy carries them).
+        public var keptOnFailure: Bool
+    }
+}
+
+/// A change an SDK makes to the content it delivers, when the payload carries one of `keys`.
+public struct ContentChange: Sendable, Equatable {
+    public var what: String
+    /// Dotted key paths; any one present triggers the change.
+    public var keys: [String]
+
+    public init(_ what: String, keys: [String]) {
+        self.what = what
+        self.keys = keys
+    }
+}
+
+/// Where a dialect reads its media request.
+///
+/// A struct of plain fields rather than an enum with payloads: the catalogue is static, and its
+/// arrays stay visible to LeakSanitizer (an enum keeps its tag in a payload pointer's spare bits).
+public struct MediaSource: Sendable, Equatable {
+    public enum Kind: String, Sendable, Equatable {
+        /// Braze's `ab.att` (the pipeline's original reader, ``PayloadInspector``).
+        case braze
+        /// One string at a key path, with an optional declared type at another (and its default).
+        case url
+        /// The first of several key paths that holds a string URL (notifee: `ios.attachments[0].url`, then `image`).
+        case firstOf = "first-of"
+        /// A dictionary `{id: url}` at the first key path present (OneSignal's `att`, `os_data.att`).
+        case dictionary
+        /// Airship's `media_attachment`: `urls[{url,url_id}]`, else `url` as a string or an array.
+        case airship
+    }
+
+    public var kind: Kind
+    /// The key paths read, in order.
+    public var paths: [[String]]
+    /// Where the declared type or kind is, for ``Kind/url``.
+    public var typePath: [String]?
+    /// The declared type when the payload has none (Klaviyo: `jpg`).
+    public var defaultType: String?
+
+    public static let braze = MediaSource(
+        kind: .braze, paths: [["ab", "att", "url"]], typePath: ["ab", "att", "type"])
+
+    public static func url(path: [String], type: [String]? = nil, defaultType: String? = nil) -> MediaSource {
+        MediaSource(kind: .url, paths: [path], typePath: type, defaultType: defaultType)
+    }
+
+    public static func firstOf(_ paths: [[String]]) -> MediaSource { MediaSource(kind: .firstOf, paths: paths) }
+
+    public static func dictionary(_ paths: [[String]]) -> MediaSource { MediaSource(kind: .dictionary, paths: paths) }
+
+    public static func airship(_ path: [String]) -> MediaSource { MediaSource(kind: .airship, paths: [path]) }
+
+    /// The key paths, dotted, for `sdk list` and messages.
+    public var keys: [String] {
+        switch kind {
+        case .braze, .url:
+            return paths.map { $0.joined(separator: ".") } + (typePath.map { [$0.joined(separator: ".")] } ?? [])
+        case .firstOf, .dictionary: return paths.map { $0.joined(separator: ".") }
+        case .airship:
+            let base = paths.first?.joined(separator: ".") ?? ""
+            return [base + ".urls[].url", base + ".url"]
+        }
+    }
+}
+
+/// How an SDK picks the extension of the file it hands to `UNNotificationAttachment`.
+public enum NamingRule: Sendable, Equatable {
+    /// The declared type is the extension (Braze, Klaviyo).
+    case declaredType
+    /// A declared kind mapped to an extension (CleverTap's image/video/audio), else the MIME type
+    /// among a few, else nothing (`.`).
+    case declaredKind(map: [String: String], mimeFallback: [String: String])
+    /// Always the same extension (Expo's sample: `.jpg`).
+    case fixed(String)
+    /// `URLResponse.suggestedFilename`'s extension, else an `image/*` MIME subtype (`sanitised`:
+    /// a subtype containing `/` or `+` is refused, as Firebase does; notifee takes it raw), or nothing.
+    case suggestedFilename(imageSubtypeFallback: SubtypeFallback, nameRequired: Bool = false)
+    /// OneSignal: `?filename=` with a supported extension, else the MIME map, else the URL path
+    /// extension, else any query item with a supported extension.
+    case queryMIMEPath(mimeMap: [String: String])
+    /// Airship: the remote last path component if it ends with a known extension (no dot needed),
+    /// else a type hint from the MIME type, then from the bytes.
+    case pathSuffixThenHint(mimeMap: [String: String])
+    /// MoEngage 8.01.10: the Content-Type, else the URL path extension.
+    case mimeThenPath(mimeMap: [String: String])
+
+    public enum SubtypeFallback: String, Sendable, Equatable {
+        case none
+        /// The subtype, refused when it contains `/` (Firebase 12.19.0).
+        case sanitised
+        /// `image/` replaced by `.`, with no check (notifee).
+        case raw
+    }
+
+    /// One sentence for `sdk list`.
+    public var summary: String {
+        switch self {
+        case .declaredType: return "the declared type is the extension"
+        case .declaredKind: return "declared kind (image .jpg, video .mp4, audio .mp3), else Content-Type jpeg/png/gif"
+        case .fixed(let suffix): return "always .\(suffix)"
+        case .suggestedFilename(let fallback, let required):
+            var text = "URLResponse.suggestedFilename (Content-Disposition, else the URL's last path component)"
+            switch fallback {
+            case .none: break
+            case .sanitised: text += ", else the image/* subtype (refused if it contains '/')"
+            case .raw: text += ", else image/* with 'image/' replaced by '.' (unsanitised)"
+            }
+            return text + (required ? "; no name, no image" : "")
+        case .queryMIMEPath: return "?filename= → Content-Type map → URL path extension → any query item"
+        case .pathSuffixThenHint:
+            return "remote last path component if it ends with a known extension (no dot checked), else a type hint "
+                + "from Content-Type, then the bytes"
+        case .mimeThenPath: return "Content-Type, else the URL path extension"
+        }
+    }
+}
+
+/// A network call an SDK's extension makes besides the download.
+public struct SDKCall: Sendable, Equatable {
+    public var name: String
+    public var method: String
+    /// The path on the SDK's host, with `{id}` for the notification id.
+    public var path: String
+    /// Whether display waits for it (Customer.io's delivery metric).
+    public var blocksDisplay: Bool
+    /// The random delay before it, in seconds (OneSignal's receipt: 0 to 24).
+    public var jitterSeconds: Double = 0
+    /// What must be true for the call to happen.
+    public var condition: String
+}

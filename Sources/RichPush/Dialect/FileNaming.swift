@@ -1,0 +1,242 @@
+import Foundation
+
+/// What a download's response says, for an SDK to name the file from.
+public struct NamingInput: Sendable, Equatable {
+    /// The URL as the payload gives it (what `url.pathExtension` and the query are read from).
+    public var url: String
+    /// The response's URL, after redirects (what `suggestedFilename` reads).
+    public var responseURL: String
+    public var contentType: String?
+    public var contentDisposition: String?
+    /// The payload's declared type or kind (`ab.att.type`, `rich-media-type`, `ct_mediaType`), as written.
+    public var declared: String?
+    /// What the bytes are, for Airship's magic-byte hint.
+    public var sniffed: AttachmentFormat?
+
+    public init(
+        url: String, responseURL: String? = nil, contentType: String? = nil, contentDisposition: String? = nil,
+        declared: String? = nil, sniffed: AttachmentFormat? = nil
+    ) {
+        self.url = url
+        self.responseURL = responseURL ?? url
+        self.contentType = contentType
+        self.contentDisposition = contentDisposition
+        self.declared = declared
+        self.sniffed = sniffed
+    }
+}
+
+/// The file an SDK wrote for iOS: its name, the extension iOS reads, and which rule chose it.
+///
+/// JSON (the outcome's `sdk_file`): `{"name": "a1b2c3.png", "extension": "png", "rule": "content-type",
+/// "from": "Content-Type: image/png"}`; `skipped` says why the SDK made no attachment at all.
+public struct Naming: Sendable, Codable, Equatable {
+    /// The name the SDK gives the file (a random or temporary part shown as a short stand-in).
+    public var name: String?
+    /// The extension of ``name`` as written (case kept): what iOS maps to a type.
+    public var fileExtension: String?
+    /// Which rule decided: `declared-type`, `fixed`, `content-disposition`, `url-path`, `content-type`,
+    /// `query-filename`, `query-item`, `type-hint`, `none`.
+    public var rule: String
+    /// The value the rule read, for people.
+    public var from: String
+    /// The type hint the SDK passes to `UNNotificationAttachment` (Airship, notifee), a UTI.
+    public var typeHint: String?
+    /// Why the SDK created no attachment (no extension, outside its allow-list, no name).
+    public var skipped: String?
+
+    enum CodingKeys: String, CodingKey {
+        case name
+        case fileExtension = "extension"
+        case rule, from
+        case typeHint = "type_hint"
+        case skipped
+    }
+
+    public var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = []
+        if let name { members.append((CodingKeys.name.rawValue, .string(name))) }
+        if let fileExtension { members.append((CodingKeys.fileExtension.rawValue, .string(fileExtension))) }
+        members.append((CodingKeys.rule.rawValue, .string(rule)))
+        members.append((CodingKeys.from.rawValue, .string(from)))
+        if let typeHint { members.append((CodingKeys.typeHint.rawValue, .string(typeHint))) }
+        if let skipped { members.append((CodingKeys.skipped.rawValue, .string(skipped))) }
+        return .object(members)
+    }
+
+    /// The format iOS opens the file as: the one its extension names, else (inferred) the type hint's.
+    public var iosFormat: AttachmentFormat? {
+        if let fileExtension, let format = AttachmentFormat.forExtension(fileExtension) { return format }
+        if let typeHint { return AttachmentFormat.all.first { $0.uti == typeHint } }
+        return nil
+    }
+}
+
+extension Dialect {
+    /// How this SDK names the file for `input`; `stand` is the short stand-in for the SDK's random or
+    /// temporary name part.
+    public func name(_ input: NamingInput, stand: String = "tmp") -> Naming {
+        func named(_ suffix: String, rule: String, from: String, base: String? = nil) -> Naming {
+            Naming(name: (base ?? stand) + "." + suffix, fileExtension: suffix, rule: rule, from: from)
+        }
+        func none(_ why: String, from: String = "nothing") -> Naming {
+            Naming(name: nil, fileExtension: nil, rule: "none", from: from, skipped: why)
+        }
+        let mime = SuggestedFilename.bareMIME(input.contentType)
+        let mimeText = input.contentType.map { "Content-Type: \($0)" } ?? "no Content-Type"
+        switch naming {
+        case .declaredType:
+            guard let declared = input.declared, !declared.isEmpty else {
+                return none("\(title) appends the declared type, and there is none")
+            }
+            return named(declared, rule: "declared-type", from: "declared type '\(declared)'")
+        case .declaredKind(let map, let mimeFallback):
+            if let declared = input.declared, let suffix = map[declared] {
+                return named(suffix, rule: "declared-type", from: "declared kind '\(declared)'")
+            }
+            if let mime, let suffix = mimeFallback[mime] {
+                return named(suffix, rule: "content-type", from: mimeText)
+            }
+            // CleverTap then appends "." and nothing: a file iOS cannot type.
+            return Naming(
+                name: stand + ".", fileExtension: nil, rule: "none", from: mimeText,
+                skipped: "\(title) found no extension for kind '\(input.declared ?? "")' and \(mimeText), and names "
+                    + "the file '\(stand).'")
+        case .fixed(let suffix):
+            return named(suffix, rule: "fixed", from: "its fixed rule (every file is .\(suffix))")
+        case .suggestedFilename(let fallback, let required):
+            let suggested = SuggestedFilename.of(
+                url: input.responseURL, contentType: input.contentType, contentDisposition: input.contentDisposition)
+            let source = suggested.source.hasPrefix("Content-Disposition") ? "content-disposition" : "url-path"
+            let base: String = name == "customerio" ? stand + "_" + suggested.name : stand + "-" + suggested.name
+            if let suffix = SuggestedFilename.pathExtension(suggested.name) {
+                var naming = Naming(
+                    name: name == "firebase" || name == "notifee" ? stand + "." + suffix : base,
+                    fileExtension: suffix, rule: source,
+                    from: "suggestedFilename '\(suggested.name)' (\(suggested.source))")
+                if suggested.source.contains("from Content-Type") { naming.rule = "content-type" }
+                return naming
+            }
+            if required && suggested.name == "unknown" {
+                return none("\(title) drops the image without a suggested filename")
+            }
+            if let mime, mime.hasPrefix("image/") {
+                let subtype = String(mime.dropFirst("image/".count))
+                switch fallback {
+                case .none: break
+                case .sanitised:
+                    if !subtype.contains("/") && !subtype.isEmpty {
+                        return named(subtype, rule: "content-type", from: mimeText)
+                    }
+                case .raw:
+                    var naming = named(subtype, rule: "content-type", from: mimeText + " ('image/' replaced by '.')")
+                    if subtype.contains("/") {
+                        naming.skipped =
+                            "\(title) appends the subtype '\(subtype)' unsanitised, and its '/' makes a path, not a "
+                            + "name: the file lands outside its folder or nowhere, and no attachment is made"
+                    }
+                    return naming
+                }
+            }
+            return Naming(
+                name: name == "firebase" || name == "notifee" ? stand : base, fileExtension: nil, rule: "none",
+                from: "suggestedFilename '\(suggested.name)', \(mimeText)",
+                skipped: "the name '\(suggested.name)' has no extension, so iOS cannot type the file")
+        case .queryMIMEPath(let mimeMap):
+            return oneSignalName(input, mime: mime, mimeText: mimeText, map: mimeMap, stand: stand)
+        case .pathSuffixThenHint:
+            let component = SuggestedFilename.lastPathComponent(input.url) ?? ""
+            let lower = component.lowercased()
+            if let matched = (allowList ?? []).first(where: { lower.hasSuffix($0) }) {
+                let written = SuggestedFilename.pathExtension(component)
+                return Naming(
+                    name: stand + "-" + component, fileExtension: written, rule: "url-path",
+                    from: "the URL's last path component '\(component)' ends with '\(matched)'",
+                    skipped: written == nil
+                        ? "'\(component)' ends with '\(matched)' but has no dot: Airship sets no type hint, and iOS "
+                            + "finds no extension" : nil)
+            }
+            let hint = mime.flatMap(AttachmentFormat.forMIME) ?? input.sniffed
+            let from = mime.flatMap(AttachmentFormat.forMIME) != nil ? mimeText : "the bytes (magic numbers)"
+            var naming = Naming(
+                name: stand + "-" + component, fileExtension: SuggestedFilename.pathExtension(component),
+                rule: hint == nil ? "none" : "type-hint", from: from, typeHint: hint?.uti)
+            if hint == nil { naming.skipped = "no known extension, Content-Type or magic number" }
+            return naming
+        case .mimeThenPath:
+            if let mime, let format = AttachmentFormat.forMIME(mime) {
+                return named(format.extensions[0], rule: "content-type", from: mimeText)
+            }
+            if let suffix = SuggestedFilename.lastPathComponent(input.url).flatMap(SuggestedFilename.pathExtension) {
+                return named(suffix, rule: "url-path", from: "the URL's path extension '.\(suffix)'")
+            }
+            return none("no Content-Type \(title) knows and no URL extension", from: mimeText)
+        }
+    }
+
+    /// Whether this SDK's allow-list takes `suffix` (always, without a list).
+    public func accepts(_ suffix: String) -> Bool {
+        guard let allowList else { return true }
+        return allowList.contains(allowListIsCaseSensitive ? suffix : suffix.lowercased())
+    }
+
+    /// OneSignal's `supportedFileExtension` chain (read): `?filename=` with a supported extension, the
+    /// MIME map, the URL's path extension (case-sensitive), any query item with a supported extension.
+    private func oneSignalName(
+        _ input: NamingInput, mime: String?, mimeText: String, map: [String: String], stand: String
+    )
+        -> Naming
+    {
+        let query = URLQuery.items(of: input.url)
+        func supported(_ text: String) -> String? {
+            guard let suffix = SuggestedFilename.pathExtension(text), accepts(suffix) else { return nil }
+            return suffix
+        }
+        if let filename = query.first(where: { $0.name == "filename" })?.value, let suffix = supported(filename) {
+            return Naming(
+                name: stand + "." + suffix, fileExtension: suffix, rule: "query-filename", from: "?filename=\(filename)"
+            )
+        }
+        if let mime, let suffix = map[mime] {
+            return Naming(name: stand + "." + suffix, fileExtension: suffix, rule: "content-type", from: mimeText)
+        }
+        let component = SuggestedFilename.lastPathComponent(input.url) ?? ""
+        if let suffix = supported(component) {
+            return Naming(
+                name: stand + "." + suffix, fileExtension: suffix, rule: "url-path",
+                from: "the URL's path extension '.\(suffix)'")
+        }
+        for item in query {
+            if let value = item.value, let suffix = supported(value) {
+                return Naming(
+                    name: stand + "." + suffix, fileExtension: suffix, rule: "query-item",
+                    from: "?\(item.name)=\(value)")
+            }
+        }
+        let pathSuffix = SuggestedFilename.pathExtension(component)
+        let caseNote =
+            pathSuffix.map { suffix in
+                accepts(suffix.lowercased()) && !accepts(suffix)
+                    ? " ('.\(suffix)' is on its list only in lower case: OneSignal matches case-sensitively)" : ""
+            } ?? ""
+        return Naming(
+            name: nil, fileExtension: nil, rule: "none", from: mimeText,
+            skipped: "OneSignal found no supported extension in ?filename=, \(mimeText), the URL path or the query"
+                + caseNote + "; it skips the attachment")
+    }
+}
+
+/// A URL's query items, as `URLComponents.queryItems` reads them (percent-decoded).
+enum URLQuery {
+    static func items(of url: String) -> [(name: String, value: String?)] {
+        guard let question = url.firstIndex(of: "?") else { return [] }
+        var query = url[url.index(after: question)...]
+        if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
+        return query.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
+            let value = parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? String(parts[1])) : nil
+            return (name, value)
+        }
+    }
+}

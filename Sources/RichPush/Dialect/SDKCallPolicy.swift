@@ -1,0 +1,78 @@
+import Foundation
+
+/// Where an SDK's own network calls go (OneSignal's receipt, Customer.io's delivery metric), and how
+/// long they take when they go nowhere.
+///
+/// They go only to an endpoint the user names (`--sdk-endpoint URL`), never to a vendor's host:
+/// without one, each call's time is modelled as ``latency`` and its report says `modelled`.
+public struct SDKCallPolicy: Sendable, Equatable {
+    /// The base URL every SDK call goes to (`--sdk-endpoint`, `richpush serve` answers them); nil: modelled.
+    public var endpoint: String?
+    /// A call's round trip when there is no endpoint (`--sdk-latency`).
+    public var latency: Duration = .milliseconds(200)
+    /// OneSignal's App Group receipt flag (`OSUD_RECEIVE_RECEIPTS_ENABLED`, `--sdk-receipts`): off, as richpush
+    /// cannot know an app's setting (an inferred default).
+    public var receipts = false
+    /// The largest receipt jitter (OneSignal: 24 s); tests shorten it.
+    public var maxJitter: Duration = .seconds(24)
+
+    public init() {}
+
+    /// The endpoint's URL with a call's path appended to its path; its query (a mock server's faults) kept.
+    ///
+    /// ```swift
+    /// SDKCallPolicy.url(endpoint: "http://127.0.0.1:8080/?delay=500", path: "/v1/track")
+    /// // "http://127.0.0.1:8080/v1/track?delay=500"
+    /// ```
+    public static func url(endpoint: String, path: String) -> String {
+        guard var components = URLComponents(string: endpoint) else { return endpoint + path }
+        let base = components.percentEncodedPath
+        components.percentEncodedPath = (base.hasSuffix("/") ? String(base.dropLast()) : base) + path
+        return components.string ?? endpoint + path
+    }
+}
+
+/// One SDK call as the outcome reports it (JSON, each element of `sdk_calls`): `{"name": "delivery metric",
+/// "method": "POST", "url": "http://127.0.0.1:8080/v1/track", "modelled": false, "status": 200,
+/// "latency_ms": 12.5, "blocks_display": true}`.
+public struct SDKCallReport: Sendable, Codable, Equatable {
+    public var name: String
+    public var method: String
+    /// The URL requested; nil when the call was modelled.
+    public var url: String?
+    /// True when no endpoint was given and the time is ``SDKCallPolicy/latency``.
+    public var modelled: Bool
+    /// The endpoint's HTTP status, when it answered.
+    public var status: Int?
+    public var latencyMilliseconds: Double
+    /// The random delay before the call (OneSignal's receipt), in milliseconds.
+    public var jitterMilliseconds: Double?
+    /// Whether display waited for it.
+    public var blocksDisplay: Bool
+    /// Why the call got no answer.
+    public var error: String?
+
+    enum CodingKeys: String, CodingKey {
+        case name, method, url, modelled, status
+        case latencyMilliseconds = "latency_ms"
+        case jitterMilliseconds = "jitter_ms"
+        case blocksDisplay = "blocks_display"
+        case error
+    }
+
+    public var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("name", .string(name)), ("method", .string(method)),
+        ]
+        if let url { members.append(("url", .string(url))) }
+        members.append(("modelled", .bool(modelled)))
+        if let status { members.append(("status", .number(String(status)))) }
+        members.append(("latency_ms", .number(String(Rounding.milliseconds(latencyMilliseconds)))))
+        if let jitterMilliseconds {
+            members.append(("jitter_ms", .number(String(Rounding.milliseconds(jitterMilliseconds)))))
+        }
+        members.append(("blocks_display", .bool(blocksDisplay)))
+        if let error { members.append(("error", .string(error))) }
+        return .object(members)
+    }
+}
