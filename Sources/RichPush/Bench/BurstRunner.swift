@@ -30,6 +30,10 @@ public struct BurstRunner: Sendable {
     public var networks: NetworkAssignment
     /// How often progress is reported while nothing finishes.
     public var progressInterval: Duration = .milliseconds(250)
+    /// How long after the shared start (`--start-at`) this run began: the report's offsets and timeline
+    /// count from the shared start, so the shards' timelines line up there. Latency counts from each
+    /// device's own arrival and is not changed by it.
+    public var lateness: Duration = .zero
 
     public init(
         service: ServiceExtension, payload: [UInt8], schedule: ArrivalSchedule, indices: [Int], concurrency: Int,
@@ -118,6 +122,7 @@ public struct BurstRunner: Sendable {
                 admission: admission), observer: progress)
         let deliveries = networks.prepared(payload)
         let interval = progressInterval
+        let origin = began - max(.zero, lateness)
         // The clock: progress at least every `interval`, whether or not devices finish.
         let ticker = Task {
             while !Task.isCancelled {
@@ -129,7 +134,7 @@ public struct BurstRunner: Sendable {
         await withDiscardingTaskGroup { group in
             for _ in 0..<min(concurrency, admission.plan.count) {
                 group.addTask {
-                    await Self.slot(shared: shared, deliveries: deliveries, began: began)
+                    await Self.slot(shared: shared, deliveries: deliveries, began: began, origin: origin)
                 }
             }
             // Devices still running end within their own budget (each has its deadline), so the run
@@ -152,9 +157,10 @@ public struct BurstRunner: Sendable {
 
     /// One concurrency slot: claims the next device, waits for its arrival, runs it, and again, until
     /// the admission has nothing more (or the run is cancelled).
-    private static func slot(shared: Guarded, deliveries: NetworkAssignment.Deliveries, began: ContinuousClock.Instant)
-        async
-    {
+    private static func slot(
+        shared: Guarded, deliveries: NetworkAssignment.Deliveries, began: ContinuousClock.Instant,
+        origin: ContinuousClock.Instant
+    ) async {
         while !Task.isCancelled {
             let claim = shared.withLock { $0.admission.claim(now: .now - began) }
             guard case .device(let entry, let heldBack, let free) = claim else { return }
@@ -166,15 +172,15 @@ public struct BurstRunner: Sendable {
                 guard let inFlight = state.admission.launch(now: startedAt - began) else { return false }
                 state.progress.started = state.admission.started
                 state.progress.maxInFlight = state.admission.maxInFlight
-                state.report.notePeakInFlight(inFlight, at: startedAt - began)
+                state.report.notePeakInFlight(inFlight, at: startedAt - origin)
                 return true
             }
             guard launched else { return }
             let (service, prepared, network) = deliveries.device(entry.index)
             let result = await service.process(prepared, arrivedAt: arrival)
             finish(
-                result.outcome, shared: shared, began: began, scheduled: entry.offset, free: began + free,
-                startedAt: startedAt, heldBack: heldBack, network: network)
+                result.outcome, shared: shared, began: began, origin: origin, scheduled: entry.offset,
+                free: began + free, startedAt: startedAt, heldBack: heldBack, network: network)
         }
     }
 
@@ -182,17 +188,21 @@ public struct BurstRunner: Sendable {
     /// frame holds none of this while the download runs.
     @inline(never)
     private static func finish(
-        _ outcome: Outcome, shared: Guarded, began: ContinuousClock.Instant, scheduled: Duration,
-        free: ContinuousClock.Instant, startedAt: ContinuousClock.Instant, heldBack: Bool, network: String?
+        _ outcome: Outcome, shared: Guarded, began: ContinuousClock.Instant, origin: ContinuousClock.Instant,
+        scheduled: Duration, free: ContinuousClock.Instant, startedAt: ContinuousClock.Instant, heldBack: Bool,
+        network: String?
     ) {
-        let ended = ContinuousClock.now - began
+        let now = ContinuousClock.now
+        let ended = now - began
         let timings = outcome.download?.timings
         let started = startedAt - began
+        // The report's offsets count from the origin: the shared start, or this run's own.
+        let shift = began - origin
         var device = DeviceResult(
             verdict: outcome.verdict, reason: outcome.reason, message: outcome.message,
             status: outcome.download?.status ?? 0, bytes: outcome.download?.bytes ?? 0,
             dns: timings?.dns, connect: timings?.connect, tls: timings?.tls, firstByte: timings?.firstByte,
-            download: timings?.total, scheduled: scheduled, started: started, ended: ended,
+            download: timings?.total, scheduled: scheduled + shift, started: started + shift, ended: ended + shift,
             heldBack: heldBack && started - scheduled > .milliseconds(1),
             schedulingLag: max(.zero, startedAt - free), network: network)
         device.contentExtension = outcome.contentExtension?.outcome
