@@ -19,6 +19,10 @@ enum BenchCommand {
             device's scheduled arrival (open loop), so a saturated client or server shows as latency; if the
             client's own --concurrency cap started devices late, the report says so.
 
+            --start-at TIME makes every shard (--shard I/N, on as many machines) wait for one moment on
+            its wall clock, so pods started seconds apart still send one burst; each report records how
+            late its shard began and on which clock, and 'richpush report merge' lines the shards up there.
+
             Before the burst, one trial download checks the target: a TLS trust failure (pass --cacert), an
             unknown host or a refused connection stops the run at once (exit 69) instead of failing every device.
 

@@ -15,9 +15,9 @@ public struct WallTime: Sendable, Equatable, Comparable, Hashable {
 
     public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
 
-    /// The earliest and latest years read: past 9999 RFC 3339 has no four-digit year, and a time
-    /// before 1970 is no start time.
-    static let years = 1970...9999
+    /// The earliest and latest years read: a time before 1970 is no start time, and nanoseconds since
+    /// the epoch fit an Int64 until 2262.
+    static let years = 1970...2261
 
     /// Reads RFC 3339 or epoch seconds; anything else is an `invalid-value` of `--start-at` with an example.
     public init(parsing text: String) throws(ConfigurationError) {
@@ -30,7 +30,7 @@ public struct WallTime: Sendable, Equatable, Comparable, Hashable {
             if trimmed.allSatisfy({ $0.isNumber || $0 == "." }) && !trimmed.isEmpty {
                 throw .invalid(
                     .startAt,
-                    "takes seconds since the epoch (10 digits today, such as 1796148000) or RFC 3339; "
+                    "takes seconds since the epoch (10 digits, such as 1796148000) or RFC 3339; "
                         + "'\(text.escapingControlCharacters)' is not one (milliseconds? divide by 1000)")
             }
             throw .invalid(
@@ -75,7 +75,7 @@ public struct WallTime: Sendable, Equatable, Comparable, Hashable {
     /// `1796148000` or `1796148000.25`: digits, an optional fraction of up to 9 digits.
     private static func epoch(_ text: String) -> Int64? {
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let whole = parts.first, !whole.isEmpty, whole.count <= 11, whole.allSatisfy(\.isASCIIDigit),
+        guard let whole = parts.first, !whole.isEmpty, whole.count <= 10, whole.allSatisfy(\.isASCIIDigit),
             let seconds = Int64(whole)
         else { return nil }
         var nanos: Int64 = 0
@@ -83,9 +83,11 @@ public struct WallTime: Sendable, Equatable, Comparable, Hashable {
             guard let digits = fractionNanoseconds(parts[1]) else { return nil }
             nanos = digits
         }
-        // 11 digits is the year 5138: the window check refuses it with the numbers, a 13-digit
-        // millisecond count is not a time at all.
-        return seconds * 1_000_000_000 + nanos
+        // 10 digits reach the year 2286, within Int64 nanoseconds; the window check refuses a far one
+        // with the numbers, and a 13-digit millisecond count is not a time at all.
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (sum, carry) = scaled.addingReportingOverflow(nanos)
+        return overflow || carry ? nil : sum
     }
 
     /// The nanoseconds of 1 to 9 fraction digits (more digits are cut, as nothing measures them).

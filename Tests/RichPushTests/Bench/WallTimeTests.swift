@@ -23,6 +23,9 @@ import Testing
         #expect(time.rfc3339 == "2026-12-01T18:00:00.250Z")
         #expect(try WallTime(parsing: "1796148000.5").rfc3339 == "2026-12-01T18:00:00.500Z")
         #expect(try WallTime(parsing: "0.000000001").nanoseconds == 1)
+        // The largest values read stay inside Int64 nanoseconds.
+        #expect(try WallTime(parsing: "9000000000.999999999").nanoseconds == 9_000_000_000_999_999_999)
+        #expect(try WallTime(parsing: "2261-12-31T23:59:59.999Z").rfc3339 == "2261-12-31T23:59:59.999Z")
         // Leap days and the ends of months and years come back as written.
         for text in ["2028-02-29T23:59:59.999Z", "2026-12-31T23:59:59.000Z", "1970-01-01T00:00:00.000Z"] {
             #expect(try WallTime(parsing: text).rfc3339 == text)
@@ -37,6 +40,7 @@ import Testing
         "", "now", "2026-12-01", "2026-12-01T18:00:00", "2026-13-01T18:00:00Z", "2026-02-29T18:00:00Z",
         "2026-12-01T24:00:00Z", "2026-12-01T18:60:00Z", "2026-12-01T18:00:00+1:00", "2026-12-01T18:00:00.Z",
         "2026-12-01T18:00:00Zjunk", "1969-12-31T23:59:59Z", "-5", "1e9", "+30", "12:00", "2026-12-01T18:00:00+24:00",
+        "9999-12-31T23:59:59Z", "2262-04-12T00:00:00Z", "99999999999", "9999999999", "17961480000000000000000",
     ])
     func refusesWhatIsNoTime(_ text: String) {
         let error = setupError { _ = try WallTime(parsing: text) }
