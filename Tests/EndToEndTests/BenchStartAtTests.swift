@@ -61,6 +61,8 @@ import Testing
         // One burst: every arrival of the three shards in the first second after the shared start.
         #expect(report.timeline.first?.arrivals == 30, "\(report.timeline.map(\.arrivals))")
         #expect(merged.stderr.contains("Start: --start-at \(start.rfc3339); 3 shards began"), "\(merged.stderr)")
+        let html = try String(contentsOfFile: folder + "/merged.html", encoding: .utf8)
+        #expect(html.contains("Start: --start-at \(start.rfc3339); 3 shards began"))
         let problems = JSONSchemaCheck.violations(
             of: try JSONSerialization.jsonObject(with: Data(merged.stdout.utf8)),
             against: try BenchCommandTests.schema())

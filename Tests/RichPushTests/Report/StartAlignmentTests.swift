@@ -114,6 +114,7 @@ import Testing
             BenchSummary.text(merged.value).contains(
                 "Start: --start-at 2026-12-01T18:00:00.000Z; 3 shards began 70.0 to 210.0 ms late (spread 140.0 ms; "
                     + "CLOCK_REALTIME, synchronized, max error 16.0 ms)."))
+        #expect(HTMLReport.render(merged.value).contains("Start: --start-at 2026-12-01T18:00:00.000Z; 3 shards began"))
         // A start record naming a shard the run does not have is damage, not a start.
         var damaged = try String(contentsOfFile: files[0], encoding: .utf8)
         damaged = damaged.replacingOccurrences(of: "\"shard\" : 1", with: "\"shard\" : 9")
