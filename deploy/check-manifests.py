@@ -118,6 +118,13 @@ def check(found):
                             "defined nowhere")
                     else:
                         environment[variable["name"]] = [reference["name"], reference["key"]]
+            script = " ".join(container.get("command", []) + container.get("args", []))
+            completions = document.get("spec", {}).get("completions") if kind == "Job" else None
+            marker = "--shard $((JOB_COMPLETION_INDEX + 1))/"
+            if completions is not None and marker in script:
+                count = script.split(marker, 1)[1].split()[0]
+                if count != str(completions):
+                    problems.append(f"{label} runs --shard I/{count}, but its Job has {completions} completions")
             if not container.get("command"):
                 problems.append(f"{label} names no command (a FROM scratch image has no default)")
             commands.append({

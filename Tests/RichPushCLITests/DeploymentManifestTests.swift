@@ -73,6 +73,8 @@ import Testing
                 text = text.replacingOccurrences(of: "completionMode: Indexed", with: "completionMode: NonIndexed")
                 text = text.replacingOccurrences(of: "restartPolicy: Never", with: "restartPolicy: Always")
                 text = text.replacingOccurrences(of: "key: START_AT", with: "key: START")
+                text = text.replacingOccurrences(of: "completions: 20", with: "completions: 10")
+                text = text.replacingOccurrences(of: "parallelism: 20", with: "parallelism: 10")
             }
             try text.write(toFile: folder + "/" + name, atomically: false, encoding: .utf8)
         }
@@ -80,6 +82,7 @@ import Testing
         #expect(broken.status == 1)
         for expected in [
             "is not an Indexed Job", "need restartPolicy Never", "reads richpush-run/START, defined nowhere",
+            "runs --shard I/20, but its Job has 10 completions",
         ] {
             #expect(broken.err.contains(expected), "\(broken.err)")
         }
