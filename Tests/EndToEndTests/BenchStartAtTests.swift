@@ -69,6 +69,25 @@ import Testing
         #expect(problems.isEmpty, "\(problems.prefix(5))")
     }
 
+    /// Ctrl-C while a shard waits for its start ends it at once (exit 130): no device runs, and the
+    /// report says every device was not started.
+    @Test func anInterruptedWaitRunsNoDevice() async throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let start = WallClock.read().time + .seconds(600)
+        let running = try RichPushBinary.start(
+            [
+                "bench", "--serve", Fixtures.assets, "--devices", "4", "--start-at", start.rfc3339, "--json",
+                folder + "/r.json", "--no-progress",
+            ], directory: Fixtures.root)
+        try await Task.sleep(for: .seconds(2))
+        running.signal(SIGINT)
+        let run = await running.wait()
+        #expect(run.status == 130, "\(run.stderr)")
+        let report = try BenchReport.read(try Data(contentsOf: URL(fileURLWithPath: folder + "/r.json")))
+        #expect(report.devices == 0 && report.notStarted == 4)
+    }
+
     /// A start a day and more ahead, or minutes past, is refused with the clock's reading (exit 64)
     /// before the server starts or a report opens.
     @Test func aStartOutsideItsWindowIsAUsageError() async throws {
