@@ -25,13 +25,25 @@ public struct StartAlignment: Sendable {
     /// few milliseconds).
     public static let spreadLimit: Duration = .milliseconds(100)
 
-    private var inputs: [(file: String, start: BenchReport.Start?)] = []
+    private var inputs: [(file: String, start: BenchReport.Start?, durationSeconds: Double)] = []
 
     public init() {}
 
-    /// Notes one input's start record (nil: a report of an older version, which records none).
-    public mutating func admit(file: String, start: BenchReport.Start?) {
-        inputs.append((file, start))
+    /// Notes one input's start record (nil: a report of an older version, which records none) and its
+    /// own wall time.
+    public mutating func admit(file: String, start: BenchReport.Start?, durationSeconds: Double = 0) {
+        inputs.append((file, start, durationSeconds))
+    }
+
+    /// The merged run's wall time when every input counts from one shared start: from that start to
+    /// the end of the shard that ended last (its lateness plus its own duration); nil otherwise, when
+    /// the longest shard's duration stands.
+    public var sharedDurationSeconds: Double? {
+        guard let at = inputs.first?.start?.at, inputs.allSatisfy({ $0.start?.at == at }) else { return nil }
+        return inputs.map { input in
+            let lateness = input.start?.shards.compactMap(\.latenessMilliseconds).max() ?? 0
+            return max(0, lateness) / 1000 + input.durationSeconds
+        }.max()
     }
 
     /// The warnings, in a stable order.

@@ -97,6 +97,7 @@ import Testing
         for shard in 1...3 {
             var report = BenchReport(target: target, config: config, shards: [shard])
             report.start = start(shard, late: .milliseconds(Int64(shard) * 70))
+            report.durationSeconds = shard == 1 ? 2 : 1
             report.finalize()
             let path = folder + "/shard-\(shard).json"
             try report.json().write(toFile: path, atomically: false, encoding: .utf8)
@@ -104,6 +105,9 @@ import Testing
         }
         let merged = try ReportMerge(files: files, htmlPath: nil, thresholds: []).benchReport()
         #expect(merged.value.start?.at == "2026-12-01T18:00:00.000Z")
+        // From the shared start to the last end: shard 1 ran 2 s from 0.07 s, the others 1 s from 0.14 and
+        // 0.21 s (the longest shard alone would say 2 s).
+        #expect(merged.value.durationSeconds == 2.07)
         #expect(merged.value.start?.shards.map(\.shard) == [1, 2, 3])
         #expect(merged.value.start?.shards.map(\.latenessMilliseconds) == [70, 140, 210])
         // 210 - 70 = 140 ms apart: over the limit.
