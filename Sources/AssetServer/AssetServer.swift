@@ -57,14 +57,18 @@ final class ServerState: Sendable {
     let usersTrack: UsersTrackService?
     /// The request-head deadlines of every connection.
     let heads: HeadWatch
+    /// The emulated CDN edge in front of the folder, in edge mode.
+    let edge: EdgeCache?
     private let stopping = Atomic<Bool>(false)
     private let requestCounter = Atomic<Int>(0)
 
     init(
         root: String, rootDescriptor: Int32, suspensions: Suspensions, heads: HeadWatch,
-        accessLog: (@Sendable (AccessLogEntry) -> Void)?, usersTrack: UsersTrackService? = nil
+        accessLog: (@Sendable (AccessLogEntry) -> Void)?, usersTrack: UsersTrackService? = nil,
+        edge: EdgeOptions? = nil
     ) {
         self.heads = heads
+        self.edge = edge.map(EdgeCache.init)
         self.usersTrack = usersTrack
         self.root = root
         self.rootDescriptor = rootDescriptor
@@ -143,7 +147,7 @@ public final class AssetServer: Sendable {
         httpsPort: UInt16 = 0, connectionLimit: Int = 4096, perAddressLimit: Int? = nil, threads: Int? = nil,
         headTimeout: Duration = AssetServer.defaultHeadTimeout, idleTimeout: Duration = .seconds(30),
         accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil,
-        usersTrack: UsersTrackOptions? = nil
+        usersTrack: UsersTrackOptions? = nil, edge: EdgeOptions? = nil
     ) throws(AssetServerError) {
         let trackService = try usersTrack.map { options throws(AssetServerError) in try UsersTrackService(options) }
         var isDirectory: ObjCBool = false
@@ -170,7 +174,7 @@ public final class AssetServer: Sendable {
         let heads = HeadWatch(firstHead: max(.milliseconds(100), headTimeout), nextHead: max(.seconds(1), idleTimeout))
         state = ServerState(
             root: canonicalRoot, rootDescriptor: rootDescriptor, suspensions: suspensions, heads: heads,
-            accessLog: accessLog, usersTrack: trackService)
+            accessLog: accessLog, usersTrack: trackService, edge: edge)
         self.host = host
         let listeners = tls == nil ? 1 : 2
         let limit = Self.fittingLimit(connectionLimit, listeners: listeners)
@@ -253,6 +257,9 @@ public final class AssetServer: Sendable {
         defer { server.stop() }
         return try await body(server)
     }
+
+    /// The emulated edge's hits and misses so far (edge mode); nil without one.
+    public var edgeCounts: (hits: Int, misses: Int)? { state.edge?.counts }
 
     /// Stops both listeners, ending waiting faults at once, and waits for every server thread. Idempotent.
     public func stop() {

@@ -74,6 +74,16 @@ func handleRequest(
         if let delay = record.plan?.delayMilliseconds, delay > 0 {
             record.delayUntil = .now + .milliseconds(delay)
         }
+        // The emulated edge: a miss (or a request collapsed into a fill) is answered once the fill is done.
+        if let edge = state.edge, path != "/" {
+            let lookup = edge.lookup(record.rawTarget)
+            record.edgeHeaders = edge.headers(lookup)
+            let ready: ContinuousClock.Instant
+            switch lookup {
+            case .hit(let moment, _), .miss(let moment): ready = moment
+            }
+            if ready > .now { record.delayUntil = max(record.delayUntil ?? ready, ready) }
+        }
     }
     guard let plan = record.plan else { return .NO }
     if let until = record.delayUntil {
@@ -133,7 +143,12 @@ private func serve(
     }
     defer { MHD_destroy_response(response) }
     MHD_add_response_header(response, "Content-Type", plan.contentType ?? MediaTypes.contentType(forPath: path))
-    MHD_add_response_header(response, "Cache-Control", "no-store")
+    if record.edgeHeaders.isEmpty {
+        MHD_add_response_header(response, "Cache-Control", "no-store")
+    } else {
+        MHD_add_response_header(response, "Cache-Control", "public, max-age=86400")
+        for (name, value) in record.edgeHeaders { MHD_add_response_header(response, name, value) }
+    }
     if plan.gzip { MHD_add_response_header(response, "Content-Encoding", "gzip") }
     let status = plan.status ?? 200
     record.status = status

@@ -16,6 +16,8 @@ final class RequestRecord: @unchecked Sendable {
     var plan: FaultPlan?
     /// When a `delay=` fault ends; nil when none was asked or it has been served.
     var delayUntil: ContinuousClock.Instant?
+    /// The emulated edge's headers for this answer (`Cache-Status`, `Age`), in edge mode.
+    var edgeHeaders: [(String, String)] = []
     /// The status queued, if any.
     var status: Int?
     /// Body bytes of a response built in memory (streamed bodies count in ``body``).

@@ -78,6 +78,7 @@ extension ActiveTransfer {
             capturedHeaders: captured)
         outcome.wireBytes = off(CURLINFO_SIZE_DOWNLOAD_T)
         outcome.httpVersion = Self.versionName(long(CURLINFO_HTTP_VERSION))
+        outcome.connectionsMade = long(CURLINFO_NUM_CONNECTS)
         if failure == .tlsFailed {
             outcome.tls = TLSDiagnosis.of(
                 code: code, verifyResult: long(CURLINFO_SSL_VERIFYRESULT), report: sink.tls,

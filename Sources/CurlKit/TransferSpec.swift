@@ -147,6 +147,8 @@ public struct TransferOutcome: Sendable {
     public var wireBytes: Int64 = 0
     /// The HTTP version the last response came over: "1.0", "1.1", "2", "3", or "" when none arrived.
     public var httpVersion = ""
+    /// New connections libcurl opened for the transfer (CURLINFO_NUM_CONNECTS): 0 when it reused one.
+    public var connectionsMade = 0
     /// Microseconds from start to: name resolved, TCP connected, TLS done, first byte, end.
     public var dnsMicros: Int64, connectMicros: Int64, tlsMicros: Int64, firstByteMicros: Int64, totalMicros: Int64
     /// Microseconds between submission to the loop and the transfer's start on it.

@@ -10,7 +10,7 @@ enum BenchCommand {
         about: """
             Reproduce a campaign's burst at the asset host and report the share of devices that would show the image.
 
-            Usage: richpush bench (--payload FILE | --url URL) --devices N [options]
+            Usage: richpush bench (--payload FILE | --url URL | --urls FILE) --devices N [options]
                    richpush bench --serve DIR --devices N [options]     # against the embedded server
 
             Each emulated device receives the push at its scheduled time and runs the whole extension
@@ -31,10 +31,15 @@ enum BenchCommand {
             with a sample message each, HTTP status codes, latency statistics per phase (dns, connect, tls,
             first_byte, download, end_to_end: min, mean, stdev, p50 to p99.9, max), devices/s and MB/s, the
             client's own CPU use and scheduling lag (it says when the client, not the host, set the pace),
-            the thresholds, and a per-second timeline. As text on stdout (on stderr when a report takes
+            the thresholds, a per-second timeline and a burst timeline whose buckets follow the run's length
+            (10 ms for a burst of a second, 100 ms for a few seconds: in flight, new connections, bytes/s and
+            its peak, cache hits and misses), the HTTP versions, the caches' part (each response's
+            Cache-Status, CF-Cache-Status, X-Cache or Age: the hit ratio, and latency of hits and misses
+            apart), and with --urls or a template, the results by URL (the spread, when there are over 20). As text on stdout (on stderr when a report takes
             stdout), as JSON (--json; merge shards with 'richpush report merge'), as an HTML page with
-            charts (--html). Every report file is opened before the burst. Nothing is stored unless --out
-            is given.
+            charts (--html); one record per device with --log. Every report file is opened before the burst.
+            Nothing is stored unless --out is given. A redirect is followed only to this machine unless
+            --i-own-this-host is given.
             """,
         options: [
             OptionGroup(
@@ -47,8 +52,14 @@ enum BenchCommand {
                         "--url", "URL",
                         "The asset URL (a payload is made for it; --type sets ab.att.type, default: the URL's "
                             + "extension). With --serve, a path such as 'hero.jpg?delay=200' means "
-                            + "https://cdn.example.com/<path> on the server.", example: "hero.jpg"),
-                    Option("--type", "TYPE", "ab.att.type for --url.", example: "jpg"),
+                            + "https://cdn.example.com/<path> on the server. {device}, {shard} and {random} in the "
+                            + "path or query make one URL per device.", example: "hero.jpg"),
+                    Option(
+                        "--urls", "FILE",
+                        "Devices draw their URL from FILE: one URL (or template) a line, optionally a space and a "
+                            + "weight (default 1); '#' starts a comment. The report breaks results down by URL.",
+                        example: "Samples/urls.txt"),
+                    Option("--type", "TYPE", "ab.att.type for --url and --urls.", example: "jpg"),
                     Option(
                         "--devices", "N", "Devices in the whole run (all shards), at most 1,000,000 (required).",
                         example: "10"),
@@ -72,9 +83,15 @@ enum BenchCommand {
                         example: "report.json"),
                     Option("--html", "FILE", "Write a self-contained HTML report with charts.", example: "report.html"),
                     Option(
+                        "--log", "FILE",
+                        "Write one record per device (offsets, phases, status, bytes, HTTP version, cache result, "
+                            + "verdict, reason): CSV for .csv, JSON lines for .ndjson or .jsonl.",
+                        example: "devices.csv"),
+                    Option(
                         "--serve", "DIR",
                         "Start the embedded asset server on DIR (HTTPS, test certificate) and map cdn.example.com "
                             + "to it. Default target: hero.jpg.", example: "Samples/assets"),
+                ] + ServeCommand.edgeOptions + [
                     Option(
                         "--out", "DIR", "Keep the stored attachments in DIR (default: keep nothing; same verdicts).",
                         example: "out"),
@@ -94,6 +111,7 @@ enum BenchCommand {
             Examples:
               richpush bench --serve Samples/assets --devices 2000
               richpush bench --serve Samples/assets --url 'hero.jpg?rate=200000' --devices 500 --ramp 5 --html burst.html
+              richpush bench --serve Samples/assets --edge --url 'hero.jpg?v={random}' --devices 500 --log devices.csv
               richpush bench --url https://cdn.example.com/hero.jpg --devices 10000 --shard 1/4 --json shard-1.json \\
                   --i-own-this-host
             """,
@@ -111,11 +129,20 @@ enum BenchCommand {
         // Checked on the clock before anything opens or starts: a start a day away or long past is a mistake.
         if let start = options.configuration.startAt { try announce(start) }
         // Every report file is opened before the burst: a report that cannot be written costs no run.
-        let outputs = try OutputPlan([("--json", options.jsonPath), ("--html", options.htmlPath)])
+        let outputs = try OutputPlan([
+            ("--json", options.jsonPath), ("--html", options.htmlPath), ("--log", options.logPath),
+        ])
+        let log = try options.logPath.map { path in
+            DeviceLog(
+                descriptor: outputs.descriptor("--log") ?? -1, path: path,
+                format: try DeviceLog.Format(path: path))
+        }
         defer { outputs.discard() }
         options.configuration.tracker = try options.tracking.start()
         defer { options.tracking.stop() }
-        let server = try options.serveFolder.map { try startServer($0, for: &options.configuration) }
+        let server = try options.serveFolder.map {
+            try startServer($0, for: &options.configuration, edge: options.edge)
+        }
         defer { server?.stop() }
         // The block captures constants, not the mutable options; the session lives for it only.
         let settled = options
@@ -129,7 +156,7 @@ enum BenchCommand {
             printError("richpush bench: " + session.startLine)
             // Stopped during the trial: no device runs, and the report says so.
             let run = await runInterruptibly { [trial] in
-                await session.run(startingDevices: !trial.interrupted, progress: { display.update($0) })
+                await session.run(startingDevices: !trial.interrupted, log: log, progress: { display.update($0) })
             }
             display.finish()
             let report = run.value.report
@@ -143,6 +170,12 @@ enum BenchCommand {
             _ = await settled.tracking.flush()
             if outputs.has("--json") { try outputs.commit("--json", Array((try report.json() + "\n").utf8)) }
             if outputs.has("--html") { try outputs.commit("--html", Array(HTMLReport.render(report).utf8)) }
+            if let log {
+                do throws(SystemError) { try log.finish() } catch {
+                    throw CommandFailure(.ioError, "--log: \(error.message)")
+                }
+                try outputs.commit("--log", [])
+            }
             if run.interrupted {
                 printError("richpush bench: interrupted; the report covers the devices that finished.")
                 return .interrupted
@@ -184,7 +217,9 @@ enum BenchCommand {
 
     /// Starts the embedded asset server on `folder` with the test certificate and points
     /// `configuration` at it (`cdn.example.com` maps to the server).
-    static func startServer(_ folder: String, for configuration: inout BenchConfiguration) throws -> AssetServer {
+    static func startServer(_ folder: String, for configuration: inout BenchConfiguration, edge: EdgeOptions? = nil)
+        throws -> AssetServer
+    {
         let certs = SamplesFolder.locate().map { $0 + "/certs" }
         guard let certs, FileManager.default.fileExists(atPath: certs + "/server.pem") else {
             throw UsageError("--serve needs the test certificate in Samples/certs: run from the repository")
@@ -192,7 +227,7 @@ enum BenchCommand {
         // The bench is the server's only client: no per-address share, so a burst may take every slot.
         let server = try AssetServer(
             root: folder, tls: TLSIdentity.load(certificate: certs + "/server.pem", key: certs + "/server-key.pem"),
-            perAddressLimit: .max)
+            perAddressLimit: .max, edge: edge)
         configuration.serve(httpsPort: Int(server.httpsPort ?? 0), caFile: certs + "/ca.pem")
         return server
     }

@@ -1,3 +1,4 @@
+import AssetServer
 import Foundation
 import RichPush
 
@@ -8,10 +9,14 @@ struct BenchOptions {
     /// `--json FILE`, `--html FILE`.
     var jsonPath: String?
     var htmlPath: String?
+    /// `--log FILE`: one record per device.
+    var logPath: String?
     /// `--serve DIR`: the embedded server's folder.
     var serveFolder: String?
     var progress: ProgressLine.Mode
     var tracking: TrackOptions
+    /// `--edge` (with `--serve`): the embedded server emulates a CDN edge.
+    var edge: EdgeOptions?
 
     /// `--threshold EXPR` values read for `kind`'s metrics; a malformed one is a usage error (64).
     static func thresholds(_ texts: [String], for kind: GateKind) throws(UsageError) -> [Threshold] {
@@ -30,6 +35,7 @@ struct BenchOptions {
     init(parsing arguments: inout Arguments) throws {
         let payloadPath = try arguments.value("--payload")
         let url = try arguments.value("--url")
+        let urls = try arguments.value("--urls")
         let declaredType = try arguments.value("--type")
         guard let devices: Int = try arguments.number("--devices", in: 1...1_000_000) else {
             throw UsageError("bench needs --devices N (the run is always bounded)")
@@ -42,7 +48,15 @@ struct BenchOptions {
         let concurrency: Int = try arguments.number("--concurrency", in: 1...100_000) ?? 1000
         jsonPath = try arguments.value("--json")
         htmlPath = try arguments.value("--html")
+        logPath = try arguments.value("--log")
+        if let logPath {
+            do { _ = try DeviceLog.Format(path: logPath) } catch { throw UsageError("--log " + error.message) }
+        }
         serveFolder = try arguments.value("--serve")
+        edge = try ServeCommand.edge(&arguments)
+        if edge != nil, serveFolder == nil {
+            throw UsageError("--edge needs --serve DIR (or run 'richpush serve --edge')")
+        }
         let keep = try arguments.value("--out")
         let timeLimit: Double? = try arguments.number("--time-limit", in: 1...86_400)
         let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
@@ -60,7 +74,7 @@ struct BenchOptions {
         _ = try arguments.positionals().first.map { throw UsageError("bench takes no argument '\($0)'") }
         configuration = try BenchConfiguration(
             devices: devices, payload: payloadPath, url: url, type: declaredType, arrival: arrival, ramp: ramp,
-            rate: rate, serving: serveFolder != nil)
+            rate: rate, serving: serveFolder != nil, urls: urls)
         configuration.jitterSeconds = jitter
         configuration.seed = seed
         configuration.concurrency = concurrency

@@ -49,6 +49,10 @@ final class OutputPlan {
     /// Whether `option` was given.
     func has(_ option: String) -> Bool { pending[option] != nil }
 
+    /// The descriptor `option`'s output is written to before its commit (an output written as the
+    /// command runs, such as a log); nil when it was not given.
+    func descriptor(_ option: String) -> Int32? { pending[option]?.descriptor }
+
     /// Writes `bytes` as `option`'s output and puts it in place; exit 74 naming the option on failure.
     func commit(_ option: String, _ bytes: [UInt8], durable: Bool = false) throws {
         guard let output = pending.removeValue(forKey: option) else { return }

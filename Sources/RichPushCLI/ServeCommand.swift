@@ -53,7 +53,7 @@ enum ServeCommand {
                         "--track-limit", "N[/S]",
                         "Requests /users/track accepts per S-second window (default 20/1); more get 429.",
                         example: "3000/3"),
-                ])
+                ] + edgeOptions)
         ],
         footer: """
             Example:
@@ -66,6 +66,31 @@ enum ServeCommand {
             .unavailable: "a port that cannot be bound",
         ],
         run: { try run($0) })
+
+    /// The emulated edge's options, shared with `bench --serve`.
+    static let edgeOptions = [
+        Option(
+            "--edge", nil,
+            "Emulate a CDN edge in front of the folder: an LRU of request targets (path and query); a miss waits "
+                + "--edge-fill, then is stored; answers carry Cache-Status (and Age on a hit)."),
+        Option(
+            "--edge-capacity", "N", "Objects the edge holds, least recently used evicted (default 1000).",
+            example: "100"),
+        Option("--edge-fill", "MS", "Milliseconds a miss takes to fill from the origin (default 50).", example: "80"),
+    ]
+
+    /// Reads `--edge`, `--edge-capacity` and `--edge-fill`: nil without `--edge` (a size or fill without
+    /// it is a usage error).
+    static func edge(_ arguments: inout Arguments) throws -> EdgeOptions? {
+        let edge = arguments.flag("--edge")
+        let capacity: Int? = try arguments.number("--edge-capacity", in: 1...10_000_000)
+        let fill: Int? = try arguments.number("--edge-fill", in: 0...600_000)
+        guard edge else {
+            if capacity != nil || fill != nil { throw UsageError("--edge-capacity and --edge-fill need --edge") }
+            return nil
+        }
+        return EdgeOptions(capacity: capacity ?? 1000, fill: .milliseconds(fill ?? 50))
+    }
 
     /// The fault modes, as the help lists them.
     static let faultModes = """
@@ -97,6 +122,7 @@ enum ServeCommand {
         let usersTrack = try ServeConfiguration.UsersTrack.parse(
             keyFile: try arguments.value("--api-key-file"), logPath: try arguments.value("--track-log"),
             limit: try arguments.value("--track-limit"))
+        let edge = try edge(&arguments)
         let folders = try arguments.positionals()
         guard folders.count <= 1 else { throw UsageError("serve takes one folder, got \(folders.count)") }
         var configuration = try ServeConfiguration(
@@ -108,10 +134,15 @@ enum ServeCommand {
         configuration.usersTrack = usersTrack
         configuration.perAddressLimit = perAddressLimit
         configuration.headTimeout = headTimeout.map { .seconds($0) }
-        let server = try startServer(configuration, accessLog: accessLog)
+        let server = try startServer(configuration, accessLog: accessLog, edge: edge)
         printLine(server.httpBaseURL + "/")
         if let https = server.httpsBaseURL { printLine(https + "/") }
         for note in configuration.startNotes { printError("richpush: " + note) }
+        if let edge {
+            printError(
+                "richpush: edge mode: \(edge.capacity) objects, \(Int(edge.fill / .milliseconds(1))) ms fill; answers carry Cache-Status."
+            )
+        }
         printError("richpush: fault modes are query parameters (see 'richpush serve --help'); Ctrl-C stops.")
         let semaphore = DispatchSemaphore(value: 0)
         Task.detached {
@@ -126,7 +157,9 @@ enum ServeCommand {
 
     /// Loads the HTTPS identity (a file that does not load is exit 65) and starts the embedded server
     /// (one that cannot start is exit 69).
-    static func startServer(_ configuration: ServeConfiguration, accessLog: Bool) throws -> AssetServer {
+    static func startServer(_ configuration: ServeConfiguration, accessLog: Bool, edge: EdgeOptions? = nil) throws
+        -> AssetServer
+    {
         var identity: TLSIdentity?
         if let files = configuration.tlsFiles {
             do { identity = try TLSIdentity.load(certificate: files.certificate, key: files.key) } catch {
@@ -147,7 +180,7 @@ enum ServeCommand {
                 root: configuration.root, tls: identity, host: configuration.host, httpPort: configuration.httpPort,
                 httpsPort: configuration.httpsPort, perAddressLimit: configuration.perAddressLimit,
                 headTimeout: configuration.headTimeout ?? AssetServer.defaultHeadTimeout, accessLog: logger,
-                usersTrack: usersTrack)
+                usersTrack: usersTrack, edge: edge)
         } catch {
             throw CommandFailure(.unavailable, "the server could not start: \(error.message)")
         }

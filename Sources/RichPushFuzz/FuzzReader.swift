@@ -23,6 +23,8 @@ enum FuzzReader: UInt8, CaseIterable {
     case mediaScan = 8
     /// A gate threshold's text (`display>=99%`, `p95<800ms`): the grammar, for bench and batch metrics.
     case threshold = 9
+    /// A bench's URL list (`--urls`: URLs, templates, weights) and cache headers (Cache-Status, X-Cache, ...).
+    case campaign = 12
 
     /// Checks `input` (selector byte first) against its reader; a broken invariant aborts with a message.
     ///
@@ -43,6 +45,7 @@ enum FuzzReader: UInt8, CaseIterable {
         case .report: ReportInvariants.check(bytes)
         case .mediaScan: MediaScanInvariants.check(bytes)
         case .threshold: ThresholdInvariants.check(bytes)
+        case .campaign: CampaignInvariants.check(bytes)
         }
     }
 }

@@ -33,6 +33,7 @@ import Testing
         case thresholdControlCharacters, thresholdHuge, mergeSameSummaryTwice, mergeForeignIdentity
         case reportIsAHardLink, batchResultsIsALink, sniffLyingMediaSizes
         case gzipBomb, headerInjection
+        case urlListControlCharacters, urlListNotText, urlListHugeWeight
         case startAtControlCharacters, startAtBeyondTheClock
         var testDescription: String { rawValue }
     }
@@ -125,6 +126,35 @@ import Testing
                     }
                     checkPeak(parent)
                 })
+        case .urlListControlCharacters:
+            // A terminal escape in a --urls line is refused by its line, and never echoed to the terminal.
+            return Scenario(
+                files: [
+                    "urls.txt": Array(
+                        "https://cdn.example.com/hero.jpg\nhttps://cdn.example.com/\u{1b}[2J{x}.jpg 2\n".utf8)
+                ],
+                command: #""$RP" bench --urls urls.txt --devices 2 --connect-to "$MAP" --cacert "$CA" --no-progress"#,
+                status: 65, reason: nil,
+                check: { run, _ in
+                    #expect(run.stderr.contains("urls.txt line 2"), "\(run.stderr)")
+                    #expect(!run.stderr.contains("\u{1b}"), "\(run.stderr)")
+                })
+        case .urlListNotText:
+            return Scenario(
+                files: ["urls.txt": [0xFF, 0xFE, 0x00, 0x1B, 0x5B, 0x32, 0x4A, 0x0A]],
+                command: #""$RP" bench --urls urls.txt --devices 2 --connect-to "$MAP" --cacert "$CA" --no-progress"#,
+                status: 65, reason: nil,
+                check: { run, _ in
+                    #expect(run.stderr.contains("not UTF-8 text"), "\(run.stderr)")
+                    #expect(!run.stderr.contains("\u{1b}"), "\(run.stderr)")
+                })
+        case .urlListHugeWeight:
+            // A weight past Int's range is refused, not wrapped into a small one.
+            return Scenario(
+                files: ["urls.txt": Array("https://cdn.example.com/hero.jpg 99999999999999999999999\n".utf8)],
+                command: #""$RP" bench --urls urls.txt --devices 2 --connect-to "$MAP" --cacert "$CA" --no-progress"#,
+                status: 65, reason: nil,
+                check: { run, _ in #expect(run.stderr.contains("is not a whole number from 1 to"), "\(run.stderr)") })
         case .headerInjection:
             // CR LF in a header value would add a header (or a request) of the sender's choosing.
             return Scenario(

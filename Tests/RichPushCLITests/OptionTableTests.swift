@@ -51,6 +51,9 @@ import Testing
             return ["--track-endpoint", "http://127.0.0.1:9/"]
         case ("serve", "--track-log"), ("serve", "--track-limit"): return ["--api-key-file", fixtures["key.txt"] ?? ""]
         case (_, "--property"): return ["--event", "opened"]
+        case ("serve", "--edge-capacity"), ("serve", "--edge-fill"): return ["--edge"]
+        case ("bench", "--edge"): return ["--serve", Fixtures.assets]
+        case ("bench", "--edge-capacity"), ("bench", "--edge-fill"): return ["--serve", Fixtures.assets, "--edge"]
         case ("analytics flush", "--external-id"), ("analytics flush", "--braze-id"): return []
         default: return []
         }

@@ -42,8 +42,10 @@ public struct BenchConfiguration: Sendable {
 
     /// The payload file every device receives.
     public var payloadPath: String?
-    /// The URL of the asset a payload is made for.
+    /// The URL of the asset a payload is made for; it may be a ``URLTemplate``.
     public var url: String?
+    /// The file of URLs (and weights) devices draw from (``URLList``), instead of one ``url``.
+    public var urlsPath: String?
     /// The `ab.att.type` of the payload made for ``url`` (default: its extension).
     public var declaredType: String?
     /// Devices in the whole run (every shard).
@@ -79,10 +81,11 @@ public struct BenchConfiguration: Sendable {
     /// server will give the target (see ``serve(httpsPort:caFile:)``), so neither is required then.
     public init(
         devices: Int, payload: String?, url: String?, type: String?, arrival: String?, ramp: Double?, rate: Double?,
-        serving: Bool
+        serving: Bool, urls: String? = nil
     ) throws(ConfigurationError) {
-        guard payload == nil || url == nil else {
-            throw ConfigurationError(.invalidCombination, "give \(Setting.payload) or \(Setting.url), not both")
+        guard [payload != nil, url != nil, urls != nil].filter({ $0 }).count <= 1 else {
+            throw ConfigurationError(
+                .invalidCombination, "give one of \(Setting.payload), \(Setting.url) or \(Setting.urls)")
         }
         let models = [arrival != nil && arrival != "burst", ramp != nil, rate != nil].filter { $0 }.count
         guard models <= 1, arrival == nil || arrival == "burst" else {
@@ -94,13 +97,17 @@ public struct BenchConfiguration: Sendable {
         if !serving, let url, let corrected = BenchPreflight.correctedURL(url) {
             throw ConfigurationError.invalid(.url, "\(url) has no scheme: did you mean \(Setting.url) \(corrected) ?")
         }
-        guard serving || payload != nil || url != nil else {
+        guard serving || payload != nil || url != nil || urls != nil else {
             throw ConfigurationError(
-                .invalidCombination, "a bench needs a target: \(Setting.payload) FILE or \(Setting.url) URL")
+                .invalidCombination,
+                "a bench needs a target: \(Setting.payload) FILE, \(Setting.url) URL or \(Setting.urls) FILE")
         }
+        // A path on the embedded server becomes its URL later (serve(httpsPort:caFile:)), and is read then.
+        if let url, Self.hasScheme(url) { _ = try URLTemplate(url) }
         self.devices = devices
         payloadPath = payload
         self.url = url
+        urlsPath = urls
         declaredType = type
         self.arrival = ramp.map { .ramp(seconds: $0) } ?? rate.map { .rate(perSecond: $0) } ?? .burst
     }
@@ -115,11 +122,65 @@ public struct BenchConfiguration: Sendable {
         policy.fetch.caFile = policy.fetch.caFile ?? caFile
         policy.fetch.hostMappings.append(
             HostMapping(host: Self.servedHost, port: "443", targetHost: "127.0.0.1", targetPort: "\(httpsPort)"))
-        guard payloadPath == nil else { return }
-        let path = url ?? "hero.jpg"
-        if !path.contains("://") {
-            url = "https://\(Self.servedHost)/" + (path.hasPrefix("/") ? String(path.dropFirst()) : path)
+        serving = true
+        guard payloadPath == nil, urlsPath == nil else { return }
+        url = Self.servedURL(url ?? "hero.jpg")
+    }
+
+    /// Whether ``serve(httpsPort:caFile:)`` pointed the run at the embedded server: a list's paths are its URLs.
+    public private(set) var serving = false
+
+    /// Whether `text` starts with a scheme (`://` before any query or fragment), not a path on the server.
+    static func hasScheme(_ text: String) -> Bool {
+        text.prefix(while: { $0 != "?" && $0 != "#" }).contains("://")
+    }
+
+    /// A path on the embedded server as its URL; a URL (a scheme before any query) as it is.
+    static func servedURL(_ path: String) -> String {
+        hasScheme(path)
+            ? path : "https://\(Self.servedHost)/" + (path.hasPrefix("/") ? String(path.dropFirst()) : path)
+    }
+
+    /// The URLs devices draw from: the ``urlsPath`` file's, or ``url`` when it is a template; nil when
+    /// every device requests one URL (or receives the ``payloadPath`` payload).
+    public func urlList() throws(ConfigurationError) -> URLList? {
+        var list: URLList
+        if let urlsPath {
+            list = try URLList.read(urlsPath, seed: seed)
+        } else if let url, try URLTemplate(url).isTemplate {
+            list = try URLList(single: url, seed: seed)
+        } else {
+            return nil
         }
+        if serving { try list.mapURLs(Self.servedURL) }
+        for entry in list.entries where !Self.hasScheme(entry.template.representative) {
+            let place = list.file.map { "\($0) line \(entry.line): " } ?? ""
+            throw ConfigurationError(
+                .unusableInput,
+                "\(place)\(entry.template.text.escapingControlCharacters) has no scheme: give a whole URL (https://...)",
+                setting: list.file == nil ? .url : .urls)
+        }
+        return list
+    }
+
+    /// The payload made for one URL, and its attachment type (``declaredType``, or the URL's extension).
+    public func payload(for url: String) throws(ConfigurationError) -> (bytes: [UInt8], type: String) {
+        let type = declaredType ?? URL(string: url)?.pathExtension ?? ""
+        guard AttachmentFormat.forExtension(type) != nil else {
+            throw ConfigurationError(
+                .invalidCombination,
+                "cannot tell the attachment type of \(url): give \(Setting.type) (jpg, png, gif, mp3, mp4, ...)")
+        }
+        let body: JSONValue = .object([
+            (
+                "aps",
+                .object([
+                    ("alert", .object([("title", .string("richpush bench"))])), ("mutable-content", .number("1")),
+                ])
+            ),
+            ("ab", .object([("att", .object([("url", .string(url)), ("type", .string(type))]))])),
+        ])
+        return (body.utf8, type)
     }
 
     /// The payload every device receives and the target the report names, from ``payloadPath`` or ``url``.
@@ -140,26 +201,39 @@ public struct BenchConfiguration: Sendable {
             }
             return (bytes, BenchReport.Target(url: attURL, type: type, payload: payloadPath))
         }
+        if let list = try urlList() {
+            // The first entry stands for the list in the report's target and the trial download.
+            let first = list.entries[0].template
+            // The trial download of a template requests a URL no device does (its device is -1), so it
+            // warms no cache for a device; a plain URL's trial is one request for that URL.
+            let trialURL = first.isTemplate ? first.expand(device: -1, shard: shard.index, seed: seed) : first.text
+            let (bytes, type) = try payload(for: trialURL)
+            var target = BenchReport.Target(url: first.text, type: type, payload: nil)
+            target.urls = list.file
+            return (bytes, target)
+        }
         guard let url else {
             throw ConfigurationError(
                 .invalidCombination, "a bench needs a target: \(Setting.payload) FILE or \(Setting.url) URL")
         }
-        let type = declaredType ?? URL(string: url)?.pathExtension ?? ""
-        guard AttachmentFormat.forExtension(type) != nil else {
-            throw ConfigurationError(
-                .invalidCombination,
-                "cannot tell the attachment type of \(url): give \(Setting.type) (jpg, png, gif, mp3, mp4, ...)")
+        let (bytes, type) = try payload(for: url)
+        return (bytes, BenchReport.Target(url: url, type: type, payload: nil))
+    }
+
+    /// Refuses a list whose entries are not all on this machine unless ``ownsHost`` says they may be
+    /// loaded (each entry judged once: a template's placeholders never reach its host).
+    public func checkHosts(_ list: URLList) throws(ConfigurationError) {
+        guard !ownsHost else { return }
+        for entry in list.entries {
+            let url = entry.template.representative
+            guard BenchSafety.isLoopback(url: url, mappings: policy.fetch.hostMappings) else {
+                let place = list.file.map { "\($0) line \(entry.line): " } ?? ""
+                throw ConfigurationError(
+                    .invalidCombination,
+                    "\(place)\(entry.template.text.escapingControlCharacters) is not on this machine. A bench sends a burst of requests: pass "
+                        + "\(Setting.ownsHost) to confirm you own that host and may load it.")
+            }
         }
-        let body: JSONValue = .object([
-            (
-                "aps",
-                .object([
-                    ("alert", .object([("title", .string("richpush bench"))])), ("mutable-content", .number("1")),
-                ])
-            ),
-            ("ab", .object([("att", .object([("url", .string(url)), ("type", .string(type))]))])),
-        ])
-        return (body.utf8, BenchReport.Target(url: url, type: type, payload: nil))
     }
 
     /// Refuses a target that is not on this machine unless ``ownsHost`` says it may be loaded.
@@ -200,6 +274,8 @@ public struct BenchConfiguration: Sendable {
                 "jitter": String(config.jitterSeconds), "seed": String(config.seed),
                 "connections": config.connections, "network": config.network ?? "none",
                 "network-mix": config.networkMix ?? "none",
+                "urls": (try? urlList())?.entries.map { "\($0.template.text) \($0.weight)" }.joined(separator: "\n")
+                    ?? "none",
             ])
     }
 

@@ -14,6 +14,8 @@ public struct BenchReport: Sendable, Codable, Equatable {
         public var url: String
         public var type: String
         public var payload: String?
+        /// The `--urls` file devices drew their URLs from (``url`` is then its first entry).
+        public var urls: String?
 
         public init(url: String, type: String, payload: String?) {
             self.url = url
@@ -176,6 +178,17 @@ public struct BenchReport: Sendable, Codable, Equatable {
     /// When each shard began, on which clock, against which shared start (`--start-at`); absent in
     /// reports of older versions (see ``Start``).
     public var start: Start?
+    /// HTTP version ("1.1", "2") -> devices whose response came over it; devices without a response
+    /// are not counted. Absent in reports of older versions.
+    public var httpVersions: [String: Int]?
+    /// What the caches in front of the origin did (``CacheSummary``); absent in reports of older versions.
+    public var cache: CacheSummary?
+    /// The results by entry of the URL list or by template (``URLBreakdown``), when the run had a list
+    /// (`--urls`) or a template; absent otherwise.
+    public var urls: URLBreakdown?
+    /// The timeline at the resolution the run's length calls for (``BurstTimeline``); absent in reports
+    /// of older versions.
+    public var burstTimeline: BurstTimeline?
     // Derived by finalize().
     public var displayRate = 0.0
     public var devicesPerSecond = 0.0
@@ -189,6 +202,9 @@ public struct BenchReport: Sendable, Codable, Equatable {
         self.config = config
         self.shards = shards
         for phase in Self.phases { histograms[phase] = LatencyHistogram() }
+        httpVersions = [:]
+        cache = CacheSummary()
+        burstTimeline = BurstTimeline()
     }
 
     /// Adds one device.
@@ -229,6 +245,10 @@ public struct BenchReport: Sendable, Codable, Equatable {
             rows[network, default: Network()].add(device)
             networks = rows
         }
+        if !device.httpVersion.isEmpty { httpVersions?[device.httpVersion, default: 0] += 1 }
+        cache?.add(device)
+        urls?.add(device)
+        burstTimeline?.add(device)
         let arrival = Self.second(of: device.scheduled)
         let start = Self.second(of: device.started)
         let end = Self.second(of: device.ended)
@@ -252,6 +272,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
         let second = Self.second(of: offset)
         grow(to: second)
         timeline[second].peakInFlight = max(timeline[second].peakInFlight, count)
+        burstTimeline?.notePeakInFlight(count, at: offset)
     }
 
     /// Applies the gate: `given` and the defaults, checked against this (finalized) report.
@@ -327,6 +348,31 @@ public struct BenchReport: Sendable, Codable, Equatable {
             for (name, row) in others { try rows[name, default: Network()].merge(row, "networks.\(name)") }
             networks = rows
         }
+        // The newer series merge when both shards have them; a shard of an older version drops them.
+        if var mine = httpVersions, let theirs = other.httpVersions {
+            try ReportDamage.add(&mine, theirs, "http_versions")
+            httpVersions = mine
+        } else {
+            httpVersions = nil
+        }
+        if var mine = cache, let theirs = other.cache {
+            try mine.merge(theirs)
+            cache = mine
+        } else {
+            cache = nil
+        }
+        if var mine = urls, let theirs = other.urls {
+            try mine.merge(theirs)
+            urls = mine
+        } else if urls != nil || other.urls != nil {
+            throw ReportDamage("one report has a URL breakdown and the other not: they come from different runs")
+        }
+        if var mine = burstTimeline, let theirs = other.burstTimeline {
+            try mine.merge(theirs)
+            burstTimeline = mine
+        } else {
+            burstTimeline = nil
+        }
     }
 
     /// Throws when a number in a report read back from a file cannot be a measurement: a negative
@@ -380,6 +426,10 @@ public struct BenchReport: Sendable, Codable, Equatable {
             _ = try ReportDamage.nonNegative(second.bytes, field + ".bytes")
         }
         for (name, row) in networks ?? [:] { try row.check("networks.\(name)") }
+        try ReportDamage.nonNegative(httpVersions ?? [:], "http_versions")
+        try cache?.check()
+        try urls?.check()
+        try burstTimeline?.check()
         try identity?.check()
         try checkStart()
     }
@@ -404,6 +454,9 @@ public struct BenchReport: Sendable, Codable, Equatable {
             classes["no_response", default: 0] -= count
         }
         statusClasses = classes
+        cache?.finalize()
+        urls?.finalize()
+        burstTimeline?.finalize()
         client.finalize(tooManyOpenFiles: reasons[ReasonCode.tooManyOpenFiles.rawValue] ?? 0)
         for index in timeline.indices {
             let latency = timeline[index].latency

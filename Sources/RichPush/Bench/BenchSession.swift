@@ -17,6 +17,9 @@ public struct BenchSession: Sendable {
     public let identity: RunIdentity
     /// The positions in the whole schedule this shard runs.
     public let indices: [Int]
+    /// The URLs devices draw from, when the run has a list or a template, and each entry's payload.
+    public let list: URLList?
+    private let listPayloads: [[UInt8]]
     private let schedule: ArrivalSchedule
     private let timeLimit: Duration
     private let engine: FetchEngine
@@ -37,6 +40,21 @@ public struct BenchSession: Sendable {
         var configuration = configuration
         (payload, target) = try configuration.payload()
         try configuration.checkHost(target)
+        list = try configuration.urlList()
+        if let list {
+            try configuration.checkHosts(list)
+            var payloads: [[UInt8]] = []
+            for entry in list.entries {
+                payloads.append(try configuration.payload(for: entry.template.representative).bytes)
+            }
+            listPayloads = payloads
+        } else {
+            listPayloads = []
+        }
+        // Every hop stays on this machine unless the user owns the host (redirects included), and
+        // each response's cache headers are read for the report.
+        if !configuration.ownsHost { configuration.policy.fetch.redirectsStayLocal = true }
+        configuration.policy.fetch.readsCacheHeaders = true
         try configuration.checkDescriptors(DescriptorBudget.current(raising: true))
         // libcurl's receive buffer is held by every transfer in flight: 64 KiB reads less often, smaller
         // keeps thousands of devices in flight within memory (about 8 MB per thousand per 8 KiB).
@@ -80,8 +98,12 @@ public struct BenchSession: Sendable {
     /// `2000 devices (shard 1/4) -> https://...`: what the run is about to do.
     public var startLine: String {
         let shard = configuration.shard
+        let urls = list.flatMap {
+            $0.file == nil ? nil : " and \($0.entries.count - 1) more URL(s) of \(target.urls ?? "")"
+        }
         return
             "\(indices.count) devices\(shard.count > 1 ? " (shard \(shard.index)/\(shard.count))" : "") -> \(target.url)"
+            + (urls ?? "")
     }
 
     /// One trial download (unless ``BenchConfiguration/preflight`` is off): the problem that would
@@ -94,10 +116,12 @@ public struct BenchSession: Sendable {
     /// Runs the burst (or, when `startingDevices` is false, none of it: every device counts as not
     /// started) and checks the thresholds on the finalized report.
     public func run(
-        startingDevices: Bool = true, progress: @escaping @Sendable (BurstRunner.Progress) -> Void = { _ in }
+        startingDevices: Bool = true, log: DeviceLog? = nil,
+        progress: @escaping @Sendable (BurstRunner.Progress) -> Void = { _ in }
     ) async -> BenchResult {
         var report = BenchReport(
             target: target, config: configuration.reportConfig, shards: [configuration.shard.index])
+        report.urls = list.map(URLBreakdown.init)
         // The shared start, waited for here; cancelled while waiting, no device runs.
         let reading: WallClock.Reading?
         if !startingDevices {
@@ -115,6 +139,11 @@ public struct BenchSession: Sendable {
             var burst = BurstRunner(
                 service: service, payload: payload, schedule: schedule, indices: indices,
                 concurrency: configuration.concurrency, timeLimit: timeLimit)
+            burst.list = list
+            burst.listPayloads = listPayloads
+            burst.shardIndex = configuration.shard.index
+            burst.seed = configuration.seed
+            burst.log = log
             if let mix = configuration.networkMix {
                 burst.networks = NetworkAssignment(
                     mix: mix, devices: configuration.devices, seed: configuration.seed, service: service)

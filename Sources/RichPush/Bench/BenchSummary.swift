@@ -67,6 +67,7 @@ public enum BenchSummary {
             reasons.append([reason, String(count), sample.escapingControlCharacters])
         }
         lines += [statuses.rendered, "", verdicts.rendered, "", reasons.rendered]
+        lines += campaignLines(report)
         if let views = report.contentExtensions, !views.isEmpty {
             lines.append(
                 "Content extensions: "
@@ -77,6 +78,81 @@ public enum BenchSummary {
             lines += GateDecision(report).lines
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The HTTP versions, the caches' part, the burst's peaks and the URL breakdown.
+    static func campaignLines(_ report: BenchReport) -> [String] {
+        var lines: [String] = []
+        if let versions = report.httpVersions, !versions.isEmpty {
+            lines.append(
+                "HTTP versions: "
+                    + versions.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "HTTP/\($0.key) \($0.value)" }
+                    .joined(separator: ", ") + ".")
+        }
+        if let cache = report.cache, report.devices > 0 {
+            lines.append(cacheLine(cache))
+        }
+        if let burst = report.burstTimeline, !burst.buckets.isEmpty {
+            lines.append(
+                String(
+                    format: "Burst (%d ms buckets): at peak %d devices in flight, %.0f new connections/s, %.1f MB/s.",
+                    burst.bucketMilliseconds, burst.peakInFlight, burst.peakNewConnectionsPerSecond,
+                    burst.peakBytesPerSecond / 1_000_000))
+        }
+        if let urls = report.urls { lines += urlLines(urls) }
+        return lines.isEmpty ? [] : [""] + lines
+    }
+
+    /// The cache line: the hit ratio and the latency of hits and misses apart.
+    static func cacheLine(_ cache: CacheSummary) -> String {
+        guard cache.sawCache else {
+            return "Cache: no response carried a cache header (Cache-Status, CF-Cache-Status, X-Cache, Age)."
+        }
+        func latency(_ p: [String: Double]) -> String {
+            ["p50", "p90", "p99"].map { key in p[key].map { String(format: "%.1f", $0) } ?? "-" }.joined(separator: "/")
+        }
+        let results = cache.results
+        return String(
+            format: "Cache: %.1f%% hit ratio (%d hits, %d misses, %d bypassed, %d without cache headers); end-to-end "
+                + "p50/p90/p99: hits %@ ms, misses %@ ms.",
+            cache.hitRatio * 100, cache.hits, cache.misses, results[CacheResult.bypass.rawValue] ?? 0,
+            results[CacheResult.none.rawValue] ?? 0, latency(cache.hitLatencyMilliseconds),
+            latency(cache.missLatencyMilliseconds))
+    }
+
+    /// A row per URL when there are few, the spread when there are many.
+    static func urlLines(_ urls: URLBreakdown) -> [String] {
+        let rows = urls.orderedRows
+        if !rows.isEmpty {
+            var table = TextTable(
+                ["URL", "DEVICES", "DISPLAY", "HIT RATIO", "P50 (ms)", "P99 (ms)"], rightAligned: Set(1...5))
+            for (entry, row) in rows {
+                let p = row.latencyMilliseconds
+                table.append(
+                    [
+                        entry.escapingControlCharacters, String(row.devices),
+                        String(format: "%.1f%%", row.displayRate * 100),
+                        row.hits == 0 && row.misses == 0 ? "-" : String(format: "%.1f%%", row.hitRatio * 100),
+                    ] + ["p50", "p99"].map { key in p[key].map { String(format: "%.1f", $0) } ?? "-" })
+            }
+            return ["", table.rendered]
+        }
+        guard let spread = urls.spread else { return [] }
+        let devices = spread.devicesPerEntry
+        let rates = spread.displayRatePerEntry
+        var line = String(
+            format: "URLs: %d entries; devices per entry %d/%d/%d (min/median/max), %d never requested",
+            urls.entries.count, devices["min"] ?? 0, devices["p50"] ?? 0, devices["max"] ?? 0, spread.unused)
+        if !rates.isEmpty {
+            line += String(
+                format: "; display rate per entry %.1f%%/%.1f%%/%.1f%%", (rates["min"] ?? 0) * 100,
+                (rates["p50"] ?? 0) * 100, (rates["max"] ?? 0) * 100)
+        }
+        line += "."
+        if !spread.worst.isEmpty {
+            line += " Least displayed: " + spread.worst.map(\.escapingControlCharacters).joined(separator: ", ") + "."
+        }
+        return ["", line]
     }
 
     /// The per-network table (display rate and end-to-end latency), when the run used profiles.

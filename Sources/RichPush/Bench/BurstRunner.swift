@@ -30,6 +30,15 @@ public struct BurstRunner: Sendable {
     public var networks: NetworkAssignment
     /// How often progress is reported while nothing finishes.
     public var progressInterval: Duration = .milliseconds(250)
+    /// The URLs devices draw from, with the payload made for each entry (in the list's order); nil:
+    /// every device receives ``payload``.
+    public var list: URLList?
+    public var listPayloads: [[UInt8]] = []
+    /// The shard's index and the run's seed, for the templates' `{shard}` and `{random}`.
+    public var shardIndex = 1
+    public var seed: UInt64 = 1
+    /// Where each device's record goes, when a log was asked for.
+    public var log: DeviceLog?
     /// How long after the shared start (`--start-at`) this run began: the report's offsets and timeline
     /// count from the shared start, so the shards' timelines line up there. Latency counts from each
     /// device's own arrival and is not changed by it.
@@ -120,7 +129,11 @@ public struct BurstRunner: Sendable {
                     total: admission.plan.count, started: 0, done: 0, failures: 0, verdicts: [:], began: began,
                     maxInFlight: 0, lastArrival: admission.plan.last?.offset ?? .zero),
                 admission: admission), observer: progress)
-        let deliveries = networks.prepared(payload)
+        let deliveries = Targets(
+            list: list,
+            deliveries: list == nil || listPayloads.isEmpty
+                ? [networks.prepared(payload)] : listPayloads.map { networks.prepared($0) },
+            shard: shardIndex, seed: seed, log: log)
         let interval = progressInterval
         let origin = began - max(.zero, lateness)
         // The clock: progress at least every `interval`, whether or not devices finish.
@@ -155,11 +168,39 @@ public struct BurstRunner: Sendable {
         shared.deliver(shared.withLock { $0.progress })
     }
 
+    /// What each device receives: the list's entry for it, its payload prepared per network, the
+    /// template expanded. Read-only, shared by every slot.
+    struct Targets: Sendable {
+        let list: URLList?
+        let deliveries: [NetworkAssignment.Deliveries]
+        let shard: Int
+        let seed: UInt64
+        let log: DeviceLog?
+
+        /// Device `index`'s entry, service, payload, network and (for a template, or for the log) URL.
+        func device(_ index: Int) -> (
+            entry: Int, service: ServiceExtension, payload: ServiceExtension.PreparedPayload, network: String?,
+            url: String?
+        ) {
+            guard let list else {
+                let (service, prepared, network) = deliveries[0].device(index)
+                return (0, service, prepared, network, nil)
+            }
+            let entry = list.entry(of: index)
+            let (service, prepared, network) = deliveries[min(entry, deliveries.count - 1)].device(index)
+            let template = list.entries[entry].template
+            guard template.isTemplate else {
+                return (entry, service, prepared, network, log == nil ? nil : template.text)
+            }
+            let url = template.expand(device: index, shard: shard, seed: seed)
+            return (entry, service, prepared.retargeted(to: url), network, url)
+        }
+    }
+
     /// One concurrency slot: claims the next device, waits for its arrival, runs it, and again, until
     /// the admission has nothing more (or the run is cancelled).
     private static func slot(
-        shared: Guarded, deliveries: NetworkAssignment.Deliveries, began: ContinuousClock.Instant,
-        origin: ContinuousClock.Instant
+        shared: Guarded, deliveries: Targets, began: ContinuousClock.Instant, origin: ContinuousClock.Instant
     ) async {
         while !Task.isCancelled {
             let claim = shared.withLock { $0.admission.claim(now: .now - began) }
@@ -176,11 +217,12 @@ public struct BurstRunner: Sendable {
                 return true
             }
             guard launched else { return }
-            let (service, prepared, network) = deliveries.device(entry.index)
-            let result = await service.process(prepared, arrivedAt: arrival)
+            let target = deliveries.device(entry.index)
+            let result = await target.service.process(target.payload, arrivedAt: arrival)
             finish(
                 result.outcome, shared: shared, began: began, origin: origin, scheduled: entry.offset,
-                free: began + free, startedAt: startedAt, heldBack: heldBack, network: network)
+                free: began + free, startedAt: startedAt, heldBack: heldBack, network: target.network,
+                place: (entry.index, target.entry, deliveries.log == nil ? nil : target.url), log: deliveries.log)
         }
     }
 
@@ -190,7 +232,7 @@ public struct BurstRunner: Sendable {
     private static func finish(
         _ outcome: Outcome, shared: Guarded, began: ContinuousClock.Instant, origin: ContinuousClock.Instant,
         scheduled: Duration, free: ContinuousClock.Instant, startedAt: ContinuousClock.Instant, heldBack: Bool,
-        network: String?
+        network: String?, place: (index: Int, entry: Int, url: String?), log: DeviceLog?
     ) {
         let now = ContinuousClock.now
         let ended = now - began
@@ -206,6 +248,14 @@ public struct BurstRunner: Sendable {
             heldBack: heldBack && started - scheduled > .milliseconds(1),
             schedulingLag: max(.zero, startedAt - free), network: network)
         device.contentExtension = outcome.contentExtension?.outcome
+        device.index = place.index
+        device.entry = place.entry
+        device.url = place.url
+        if let download = outcome.download {
+            device.cache = download.cache
+            device.httpVersion = download.httpVersion ?? ""
+            device.connectionsMade = download.connectionsMade
+        }
         let snapshot = shared.withLock { state in
             state.progress.done += 1
             state.admission.end(now: ended)
@@ -220,5 +270,7 @@ public struct BurstRunner: Sendable {
             return state.progress
         }
         shared.deliver(snapshot)
+        // Outside the run's lock: the log has its own, and formats only when asked for.
+        if device.reason != .cancelled { log?.record(device) }
     }
 }

@@ -22,6 +22,18 @@ public struct DeviceResult: Sendable {
     public var network: String?
     /// The expanded view the device's app would show, or nil when the app is not known.
     public var contentExtension: ContentOutcome.Kind?
+    /// The device's position in the whole run (the schedule's index, the same on every shard).
+    public var index = 0
+    /// The entry of the run's URL list the device requested (0 with one URL or a payload).
+    public var entry = 0
+    /// The URL it requested, when a per-device log asked for it (a template expanded); nil otherwise.
+    public var url: String?
+    /// What the response's cache headers said.
+    public var cache = CacheResult.none
+    /// The HTTP version of the response ("1.1", "2"; "" when none arrived).
+    public var httpVersion = ""
+    /// New connections the device opened (0: it reused one, or never connected).
+    public var connectionsMade = 0
 
     public init(
         verdict: Verdict, reason: ReasonCode, message: String? = nil, status: Int = 0, bytes: Int64,

@@ -130,6 +130,7 @@ public final class FetchEngine: Sendable {
         var hops = 0
         var earlier = Duration.zero
         var earlierTrace: TransferTrace?
+        var connections = 0
         while true {
             let minimumMinor: Int
             let scheme = URLComponents(string: url)?.scheme?.lowercased() ?? ""
@@ -170,6 +171,8 @@ public final class FetchEngine: Sendable {
             var outcome = await group.transfer(spec, writingTo: descriptor)
             outcome.totalMicros += earlier.saturatingMicroseconds
             outcome.redirectCount = hops
+            connections += outcome.connectionsMade
+            outcome.connectionsMade = connections
             if let before = earlierTrace, let trace = outcome.trace { outcome.trace = before.followed(by: trace) }
             earlierTrace = outcome.trace
             guard case .redirect(let location)? = outcome.failure, Self.followedRedirects.contains(outcome.httpStatus)
@@ -177,6 +180,13 @@ public final class FetchEngine: Sendable {
                 return try Self.result(of: outcome, request: hop).get()
             }
             hops += 1
+            if policy.redirectsStayLocal, !BenchSafety.isLoopback(url: location, mappings: policy.hostMappings) {
+                throw FetchError(
+                    .redirectNotAllowed,
+                    "\(request.url) redirected to \(location), which is not on this machine: a bench follows "
+                        + "redirects to other hosts only with \(Setting.ownsHost)",
+                    redirectTarget: location)
+            }
             guard hops <= policy.maxRedirects else {
                 throw FetchError(
                     .tooManyRedirects,
@@ -260,6 +270,7 @@ public final class FetchEngine: Sendable {
         spec.acceptEncoding = policy.acceptEncoding
         spec.offersHTTP2 = policy.offersHTTP2
         spec.requestHeaders = policy.headerLines
+        if policy.readsCacheHeaders { spec.capturedHeaders = CacheResult.headerNames }
         return spec
     }
 
@@ -302,7 +313,7 @@ public final class FetchEngine: Sendable {
 
     @inline(never)
     static func result(of outcome: TransferOutcome, request: FetchRequest) -> Result<FetchResult, FetchError> {
-        let details = FetchResult(
+        var details = FetchResult(
             httpStatus: outcome.httpStatus,
             effectiveURL: outcome.effectiveURL.isEmpty ? request.url : outcome.effectiveURL,
             redirectCount: outcome.redirectCount,
@@ -318,6 +329,8 @@ public final class FetchEngine: Sendable {
             body: outcome.body,
             contentLength: outcome.contentLength,
             trace: outcome.trace)
+        details.connectionsMade = outcome.connectionsMade
+        if !outcome.capturedHeaders.isEmpty { details.cache = CacheResult(headers: outcome.capturedHeaders) }
         guard let failure = outcome.failure else { return .success(details) }
         if case .outOfDescriptors = failure { DescriptorExhaustion.note() }
         let url = request.url

@@ -76,6 +76,12 @@ public struct FetchPolicy: Sendable {
     public var requestHeaders: [RequestHeader] = []
     /// Offer HTTP/2 through ALPN on https, as iOS does (a server that only speaks 1.1 gets 1.1).
     public var offersHTTP2 = true
+    /// Read the cache headers of each response (``CacheResult/headerNames``) into ``FetchResult/cache``:
+    /// a bench asks for them; a header look-up per name per download otherwise nobody reads.
+    public var readsCacheHeaders = false
+    /// Follow a redirect only to this machine (127.0.0.0/8, ::1, localhost, after ``hostMappings``):
+    /// a bench that may load only this machine keeps every hop on it (``BenchSafety``).
+    public var redirectsStayLocal = false
 
     /// The header lines sent besides User-Agent and Accept-Encoding (libcurl's own): the device's,
     /// with the user's merged in (``RequestHeader/merged(_:with:)``).

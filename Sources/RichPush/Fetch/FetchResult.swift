@@ -91,4 +91,8 @@ public struct FetchResult: Sendable {
     /// The download as `curl -v` shows it, when the policy asked for it (``FetchPolicy/tracesTransfer``):
     /// every hop's lines in order. Print ``TransferTrace/rendered``; its text is already escaped.
     public var trace: TransferTrace? = nil
+    /// What the cache headers say, when the policy reads them (``FetchPolicy/readsCacheHeaders``).
+    public var cache = CacheResult.none
+    /// New connections the download opened, over every hop (0: it reused one).
+    public var connectionsMade = 0
 }

@@ -23,6 +23,11 @@ public struct Outcome: Sendable, Codable, Equatable {
         public var httpVersion: String?
         /// Milestones from the transfer's start (JSON: `timings_ms`).
         public var timings: FetchTimings
+        /// What the response's cache headers said, when the fetch policy read them (a bench's devices):
+        /// not in the outcome's JSON.
+        public var cache = CacheResult.none
+        /// New connections the download opened (0: it reused one): not in the outcome's JSON.
+        public var connectionsMade = 0
 
         enum CodingKeys: String, CodingKey {
             case status
@@ -46,6 +51,8 @@ public struct Outcome: Sendable, Codable, Equatable {
             wireBytes = result.wireBytes
             httpVersion = result.httpVersion.isEmpty ? nil : result.httpVersion
             timings = result.timings
+            cache = result.cache
+            connectionsMade = result.connectionsMade
         }
 
         /// The `download` object.

@@ -107,6 +107,21 @@ public struct ServiceExtension: Sendable {
             let warnings: [Warning]
             let admission: Admission
         }
+
+        /// The same payload asking for `url`: a bench template's expansion for one device, which
+        /// differs from the URL the policy judged only in digits and letters of its path or query, so
+        /// the judgement holds (the payload's bytes still name the judged URL; a bench emits none).
+        func retargeted(to url: String) -> PreparedPayload {
+            guard case .attachment(let attachment, let root) = stage else { return self }
+            var admission = attachment.admission
+            if case .fetch(_, let policy, let cap) = admission {
+                admission = .fetch(url: url, policy: policy, cap: cap)
+            }
+            let moved = Attachment(
+                url: url, declared: attachment.declared, format: attachment.format,
+                fileExtension: attachment.fileExtension, warnings: attachment.warnings, admission: admission)
+            return PreparedPayload(bytes: bytes, stage: .attachment(moved, root: root))
+        }
     }
 
     /// What the policy says of an attachment's URL before anything is fetched.

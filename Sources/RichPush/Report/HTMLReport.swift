@@ -53,6 +53,7 @@ public enum HTMLReport {
             \(throughputChart(report))
             <h2>Devices in flight</h2>
             \(inFlightChart(report))
+            \(campaignSection(report))
             <h2>Latency distribution</h2>
             \(distributionChart(report))
             <h2>Latency statistics (ms)</h2>
@@ -146,7 +147,7 @@ public enum HTMLReport {
         return rows + "</table>"
     }
 
-    private static func countTable(_ counts: [String: Int]) -> String {
+    static func countTable(_ counts: [String: Int]) -> String {
         "<table>"
             + counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map {
                 "<tr><td>\(escape($0.key))</td><td>\($0.value)</td></tr>"
@@ -272,6 +273,8 @@ public enum HTMLReport {
     /// A chart over the seconds of the run: one slot per second on x, a fitted axis on y.
     struct TimeFrame {
         let title: String, unit: String, seconds: Int, axis: ChartAxis
+        /// The seconds one slot on x stands for (1: a slot per second; 0.1 for 100 ms buckets).
+        var slotSeconds = 1.0
         let width = 900.0, height = 300.0, left = 64.0, right = 20.0, top = 50.0, bottom = 44.0
         var body = ""
 
@@ -336,7 +339,7 @@ public enum HTMLReport {
             let xAxis = ChartAxis.fitted(to: Double(seconds), ticks: 12, integer: true)
             for tick in xAxis.ticks where Int(tick) < seconds {
                 svg +=
-                    "<text x=\"\(n(x(Int(tick))))\" y=\"\(n(height - bottom + 16))\" font-size=\"11\" text-anchor=\"middle\">\(Int(tick))</text>"
+                    "<text x=\"\(n(x(Int(tick))))\" y=\"\(n(height - bottom + 16))\" font-size=\"11\" text-anchor=\"middle\">\(slotSeconds == 1 ? String(Int(tick)) : HTMLReport.format(tick * slotSeconds))</text>"
             }
             svg +=
                 "<text x=\"\(left + plotWidth / 2)\" y=\"\(height - 6)\" font-size=\"11\" text-anchor=\"middle\">seconds since the start of the run</text>\n"

@@ -24,6 +24,8 @@ public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     case payload, url, type, ownsHost = "i-own-this-host", arrival, ramp, rate, devices, timeLimit = "time-limit"
     case startAt = "start-at"
     case failUnder = "fail-under", maxP99 = "max-p99", threshold
+    // A campaign-shaped bench: many URLs, the per-device log, the emulated edge.
+    case urls, log, edge
     // Analytics.
     case endpoint, externalID = "external-id", brazeID = "braze-id", apiKeyFile = "api-key-file"
     case event, attribute, email, property, appGroup = "app-group", suite

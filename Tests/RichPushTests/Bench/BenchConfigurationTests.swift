@@ -59,10 +59,12 @@ import Testing
 
     @Test func payloadAndURLExcludeEachOtherAndOneIsNeeded() {
         let both = setupError { _ = try configuration(payload: "p.json", url: "https://127.0.0.1/a.jpg") }
-        #expect(both == ConfigurationError(.invalidCombination, "give --payload or --url, not both"))
+        #expect(both == ConfigurationError(.invalidCombination, "give one of --payload, --url or --urls"))
         let neither = setupError { _ = try configuration(url: nil) }
         #expect(
-            neither == ConfigurationError(.invalidCombination, "a bench needs a target: --payload FILE or --url URL"))
+            neither
+                == ConfigurationError(
+                    .invalidCombination, "a bench needs a target: --payload FILE, --url URL or --urls FILE"))
         #expect(setupError { _ = try configuration(url: nil, serving: true) } == nil)
     }
 

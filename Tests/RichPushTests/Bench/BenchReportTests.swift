@@ -95,7 +95,10 @@ import Testing
         report.finalize()
         let html = HTMLReport.render(report)
         #expect(html.hasPrefix("<!DOCTYPE html>"))
-        #expect(html.components(separatedBy: "<svg").count == 5, "latency, throughput, in flight, distribution")
+        // Latency, throughput, in flight, distribution; then the burst timeline's in flight, new
+        // connections, bytes and cache results (no hit-ratio chart: no response had a cache header).
+        #expect(html.components(separatedBy: "<svg").count == 9)
+        #expect(html.contains("Burst timeline") && html.contains("No response carried a cache header"))
         #expect(html.contains("<polyline") && html.contains("Latency distribution"))
         #expect(!html.contains("<script") && !html.contains("http://www.w3.org/1999/xlink"), "self-contained")
         #expect(!html.contains("src=") && !html.contains("href="), "no external resource")

@@ -38,6 +38,13 @@ import Testing
         #expect(late.timeline.prefix(3).allSatisfy { $0.arrivals == 0 && $0.inFlight == 0 })
         #expect(late.timeline[3].arrivals == 4)
         #expect(late.timeline.reduce(0) { $0 + $1.completions } == 4)
+        // The burst timeline (and every series it carries) counts from the shared start too: no
+        // arrival and no new connection in its first 3.5 s.
+        let burst = try #require(late.burstTimeline)
+        let width = burst.bucketMilliseconds
+        let early = burst.buckets.prefix(3500 / width)
+        #expect(early.allSatisfy { $0.arrivals == 0 && $0.newConnections == 0 }, "\(burst.buckets.map(\.arrivals))")
+        #expect(burst.buckets.reduce(0) { $0 + $1.arrivals } == 4)
         // Latency counts from each device's own arrival: well under the 3.5 s the shard was late.
         let p99 = late.percentilesMilliseconds["end_to_end"]?["p99"] ?? .infinity
         #expect(p99 < 3500, "end-to-end p99 \(p99) ms includes the lateness")
