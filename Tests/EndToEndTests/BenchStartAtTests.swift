@@ -60,6 +60,10 @@ import Testing
         #expect(report.start?.shards.map(\.shard) == [1, 2, 3])
         // One burst: every arrival of the three shards in the first second after the shared start.
         #expect(report.timeline.first?.arrivals == 30, "\(report.timeline.map(\.arrivals))")
+        // The burst timeline too: its first second holds every arrival.
+        let burst = try #require(report.burstTimeline)
+        let firstSecond = burst.buckets.prefix(max(1, 1000 / burst.bucketMilliseconds))
+        #expect(firstSecond.reduce(0) { $0 + $1.arrivals } == 30, "\(burst.buckets.map(\.arrivals))")
         #expect(merged.stderr.contains("Start: --start-at \(start.rfc3339); 3 shards began"), "\(merged.stderr)")
         let html = try String(contentsOfFile: folder + "/merged.html", encoding: .utf8)
         #expect(html.contains("Start: --start-at \(start.rfc3339); 3 shards began"))
