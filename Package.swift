@@ -22,7 +22,10 @@ let package = Package(
 
         // The library: every pipeline stage. It knows nothing of flags, argv, exit codes or terminals.
         .target(
-            name: "RichPush", dependencies: ["POSIXKit", "CurlKit", "MagicKit", "Digest", "CNetRelay", "CMediaScan"]),
+            name: "RichPush",
+            dependencies: [
+                "POSIXKit", "CurlKit", "MagicKit", "Digest", "CNetRelay", "CMediaScan", "CWallClock",
+            ]),
 
         // Below everything: system calls retried on EINTR, the one error that keeps errno, exclusive
         // temporaries, write-all and read-all, and the descriptor budget. Glibc only, no Foundation.
@@ -57,6 +60,9 @@ let package = Package(
         .executableTarget(name: "RichPushFuzz", dependencies: ["RichPush", "CFuzzerShim", "CMediaScan"]),
         .target(name: "CFuzzerShim"),
 
+        // The wall clock with the kernel's NTP state, read together (bench --start-at and its lateness).
+        .target(name: "CWallClock"),
+
         // The shaping relay behind network profiles: an epoll loop that delays and paces TCP bytes.
         .target(name: "CNetRelay"),
 
@@ -76,7 +82,7 @@ let package = Package(
 // Shared compiler settings, applied in one place to every Swift target.
 let cTargets: Set<String> = [
     "CCurl", "CMagic", "CCrypto", "CMicroHTTPD", "CCurlShim", "CAssetServerShim", "CFuzzerShim", "CNetRelay",
-    "CProcessStart", "CMediaScan",
+    "CProcessStart", "CMediaScan", "CWallClock",
 ]
 for target in package.targets where !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.swiftLanguageMode(.v6)]

@@ -19,6 +19,10 @@ enum BenchCommand {
             device's scheduled arrival (open loop), so a saturated client or server shows as latency; if the
             client's own --concurrency cap started devices late, the report says so.
 
+            --start-at TIME makes every shard (--shard I/N, on as many machines) wait for one moment on
+            its wall clock, so pods started seconds apart still send one burst; each report records how
+            late its shard began and on which clock, and 'richpush report merge' lines the shards up there.
+
             Before the burst, one trial download checks the target: a TLS trust failure (pass --cacert), an
             unknown host or a refused connection stops the run at once (exit 69) instead of failing every device.
 
@@ -70,6 +74,11 @@ enum BenchCommand {
                         "--shard", "I/N", "Run the I-th of N equal slices of the device schedule (every N-th device).",
                         example: "1/2"),
                     Option(
+                        "--start-at", "TIME",
+                        "Start the schedule at TIME (RFC 3339 or epoch seconds), as every shard given it does; at "
+                            + "most a day ahead, at most 60 s past (then at once, its lateness reported).",
+                        example: "2026-12-01T18:00:00Z"),
+                    Option(
                         "--json", "FILE", "Write the JSON report (schema: Samples/schemas); '-' is stdout.",
                         example: "report.json"),
                     Option("--html", "FILE", "Write a self-contained HTML report with charts.", example: "report.html"),
@@ -117,6 +126,8 @@ enum BenchCommand {
     static func run(_ arguments: Arguments) async throws -> ExitCode {
         var arguments = arguments
         var options = try BenchOptions(parsing: &arguments)
+        // Checked on the clock before anything opens or starts: a start a day away or long past is a mistake.
+        if let start = options.configuration.startAt { try announce(start) }
         // Every report file is opened before the burst: a report that cannot be written costs no run.
         let outputs = try OutputPlan([
             ("--json", options.jsonPath), ("--html", options.htmlPath), ("--log", options.logPath),
@@ -180,6 +191,27 @@ enum BenchCommand {
                 return .unavailable
             }
             return run.value.passed ? .success : .failure
+        }
+    }
+
+    /// Checks `--start-at` against the wall clock (a usage error outside its window) and says on stderr
+    /// how long the run will wait, or that it starts late, and whether the clock is synchronized.
+    static func announce(_ start: SharedStart) throws {
+        let reading = WallClock.read()
+        let wait = try start.check(now: reading.time)
+        if wait < .zero {
+            printError(
+                "richpush bench: warning: --start-at \(start.time.rfc3339) was \(SharedStart.describe(.zero - wait)) "
+                    + "ago: starting at once; the report records the lateness.")
+        } else {
+            printError(
+                "richpush bench: waiting \(SharedStart.describe(wait)) for --start-at \(start.time.rfc3339) "
+                    + "(\(WallClock.name) reads \(reading.time.rfc3339)).")
+        }
+        if reading.synchronized == false {
+            printError(
+                "richpush bench: warning: this machine's clock is not synchronized (the kernel's NTP state): "
+                    + "shards on other machines start apart by as much as their clocks disagree.")
         }
     }
 

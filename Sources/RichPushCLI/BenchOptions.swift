@@ -67,6 +67,7 @@ struct BenchOptions {
         let forceProgress = arguments.flag("--progress")
         let noPreflight = arguments.flag("--no-preflight")
         let shard = try arguments.value("--shard").map { try Shard(parsing: $0) } ?? .whole
+        let startAt = try arguments.value("--start-at").map { SharedStart(try WallTime(parsing: $0)) }
         let policy = try PolicyOptions(parsing: &arguments).policy
         tracking = try TrackOptions(parsing: &arguments, policy: policy)
         let mix = try TLSOptions.networkMix(&arguments, network: policy.fetch.network)
@@ -85,6 +86,7 @@ struct BenchOptions {
         configuration.ownsHost = ownsHost
         configuration.preflight = !noPreflight
         configuration.shard = shard
+        configuration.startAt = startAt
         configuration.policy = policy
         configuration.networkMix = mix
         progress = ProgressLine.mode(

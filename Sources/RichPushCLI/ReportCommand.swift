@@ -23,7 +23,10 @@ enum ReportCommand {
             Bench reports (bench --json, of the shards of one run: same target and settings, different
             --shard) merge into the report one machine would have produced for the same measurements:
             counts and histograms add up, percentiles are recomputed from the merged histograms, and the
-            per-second timelines line up by offset from each shard's start. Batch summaries
+            timelines line up on the shared start when the shards were given one --start-at (each
+            shard's timeline counts from it, its lateness included), else by offset from each shard's
+            own start. A warning says when shards began more than 100 ms apart, were given different
+            start times, or ran on a clock the kernel says is not synchronized. Batch summaries
             (OUTDIR/summary.json of batch --shard) add their counts up. The merged JSON goes to stdout, so
             --html takes a file. Reports of the richpush.bench/1 format (older versions) cannot be merged:
             re-run those shards. --threshold, --fail-under and --max-p99 apply to the merged run as they

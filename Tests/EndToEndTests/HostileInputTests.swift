@@ -36,6 +36,7 @@ import Testing
         case composeFIFO, composeDeepNesting, composeControlCharacters, brazeRequestFIFO, composeUsersFIFO
         case sdkDispositionTraversal, sdkNameNotKnown
         case urlListControlCharacters, urlListNotText, urlListHugeWeight
+        case startAtControlCharacters, startAtBeyondTheClock
         var testDescription: String { rawValue }
     }
 
@@ -455,6 +456,26 @@ import Testing
                 check: { run, _ in
                     #expect(run.stderr.contains("names no metric"), "\(run.stderr)")
                     #expect(!run.stderr.contains("\u{1b}"), "\(run.stderr)")
+                })
+        case .startAtControlCharacters:
+            // A terminal escape in --start-at is refused before any server or report, never echoed raw.
+            return Scenario(
+                command:
+                    #""$RP" bench --url hero.jpg --devices 2 --json r.json --start-at "$(printf '1796148000\033[2J')""#,
+                status: 64, reason: nil,
+                check: { run, _ in
+                    #expect(run.stderr.contains("--start-at takes"), "\(run.stderr)")
+                    #expect(!run.stderr.contains("\u{1b}"), "\(run.stderr)")
+                })
+        case .startAtBeyondTheClock:
+            // Times past Int64 nanoseconds (the year 9999, 20 digits) are usage errors, not an overflow trap.
+            return Scenario(
+                command:
+                    #"for t in 9999-12-31T23:59:59Z 99999999999999999999 9999999999.9; do "$RP" bench --url hero.jpg --devices 2 --start-at "$t" 2>> err.txt; echo "$?" >> status.txt; done; test "$(sort -u status.txt)" = 64"#,
+                status: 0, reason: nil, allowedOutside: ["err.txt", "status.txt"],
+                check: { _, parent in
+                    let err = (try? String(contentsOfFile: parent + "/err.txt", encoding: .utf8)) ?? ""
+                    #expect(err.components(separatedBy: "--start-at takes").count == 4, "\(err)")
                 })
         case .thresholdHuge:
             return Scenario(

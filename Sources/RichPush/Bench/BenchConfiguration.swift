@@ -68,6 +68,8 @@ public struct BenchConfiguration: Sendable {
     /// Whether one trial download checks the target before the burst.
     public var preflight = true
     public var shard = Shard.whole
+    /// The moment every shard starts its schedule (`--start-at`), or nil to start at once.
+    public var startAt: SharedStart?
     /// The extension every device runs.
     public var policy = ExtensionPolicy()
     /// A network profile per device, by share.

@@ -80,6 +80,19 @@ public struct BenchReport: Sendable, Codable, Equatable {
         public var latencyMilliseconds: [String: Double] = [:]
 
         public init(second: Int) { self.second = second }
+
+        /// Adds the same bucket of another shard: every series of the timeline adds up here (a new
+        /// series is one more line), each count with a check.
+        mutating func merge(_ other: Second) throws(ReportDamage) {
+            let field = "timeline[\(other.second)]"
+            try ReportDamage.add(&arrivals, other.arrivals, field + ".arrivals")
+            try ReportDamage.add(&completions, other.completions, field + ".completions")
+            try ReportDamage.add(&failures, other.failures, field + ".failures")
+            try ReportDamage.add(&inFlight, other.inFlight, field + ".in_flight")
+            try ReportDamage.add(&peakInFlight, other.peakInFlight, field + ".peak_in_flight")
+            try ReportDamage.add(&bytes, other.bytes, field + ".bytes")
+            try latency.merge(other.latency)
+        }
     }
 
     /// The devices of one network profile (the run's one profile, or one of its mix): counts and end-to-end latency.
@@ -162,6 +175,9 @@ public struct BenchReport: Sendable, Codable, Equatable {
     /// Profile key (`3g`) -> its devices, when the run used network profiles; absent over loopback.
     /// The rows add up to `devices` and `attached`.
     public var networks: [String: Network]?
+    /// When each shard began, on which clock, against which shared start (`--start-at`); absent in
+    /// reports of older versions (see ``Start``).
+    public var start: Start?
     /// HTTP version ("1.1", "2") -> devices whose response came over it; devices without a response
     /// are not counted. Absent in reports of older versions.
     public var httpVersions: [String: Int]?
@@ -333,16 +349,10 @@ public struct BenchReport: Sendable, Codable, Equatable {
             try histograms[phase, default: LatencyHistogram()].merge(histogram)
         }
         grow(to: (other.timeline.last?.second ?? -1))
-        for second in other.timeline {
-            let field = "timeline[\(second.second)]"
-            try ReportDamage.add(&timeline[second.second].arrivals, second.arrivals, field + ".arrivals")
-            try ReportDamage.add(&timeline[second.second].completions, second.completions, field + ".completions")
-            try ReportDamage.add(&timeline[second.second].failures, second.failures, field + ".failures")
-            try ReportDamage.add(&timeline[second.second].inFlight, second.inFlight, field + ".in_flight")
-            try ReportDamage.add(&timeline[second.second].peakInFlight, second.peakInFlight, field + ".peak_in_flight")
-            try ReportDamage.add(&timeline[second.second].bytes, second.bytes, field + ".bytes")
-            try timeline[second.second].latency.merge(second.latency)
-        }
+        // Both timelines count from the same moment (the shared start, or each shard's own), so their
+        // buckets add up index by index.
+        for second in other.timeline { try timeline[second.second].merge(second) }
+        start = Self.merged(start, other.start)
         if var mine = identity, let theirs = other.identity {
             mine.runs = (mine.runs + theirs.runs).sorted { $0.shard < $1.shard }
             identity = mine
@@ -437,6 +447,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
         try urls?.check()
         try burstTimeline?.check()
         try identity?.check()
+        try checkStart()
     }
 
     /// Computes the derived fields from the counts and histograms.

@@ -122,7 +122,20 @@ public struct BenchSession: Sendable {
         var report = BenchReport(
             target: target, config: configuration.reportConfig, shards: [configuration.shard.index])
         report.urls = list.map(URLBreakdown.init)
-        if startingDevices {
+        // The shared start, waited for here; cancelled while waiting, no device runs.
+        let reading: WallClock.Reading?
+        if !startingDevices {
+            reading = nil
+        } else if let start = configuration.startAt {
+            reading = try? await start.wait()
+        } else {
+            reading = WallClock.read()
+        }
+        if let reading {
+            let sharedStart = configuration.startAt?.time
+            report.start = BenchReport.Start(
+                at: sharedStart?.rfc3339,
+                shards: [.init(shard: configuration.shard.index, reading: reading, sharedStart: sharedStart)])
             var burst = BurstRunner(
                 service: service, payload: payload, schedule: schedule, indices: indices,
                 concurrency: configuration.concurrency, timeLimit: timeLimit)
@@ -135,6 +148,7 @@ public struct BenchSession: Sendable {
                 burst.networks = NetworkAssignment(
                     mix: mix, devices: configuration.devices, seed: configuration.seed, service: service)
             }
+            if let sharedStart { burst.lateness = reading.time - sharedStart }
             await burst.run(into: &report, progress: progress)
         } else {
             report.notStarted = indices.count

@@ -30,6 +30,7 @@ public enum BenchSummary {
             String(
                 format: "Display rate: %.1f%% of %d devices would show the attachment (%d attached).",
                 report.displayRate * 100, report.devices, report.attached))
+        lines += report.startLines
         lines += networkLines(report)
         lines.append(
             String(

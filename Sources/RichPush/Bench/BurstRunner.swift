@@ -39,6 +39,10 @@ public struct BurstRunner: Sendable {
     public var seed: UInt64 = 1
     /// Where each device's record goes, when a log was asked for.
     public var log: DeviceLog?
+    /// How long after the shared start (`--start-at`) this run began: the report's offsets and timeline
+    /// count from the shared start, so the shards' timelines line up there. Latency counts from each
+    /// device's own arrival and is not changed by it.
+    public var lateness: Duration = .zero
 
     public init(
         service: ServiceExtension, payload: [UInt8], schedule: ArrivalSchedule, indices: [Int], concurrency: Int,
@@ -131,6 +135,7 @@ public struct BurstRunner: Sendable {
                 ? [networks.prepared(payload)] : listPayloads.map { networks.prepared($0) },
             shard: shardIndex, seed: seed, log: log)
         let interval = progressInterval
+        let origin = began - max(.zero, lateness)
         // The clock: progress at least every `interval`, whether or not devices finish.
         let ticker = Task {
             while !Task.isCancelled {
@@ -142,7 +147,7 @@ public struct BurstRunner: Sendable {
         await withDiscardingTaskGroup { group in
             for _ in 0..<min(concurrency, admission.plan.count) {
                 group.addTask {
-                    await Self.slot(shared: shared, deliveries: deliveries, began: began)
+                    await Self.slot(shared: shared, deliveries: deliveries, began: began, origin: origin)
                 }
             }
             // Devices still running end within their own budget (each has its deadline), so the run
@@ -194,7 +199,9 @@ public struct BurstRunner: Sendable {
 
     /// One concurrency slot: claims the next device, waits for its arrival, runs it, and again, until
     /// the admission has nothing more (or the run is cancelled).
-    private static func slot(shared: Guarded, deliveries: Targets, began: ContinuousClock.Instant) async {
+    private static func slot(
+        shared: Guarded, deliveries: Targets, began: ContinuousClock.Instant, origin: ContinuousClock.Instant
+    ) async {
         while !Task.isCancelled {
             let claim = shared.withLock { $0.admission.claim(now: .now - began) }
             guard case .device(let entry, let heldBack, let free) = claim else { return }
@@ -206,15 +213,15 @@ public struct BurstRunner: Sendable {
                 guard let inFlight = state.admission.launch(now: startedAt - began) else { return false }
                 state.progress.started = state.admission.started
                 state.progress.maxInFlight = state.admission.maxInFlight
-                state.report.notePeakInFlight(inFlight, at: startedAt - began)
+                state.report.notePeakInFlight(inFlight, at: startedAt - origin)
                 return true
             }
             guard launched else { return }
             let target = deliveries.device(entry.index)
             let result = await target.service.process(target.payload, arrivedAt: arrival)
             finish(
-                result.outcome, shared: shared, began: began, scheduled: entry.offset, free: began + free,
-                startedAt: startedAt, heldBack: heldBack, network: target.network,
+                result.outcome, shared: shared, began: began, origin: origin, scheduled: entry.offset,
+                free: began + free, startedAt: startedAt, heldBack: heldBack, network: target.network,
                 place: (entry.index, target.entry, deliveries.log == nil ? nil : target.url), log: deliveries.log)
         }
     }
@@ -223,18 +230,21 @@ public struct BurstRunner: Sendable {
     /// frame holds none of this while the download runs.
     @inline(never)
     private static func finish(
-        _ outcome: Outcome, shared: Guarded, began: ContinuousClock.Instant, scheduled: Duration,
-        free: ContinuousClock.Instant, startedAt: ContinuousClock.Instant, heldBack: Bool, network: String?,
-        place: (index: Int, entry: Int, url: String?), log: DeviceLog?
+        _ outcome: Outcome, shared: Guarded, began: ContinuousClock.Instant, origin: ContinuousClock.Instant,
+        scheduled: Duration, free: ContinuousClock.Instant, startedAt: ContinuousClock.Instant, heldBack: Bool,
+        network: String?, place: (index: Int, entry: Int, url: String?), log: DeviceLog?
     ) {
-        let ended = ContinuousClock.now - began
+        let now = ContinuousClock.now
+        let ended = now - began
         let timings = outcome.download?.timings
         let started = startedAt - began
+        // The report's offsets count from the origin: the shared start, or this run's own.
+        let shift = began - origin
         var device = DeviceResult(
             verdict: outcome.verdict, reason: outcome.reason, message: outcome.message,
             status: outcome.download?.status ?? 0, bytes: outcome.download?.bytes ?? 0,
             dns: timings?.dns, connect: timings?.connect, tls: timings?.tls, firstByte: timings?.firstByte,
-            download: timings?.total, scheduled: scheduled, started: started, ended: ended,
+            download: timings?.total, scheduled: scheduled + shift, started: started + shift, ended: ended + shift,
             heldBack: heldBack && started - scheduled > .milliseconds(1),
             schedulingLag: max(.zero, startedAt - free), network: network)
         device.contentExtension = outcome.contentExtension?.outcome

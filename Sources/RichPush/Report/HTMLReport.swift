@@ -44,6 +44,7 @@ public enum HTMLReport {
             \(networkSection(report))
             <p class="muted">\(format(report.devicesPerSecond)) devices/s, \(format(report.megabytesPerSecond)) MB/s over
             \(format(report.durationSeconds)) s. \(delayNote(report))</p>
+            \(report.startLines.map { "<p class=\"muted\">\(escape($0))</p>" }.joined())
             \(clientSection(report.client))
             \(thresholdSection(report.thresholds))
             <h2>Latency over time</h2>

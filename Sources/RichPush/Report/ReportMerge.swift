@@ -76,6 +76,7 @@ public struct ReportMerge: Sendable {
     public func benchReport() throws(ConfigurationError) -> Merged<BenchReport> {
         var merged: BenchReport?
         var check = MergeCheck()
+        var alignment = StartAlignment()
         for file in files {
             guard let data = Self.contents(of: file) else {
                 throw ConfigurationError(.unusableInput, "cannot read '\(file)'")
@@ -90,6 +91,7 @@ public struct ReportMerge: Sendable {
             } catch {
                 throw ConfigurationError(.unusableInput, error.message)
             }
+            alignment.admit(file: file, start: report.start, durationSeconds: report.durationSeconds)
             do throws(BenchReportError) {
                 if merged == nil { merged = report } else { try merged?.merge(report) }
             } catch {
@@ -101,9 +103,12 @@ public struct ReportMerge: Sendable {
         do throws(MergeRefusal) { warnings = try check.finish(requireAllShards: requireAllShards) } catch {
             throw ConfigurationError(.unusableInput, error.message)
         }
+        // Shards that counted from one start ran side by side: the run lasted from that start to the
+        // last shard's end, which devices/s and MB/s are computed over.
+        if let shared = alignment.sharedDurationSeconds { result.durationSeconds = shared }
         result.finalize()
         result.decide(thresholds)
-        return Merged(value: result, warnings: warnings)
+        return Merged(value: result, warnings: warnings + alignment.warnings)
     }
 
     /// The merged batch summary, with the gate decided for the whole; a file that is not a batch

@@ -22,6 +22,7 @@ public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     case concurrency, shard, seed, out, force, samples, html, json, brazeRequests = "braze-requests"
     // A bench's target and arrival.
     case payload, url, type, ownsHost = "i-own-this-host", arrival, ramp, rate, devices, timeLimit = "time-limit"
+    case startAt = "start-at"
     case failUnder = "fail-under", maxP99 = "max-p99", threshold
     // A campaign-shaped bench: many URLs, the per-device log, the emulated edge.
     case urls, log, edge

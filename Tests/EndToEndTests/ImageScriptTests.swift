@@ -1,0 +1,97 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// scripts/image: the image's file system laid out from the built binary (its shared libraries found
+/// with ldd, libmagic's database, the CA bundle, /bin/sh, the samples), and richpush run in it with
+/// chroot and its own /proc: `richpush demo` gives every sample its expected verdict there. Skipped,
+/// with the reason, where the machine allows no chroot; the whole image (a release build, minutes)
+/// only with RICHPUSH_IMAGE_TEST=1.
+@Suite(.serialized) struct ImageScriptTests {
+    static let script = Fixtures.root + "/scripts/image"
+
+    /// Why a chroot check cannot run here, or nil when it can.
+    static var chrootUnavailable: String? {
+        if getuid() != 0 { return "chroot needs root" }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return "no unshare" }
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        probe.arguments = ["--mount", "--pid", "--fork", "true"]
+        guard (try? probe.run()) != nil else { return "unshare cannot start" }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0 ? nil : "this machine allows no new mount and PID namespace"
+    }
+
+    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: script)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: Fixtures.root)
+        let log = try Fixtures.temporaryFolder() + "/image.log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        try handle.close()
+        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: (log as NSString).deletingLastPathComponent)
+        return (process.terminationStatus, output)
+    }
+
+    @Test func laysOutTheFileSystemAndRunsRichPushInIt() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let root = folder + "/rootfs"
+        let result = try Self.run(["--binary", RichPushBinary.path, "--rootfs", root, "--no-check"])
+        #expect(result.status == 0, "\(result.output)")
+        for path in [
+            "/usr/bin/richpush", "/bin/sh", "/usr/lib/file/magic.mgc", "/etc/ssl/certs/ca-certificates.crt",
+            "/richpush/Samples/expected.tsv", "/richpush/Samples/certs/ca.pem", "/etc/passwd",
+            "/lib64/ld-linux-x86-64.so.2",
+        ] {
+            #expect(FileManager.default.fileExists(atPath: root + path), "the image lacks \(path)")
+        }
+        // Every library the binary needs, where the loader looks for it.
+        for library in ["libcurl.so.4", "libmagic.so.1", "libmicrohttpd.so.12", "libssl.so.3", "libc.so.6"] {
+            #expect(
+                FileManager.default.fileExists(atPath: root + "/lib/x86_64-linux-gnu/" + library)
+                    || FileManager.default.fileExists(atPath: root + "/usr/lib/x86_64-linux-gnu/" + library),
+                "the image lacks \(library)")
+        }
+        if let reason = Self.chrootUnavailable {
+            print("ImageScriptTests: the chroot check is skipped: \(reason)")
+            return
+        }
+        let checked = try Self.run(["--check-rootfs", root])
+        #expect(checked.status == 0, "\(checked.output)")
+        #expect(checked.output.contains("check passed"), "\(checked.output)")
+        #expect(checked.output.contains("Every payload got the verdict Samples/expected.tsv expects"))
+    }
+
+    /// A broken file system fails the check rather than passing it: without libmagic's database the
+    /// demo's verdicts differ (or richpush cannot start).
+    @Test func aFileSystemWithoutTheMagicDatabaseFailsTheCheck() throws {
+        if let reason = Self.chrootUnavailable {
+            print("ImageScriptTests: the chroot check is skipped: \(reason)")
+            return
+        }
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let root = folder + "/rootfs"
+        #expect(try Self.run(["--binary", RichPushBinary.path, "--rootfs", root, "--no-check"]).status == 0)
+        try FileManager.default.removeItem(atPath: root + "/usr/lib/file/magic.mgc")
+        let checked = try Self.run(["--check-rootfs", root])
+        #expect(checked.status == 1 && checked.output.contains("check failed"), "\(checked.output)")
+    }
+
+    /// The image itself: a release build with the static Swift standard library, buildah or podman,
+    /// and the check. Minutes on two cores, so only when asked for.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["RICHPUSH_IMAGE_TEST"] == "1"))
+    func buildsTheImageAndChecksIt() throws {
+        let result = try Self.run([])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("built richpush:"), "\(result.output)")
+    }
+}

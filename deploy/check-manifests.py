@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Checks deploy/kubernetes/: every file parses as YAML, every Job and Pod has the fields Kubernetes
+requires and the ones this run depends on (an Indexed Job with completions, parallelism and
+restartPolicy Never; an image named as the kustomization sets it; every ConfigMap key, ConfigMap and
+claim a pod refers to defined), and the kustomizations list every manifest.
+
+    deploy/check-manifests.py             the checks; exit 1 with one line per problem
+    deploy/check-manifests.py --commands  the checks, then every container's command and args as JSON
+                                          (the tests run them through richpush's own parser)
+"""
+import json
+import os
+import sys
+
+import yaml
+
+# RICHPUSH_MANIFESTS points the checks at another folder (the tests check that a broken copy fails).
+ROOT = os.environ.get("RICHPUSH_MANIFESTS") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "kubernetes")
+
+
+def documents():
+    """Every manifest under ROOT: (relative path, parsed document), kustomizations apart."""
+    found = []
+    for folder, _, names in sorted(os.walk(ROOT)):
+        for name in sorted(names):
+            if not name.endswith(".yaml"):
+                continue
+            path = os.path.join(folder, name)
+            with open(path, encoding="utf-8") as handle:
+                for document in yaml.safe_load_all(handle):
+                    found.append((os.path.relpath(path, ROOT), document))
+    return found
+
+
+def pod_specs(document):
+    """The pod spec of a Job or a Pod, or None."""
+    if document.get("kind") == "Job":
+        return document.get("spec", {}).get("template", {}).get("spec")
+    if document.get("kind") == "Pod":
+        return document.get("spec")
+    return None
+
+
+def check(found):
+    """Problems, one sentence each, and every container's command."""
+    problems = []
+    commands = []
+    config_maps = {}
+    claims = set()
+    images = set()
+    listed = {}
+    for path, document in found:
+        if not isinstance(document, dict) or "kind" not in document or "apiVersion" not in document:
+            problems.append(f"{path}: a document without kind and apiVersion")
+            continue
+        kind = document["kind"]
+        if kind == "Kustomization":
+            folder = os.path.dirname(path)
+            listed[folder] = set(os.path.normpath(os.path.join(folder, r)) for r in document.get("resources", []))
+            images.update(image["name"] for image in document.get("images", []))
+            continue
+        if not document.get("metadata", {}).get("name"):
+            problems.append(f"{path}: {kind} has no metadata.name")
+        if kind == "ConfigMap":
+            config_maps[document["metadata"]["name"]] = set((document.get("data") or {}).keys())
+        if kind == "PersistentVolumeClaim":
+            claims.add(document["metadata"]["name"])
+    for path, document in found:
+        if not isinstance(document, dict) or document.get("kind") == "Kustomization":
+            continue
+        folder = os.path.dirname(path)
+        if path not in listed.get(folder, set()):
+            problems.append(f"{path}: not listed in {os.path.join(folder, 'kustomization.yaml')}")
+        kind = document.get("kind")
+        name = document.get("metadata", {}).get("name", "?")
+        if kind == "Job":
+            if document.get("apiVersion") != "batch/v1":
+                problems.append(f"{path}: Job {name} is not batch/v1")
+            spec = document.get("spec", {})
+            if spec.get("completionMode") != "Indexed":
+                problems.append(f"{path}: Job {name} is not an Indexed Job (completionMode: Indexed)")
+            if not isinstance(spec.get("completions"), int) or spec["completions"] < 1:
+                problems.append(f"{path}: Job {name} has no completions")
+            if spec.get("parallelism") != spec.get("completions"):
+                problems.append(f"{path}: Job {name} does not run every shard at once (parallelism != completions)")
+        pod = pod_specs(document)
+        if pod is None:
+            continue
+        if pod.get("restartPolicy") not in ("Never", "OnFailure"):
+            problems.append(f"{path}: {kind} {name}'s pods need restartPolicy Never (a restarted shard counts twice)")
+        volumes = {v.get("name"): v for v in pod.get("volumes", [])}
+        for volume in volumes.values():
+            claim = volume.get("persistentVolumeClaim", {}).get("claimName")
+            if claim is not None and claim not in claims:
+                problems.append(f"{path}: volume {volume['name']} names claim {claim}, defined nowhere")
+            config_map = volume.get("configMap", {}).get("name")
+            if config_map is not None and config_map not in config_maps:
+                problems.append(f"{path}: volume {volume['name']} names ConfigMap {config_map}, defined nowhere")
+        containers = pod.get("initContainers", []) + pod.get("containers", [])
+        if not pod.get("containers"):
+            problems.append(f"{path}: {kind} {name} has no containers")
+        for container in containers:
+            label = f"{path}: container {container.get('name', '?')}"
+            if not container.get("name") or not container.get("image"):
+                problems.append(f"{label} needs a name and an image")
+            elif container["image"] not in images:
+                problems.append(f"{label} runs image {container['image']}, which no kustomization sets")
+            for mount in container.get("volumeMounts", []):
+                if mount.get("name") not in volumes:
+                    problems.append(f"{label} mounts {mount.get('name')}, not a volume of its pod")
+            environment = {}
+            for variable in container.get("env", []):
+                reference = variable.get("valueFrom", {}).get("configMapKeyRef")
+                if reference is not None:
+                    if reference.get("key") not in config_maps.get(reference.get("name"), set()):
+                        problems.append(
+                            f"{label}: {variable['name']} reads {reference.get('name')}/{reference.get('key')}, "
+                            "defined nowhere")
+                    else:
+                        environment[variable["name"]] = [reference["name"], reference["key"]]
+            script = " ".join(container.get("command", []) + container.get("args", []))
+            completions = document.get("spec", {}).get("completions") if kind == "Job" else None
+            marker = "--shard $((JOB_COMPLETION_INDEX + 1))/"
+            if completions is not None and marker in script:
+                count = script.split(marker, 1)[1].split()[0]
+                if count != str(completions):
+                    problems.append(f"{label} runs --shard I/{count}, but its Job has {completions} completions")
+            if not container.get("command"):
+                problems.append(f"{label} names no command (a FROM scratch image has no default)")
+            commands.append({
+                "file": path, "name": name, "container": container.get("name"),
+                "command": container.get("command", []), "args": container.get("args", []),
+                "environment": environment,
+                "completions": document.get("spec", {}).get("completions") if kind == "Job" else None,
+            })
+    return problems, commands, config_maps
+
+
+def config_values(found):
+    """ConfigMap name -> its data."""
+    return {d["metadata"]["name"]: d.get("data") or {} for _, d in found
+            if isinstance(d, dict) and d.get("kind") == "ConfigMap"}
+
+
+def main():
+    found = documents()
+    problems, commands, _ = check(found)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        return 1
+    if "--commands" in sys.argv[1:]:
+        print(json.dumps({"commands": commands, "config_maps": config_values(found)}, indent=1))
+    else:
+        print(f"deploy/kubernetes: {len(found)} documents, {len(commands)} containers checked")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
