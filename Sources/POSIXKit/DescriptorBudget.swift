@@ -124,8 +124,7 @@ public struct DescriptorBudget: Sendable, Equatable {
             defer { closedir(directory) }
             var count = 0
             while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { $0.first }
-                if name != UInt8(ascii: ".") { count += 1 }
+                if SystemCall.entryName(entry).first != UInt8(ascii: ".") { count += 1 }
             }
             return max(0, count - 1)
         }

@@ -135,7 +135,7 @@ public enum BatchInput {
         defer { closedir(stream) }
         let suffix = Array(".json".utf8)
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+            let name = SystemCall.entryName(entry)
             if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
             let child = relative.isEmpty ? name : relative + [UInt8(ascii: "/")] + name
             let full = root + [UInt8(ascii: "/")] + child
