@@ -1,6 +1,6 @@
 import Foundation
 
-/// Braze's `apple_push` object to the payload and headers Braze delivers (BRAZE-REST's mapping;
+/// Braze's `apple_push` object to the payload and headers Braze delivers (the mapping of Braze's REST documentation, README "What to double-check";
 /// the rules are ``ComposeRule/braze``).
 enum BrazeComposer {
     /// Braze's largest `/messages/send` payload for iOS, in bytes (400 Apple Push Length Exceeded above it).

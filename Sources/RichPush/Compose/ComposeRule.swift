@@ -36,7 +36,7 @@ public struct ComposeRule: Sendable, Equatable {
         ])
     }
 
-    /// Every rule, in the order `compose --explain` lists them (Braze's after BRAZE-REST's mapping table).
+    /// Every rule, in the order `compose --explain` lists them (Braze's in the order of its `apple_push` object's documentation).
     public static let all: [ComposeRule] = braze + oneSignal + airship
 
     /// The rule named `id`.

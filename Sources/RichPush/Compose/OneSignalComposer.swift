@@ -1,6 +1,6 @@
 /// OneSignal's `POST /notifications` body to the payload its SDK reads (``ComposeRule/oneSignal``).
 ///
-/// Only what DIALECTS documents: `ios_attachments {id: url}` becomes the `att` dictionary the
+/// Only what OneSignal's API reference and SDK source document: `ios_attachments {id: url}` becomes the `att` dictionary the
 /// extension downloads from, with `mutable-content` so iOS runs it, and the English heading,
 /// subtitle and contents as the alert. OneSignal's own error words are not known, so refusals carry
 /// no status.

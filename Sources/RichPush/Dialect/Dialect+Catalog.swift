@@ -1,4 +1,4 @@
-/// The SDKs richpush emulates, one description each (facts: DIALECTS.md, per SDK).
+/// The SDKs richpush emulates, one description each (facts: each SDK's public source, named in its `source`).
 extension Dialect {
     /// Braze's extension: the pipeline's original behaviour, unchanged (the default `--sdk`).
     public static let braze = Dialect(

@@ -3,7 +3,7 @@
 ///
 /// The one pipeline (``ServiceExtension``) interprets a dialect; adding an SDK is adding a value to
 /// ``Dialect/all`` and its tests. Braze (``Dialect/braze``) is the pipeline's original behaviour.
-/// The facts come from each SDK's public source (docs/dialects in the README, `DIALECTS.md`); a rule
+/// The facts come from each SDK's public source (``source``; the README's SDK dialects section); a rule
 /// that is not stated anywhere is listed in ``inferred`` and every outcome of the dialect says so.
 ///
 /// ```swift
@@ -47,7 +47,7 @@ public struct Dialect: Sendable, Equatable {
     public var textOverrides: TextOverrides? = nil
     /// Network calls the extension makes besides the download.
     public var networkCalls: [SDKCall] = []
-    /// Rules of this description that no source states (DIALECTS.md "Uncertain"): each outcome lists them.
+    /// Rules of this description that no source states (inferred or unverified): each outcome lists them.
     public var inferred: [String] = []
 
     /// How many attachments, and in what order iOS gets them.
