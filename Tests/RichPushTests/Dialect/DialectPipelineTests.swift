@@ -210,9 +210,10 @@ import Testing
 
     @Test func aSlowDeliveryMetricMakesThePushExpire() async throws {
         defer { rig.cleanUp() }
-        // The image takes milliseconds (5 s of room for a loaded machine); the metric's answer is held past the budget.
-        let outcome = try await process(Self.customerIO, budget: .seconds(5)) {
-            $0.sdkCalls.endpoint = "https://cdn.example.com/?delay=8000"
+        // The image takes milliseconds (15 s of room: the suite's start-up load has delayed a first
+        // transfer by more than 5 s); the metric's answer is held twice as long as the budget.
+        let outcome = try await process(Self.customerIO, budget: .seconds(15)) {
+            $0.sdkCalls.endpoint = "https://cdn.example.com/?delay=30000"
         }
         #expect(outcome.verdict == .expired, "\(outcome.summaryLine)")
         #expect(outcome.message.contains("delivery metric"))
