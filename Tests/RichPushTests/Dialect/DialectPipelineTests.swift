@@ -215,7 +215,7 @@ import Testing
         let outcome = try await process(Self.customerIO, budget: .seconds(15)) {
             $0.sdkCalls.endpoint = "https://cdn.example.com/?delay=30000"
         }
-        #expect(outcome.verdict == .expired, "\(outcome.summaryLine) \(outcome.json.text)")  // the calls' reports say why
+        #expect(outcome.verdict == .expired, "\(outcome.summaryLine) \(outcome.json.text)")
         #expect(outcome.message.contains("delivery metric"))
         #expect(outcome.delivered?.content == "composed", "the image was done: Customer.io shows it")
         #expect(outcome.sdkCalls?.first?.status == nil)
