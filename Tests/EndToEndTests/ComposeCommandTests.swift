@@ -103,10 +103,7 @@ import Testing
     }
 
     var options: [String] {
-        [
-            "--budget", "5", "--cacert", Fixtures.caFile, "--connect-to",
-            "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)",
-        ]
+        ["--budget", "5"] + Fixtures.sampleHost(server)
     }
 
     @Test func processRunsTheComposedPayloadAndKeepsTheRequest() async throws {

@@ -25,10 +25,8 @@ import Testing
         let payload =
             #"{"aps":{"alert":"x","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/\#(path)","type":"jpg"}}}"#
         let run = try await RichPushBinary.run(
-            [
-                "process", "--out", folder + "/out", "--budget", "10", "--cacert", Fixtures.caFile, "--connect-to",
-                "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)",
-            ], stdin: Data(payload.utf8), directory: folder)
+            ["process", "--out", folder + "/out", "--budget", "10"] + Fixtures.sampleHost(server),
+            stdin: Data(payload.utf8), directory: folder)
         return (run, (try? JSONValue.parse(Array(run.stdout.utf8)))?["richpush"])
     }
 

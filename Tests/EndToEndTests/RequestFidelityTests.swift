@@ -21,7 +21,7 @@ import Testing
     }
 
     var mapping: [String] {
-        ["--cacert", Fixtures.caFile, "--connect-to", "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)"]
+        Fixtures.sampleHost(server)
     }
 
     static func payload(_ url: String, type: String = "jpg") -> Data {

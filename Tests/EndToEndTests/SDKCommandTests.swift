@@ -20,10 +20,7 @@ import Testing
     }
 
     var options: [String] {
-        [
-            "--budget", "10", "--cacert", Fixtures.caFile, "--connect-to",
-            "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)",
-        ]
+        ["--budget", "10"] + Fixtures.sampleHost(server)
     }
 
     @Test func listsEveryDialectAsTextAndJSON() async throws {

@@ -22,6 +22,12 @@ public enum Fixtures {
         try AssetServer(root: root, tls: try tlsIdentity())
     }
 
+    /// The arguments that send the sample host (`cdn.example.com:443`, as the sample payloads name it)
+    /// to `server`'s HTTPS port and trust its test CA: `--cacert` and `--connect-to`.
+    public static func sampleHost(_ server: AssetServer) -> [String] {
+        ["--cacert", caFile, "--connect-to", "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)"]
+    }
+
     /// The bytes of a sample asset.
     public static func bytes(ofAsset name: String) throws -> [UInt8] {
         Array(try Data(contentsOf: URL(fileURLWithPath: assets + "/" + name)))
