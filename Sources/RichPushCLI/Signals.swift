@@ -6,7 +6,7 @@ import Synchronization
 /// SIGINT and SIGTERM: caught from the first instruction of `main`, turned into cancellation.
 ///
 /// ``install()`` runs before any work. A handler (async-signal-safe: it writes one byte to a pipe)
-/// replaces the default action, and the signals are blocked in the main thread and every thread it
+/// replaces the default action (a signal the parent set to be ignored stays ignored), and the signals are blocked in the main thread and every thread it
 /// starts, so they reach one watcher thread. The first signal marks the run interrupted and calls the
 /// registered reactions (cancel the work, stop the engine); a signal that arrives before any work has
 /// started is remembered, and that work is cancelled as it starts. A second signal removes the
@@ -25,8 +25,12 @@ enum TerminationSignal {
         sigaddset(&action.sa_mask, SIGINT)
         sigaddset(&action.sa_mask, SIGTERM)
         action.sa_flags = SA_RESTART
-        sigaction(SIGINT, &action, nil)
-        sigaction(SIGTERM, &action, nil)
+        // A signal the parent set to be ignored stays ignored, as the C constructor leaves it: a
+        // background job of a non-interactive shell, or `nohup`, is not stopped by the terminal's
+        // Ctrl-C (the convention every shell and interpreter keeps).
+        for number in [SIGINT, SIGTERM] where !isIgnored(number) {
+            sigaction(number, &action, nil)
+        }
         // A Ctrl-C before this handler existed was counted by the process's C constructor: it
         // counts now, as if it had come just now (the work has not started).
         if richpush_early_termination_signals() > 0 {
@@ -49,6 +53,13 @@ enum TerminationSignal {
         }
         watcher.name = "richpush.signals"
         watcher.start()
+    }
+
+    /// Whether the process inherited `number` as ignored (SIG_IGN).
+    private static func isIgnored(_ number: Int32) -> Bool {
+        var current = sigaction()
+        guard sigaction(number, nil, &current) == 0 else { return false }
+        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == 1
     }
 
     /// Whether SIGINT or SIGTERM has arrived.

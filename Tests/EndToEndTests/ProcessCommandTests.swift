@@ -152,8 +152,35 @@ import Testing
             #"{"aps":{"alert":"a","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg?size=9000000&rate=1000000","type":"jpg"}}}"#
         let running = try RichPushBinary.start(
             ["process"] + options.map { $0 == "2" ? "60" : $0 }, stdin: Data(payload.utf8), directory: folder)
-        try await Task.sleep(for: .milliseconds(1500))
+        // The signal comes while the asset is arriving (9 s at 1 MB/s) into its unnamed temporary
+        // file in --out (O_TMPFILE: named only when whole).
+        let partial = await Fixtures.waitUntil(seconds: 40) {
+            running.openFiles.contains { $0.hasPrefix(folder + "/out/") }
+        }
+        #expect(partial, "the download never started")
         running.signal(SIGINT)
+        let run = await running.wait()
+        #expect(run.status == 130, "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+        #expect(Fixtures.files(in: folder + "/out").isEmpty, "no partial download left in --out")
+    }
+
+    @Test func keepsAnIgnoredSIGINTIgnoredAndStopsOnSIGTERM() async throws {
+        defer { cleanUp() }
+        let payload =
+            #"{"aps":{"alert":"a","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg?size=9000000&rate=1000000","type":"jpg"}}}"#
+        // As a background job of a non-interactive shell (or under nohup): SIGINT starts ignored.
+        let running = try RichPushBinary.start(
+            ["process"] + options.map { $0 == "2" ? "60" : $0 }, stdin: Data(payload.utf8), directory: folder,
+            ignoring: [SIGINT])
+        let partial = await Fixtures.waitUntil(seconds: 40) {
+            running.openFiles.contains { $0.hasPrefix(folder + "/out/") }
+        }
+        #expect(partial, "the download never started")
+        running.signal(SIGINT)
+        try await Task.sleep(for: .seconds(1))
+        #expect(running.isRunning, "an inherited SIG_IGN for SIGINT is kept")
+        running.signal(SIGTERM)
         let run = await running.wait()
         #expect(run.status == 130, "\(run.stderr)")
         #expect(run.stdout.isEmpty)

@@ -40,7 +40,7 @@ public enum RichPushBinary {
     /// Starts the binary and returns at once; ``RunningBinary/wait()`` collects the result.
     public static func start(
         _ arguments: [String], stdin: Data = Data(), directory: String? = nil, environment: [String: String] = [:],
-        stdoutPath: String? = nil, launcher: [String] = []
+        stdoutPath: String? = nil, launcher: [String] = [], ignoring ignoredSignals: [Int32] = []
     ) throws -> RunningBinary {
         let scratch = try Fixtures.temporaryFolder("richpush-run")
         let inPath = scratch + "/stdin", outPath = stdoutPath ?? scratch + "/stdout", errPath = scratch + "/stderr"
@@ -54,16 +54,36 @@ public enum RichPushBinary {
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         // A working directory goes through `sh -c 'cd DIR && exec ...'`: exec keeps the pid, so wait4's
         // rusage is still the binary's own.
+        // Signals to start ignored go through `sh -c 'trap "" ...; exec ...'` the same way: exec keeps SIG_IGN.
+        let ignore =
+            ignoredSignals.isEmpty
+            ? [] : ["/bin/sh", "-c", "trap '' \(ignoredSignals.map(String.init).joined(separator: " ")); exec \"$@\"", "sh"]
         let command =
-            directory.map { ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", $0] + launcher + [path] } ?? launcher + [path]
+            directory.map { ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", $0] + ignore + launcher + [path] }
+            ?? ignore + launcher + [path]
         let argv = (command + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }
         let envp = merged.map { strdup("\($0)=\($1)") } + [nil]
         defer { envp.forEach { free($0) } }
+        // The child starts as from a terminal: SIGINT and SIGTERM at their default action and nothing
+        // blocked, however this test run was started (a background job of a non-interactive shell,
+        // as CI runs are, inherits SIGINT ignored).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGTERM)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, command[0], &actions, &attributes, argv, envp)
         guard spawned == 0 else {
             try? FileManager.default.removeItem(atPath: scratch)
             throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOENT)
@@ -82,6 +102,24 @@ public struct RunningBinary: Sendable {
     /// Sends a signal (for example SIGINT) to the process.
     public func signal(_ number: Int32) {
         kill(pid, number)
+    }
+
+    /// What the process's open descriptors point at (from /proc/PID/fd): a file created with O_TMPFILE
+    /// shows as `DIR/#INODE (deleted)`.
+    public var openFiles: [String] {
+        let folder = "/proc/\(pid)/fd"
+        return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + $0)
+        }
+    }
+
+    /// Whether the process is still running (not yet exited; an exited one not yet waited for is a
+    /// zombie, state Z in /proc).
+    public var isRunning: Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
     }
 
     /// Waits for the process to exit and returns what it produced.

@@ -47,6 +47,16 @@ public enum Fixtures {
         return path
     }
 
+    /// Polls `condition` every 20 ms until it holds or `seconds` pass; says whether it held.
+    public static func waitUntil(seconds: Int, _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
     /// The files below `folder`, relative paths, sorted.
     public static func files(in folder: String) -> [String] {
         ((FileManager.default.enumerator(atPath: folder)?.allObjects as? [String]) ?? []).filter {
