@@ -57,7 +57,8 @@ public enum RichPushBinary {
         // Signals to start ignored go through `sh -c 'trap "" ...; exec ...'` the same way: exec keeps SIG_IGN.
         let ignore =
             ignoredSignals.isEmpty
-            ? [] : ["/bin/sh", "-c", "trap '' \(ignoredSignals.map(String.init).joined(separator: " ")); exec \"$@\"", "sh"]
+            ? []
+            : ["/bin/sh", "-c", "trap '' \(ignoredSignals.map(String.init).joined(separator: " ")); exec \"$@\"", "sh"]
         let command =
             directory.map { ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", $0] + ignore + launcher + [path] }
             ?? ignore + launcher + [path]
