@@ -10,9 +10,10 @@ import Testing
     @Test func threeShardsStartedApartSendOneBurst() async throws {
         let folder = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // A few seconds ahead: room for three processes to start, each with its server and trial download,
-        // on a machine the other suites keep busy. The processes are started 0.8 s apart.
-        let lead = Sanitizer.scaled(.seconds(8))
+        // Seconds ahead: room for three processes to start, each with its server and trial download,
+        // on a machine the other suites keep busy (at the suite's start, 8 s was once not enough for
+        // one shard). The processes are started 0.8 s apart.
+        let lead = Sanitizer.scaled(.seconds(15))
         // Whole milliseconds, as the option is given and the report writes it.
         let start = try WallTime(
             parsing: String(format: "%.3f", (WallClock.read().time + lead + .seconds(1)).epochSeconds))

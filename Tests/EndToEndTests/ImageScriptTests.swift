@@ -22,7 +22,7 @@ import Testing
         return probe.terminationStatus == 0 ? nil : "this machine allows no new mount and PID namespace"
     }
 
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: script)
         process.arguments = arguments
@@ -33,18 +33,18 @@ import Testing
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
-        process.waitUntilExit()
+        await process.exited()
         try handle.close()
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         try? FileManager.default.removeItem(atPath: (log as NSString).deletingLastPathComponent)
         return (process.terminationStatus, output)
     }
 
-    @Test func laysOutTheFileSystemAndRunsRichPushInIt() throws {
+    @Test func laysOutTheFileSystemAndRunsRichPushInIt() async throws {
         let folder = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let root = folder + "/rootfs"
-        let result = try Self.run(["--binary", RichPushBinary.path, "--rootfs", root, "--no-check"])
+        let result = try await Self.run(["--binary", RichPushBinary.path, "--rootfs", root, "--no-check"])
         #expect(result.status == 0, "\(result.output)")
         for path in [
             "/usr/bin/richpush", "/bin/sh", "/usr/lib/file/magic.mgc", "/etc/ssl/certs/ca-certificates.crt",
@@ -64,7 +64,7 @@ import Testing
             print("ImageScriptTests: the chroot check is skipped: \(reason)")
             return
         }
-        let checked = try Self.run(["--check-rootfs", root])
+        let checked = try await Self.run(["--check-rootfs", root])
         #expect(checked.status == 0, "\(checked.output)")
         #expect(checked.output.contains("check passed"), "\(checked.output)")
         #expect(checked.output.contains("Every payload got the verdict Samples/expected.tsv expects"))
@@ -72,7 +72,7 @@ import Testing
 
     /// A broken file system fails the check rather than passing it: without libmagic's database the
     /// demo's verdicts differ (or richpush cannot start).
-    @Test func aFileSystemWithoutTheMagicDatabaseFailsTheCheck() throws {
+    @Test func aFileSystemWithoutTheMagicDatabaseFailsTheCheck() async throws {
         if let reason = Self.chrootUnavailable {
             print("ImageScriptTests: the chroot check is skipped: \(reason)")
             return
@@ -80,17 +80,17 @@ import Testing
         let folder = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let root = folder + "/rootfs"
-        #expect(try Self.run(["--binary", RichPushBinary.path, "--rootfs", root, "--no-check"]).status == 0)
+        #expect(try await Self.run(["--binary", RichPushBinary.path, "--rootfs", root, "--no-check"]).status == 0)
         try FileManager.default.removeItem(atPath: root + "/usr/lib/file/magic.mgc")
-        let checked = try Self.run(["--check-rootfs", root])
+        let checked = try await Self.run(["--check-rootfs", root])
         #expect(checked.status == 1 && checked.output.contains("check failed"), "\(checked.output)")
     }
 
     /// The image itself: a release build with the static Swift standard library, buildah or podman,
     /// and the check. Minutes on two cores, so only when asked for.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["RICHPUSH_IMAGE_TEST"] == "1"))
-    func buildsTheImageAndChecksIt() throws {
-        let result = try Self.run([])
+    func buildsTheImageAndChecksIt() async throws {
+        let result = try await Self.run([])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("built richpush:"), "\(result.output)")
     }

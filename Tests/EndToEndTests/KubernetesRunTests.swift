@@ -48,7 +48,7 @@ import Testing
         let folder = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let root = folder + "/rootfs"
-        let laid = try ImageScriptTests.run(["--binary", RichPushBinary.path, "--rootfs", root, "--no-check"])
+        let laid = try await ImageScriptTests.run(["--binary", RichPushBinary.path, "--rootfs", root, "--no-check"])
         try #require(laid.status == 0, "\(laid.output)")
         let bundle = try FileHandle(forWritingTo: URL(fileURLWithPath: root + "/etc/ssl/certs/ca-certificates.crt"))
         try bundle.seekToEnd()
@@ -77,16 +77,11 @@ import Testing
                     ]))
         }
         for (index, process) in running.enumerated() {
-            await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    process.waitUntilExit()
-                    continuation.resume()
-                }
-            }
+            await process.exited()
             #expect(process.terminationStatus == 0, "pod \(index) exited \(process.terminationStatus)")
         }
         let mergeRun = try Self.start(script(merge), in: root, environment: [:])
-        mergeRun.waitUntilExit()
+        await mergeRun.exited()
         #expect(mergeRun.terminationStatus == 0, "the merge exited \(mergeRun.terminationStatus)")
         let report = try BenchReport.read(try Data(contentsOf: URL(fileURLWithPath: root + "/reports/merged.json")))
         #expect(report.devices == 60 && report.attached == 60 && report.shards == Array(1...pods))

@@ -149,15 +149,16 @@ import Testing
     @Test func leavesNoFileWhenInterrupted() async throws {
         defer { cleanUp() }
         let payload =
-            #"{"aps":{"alert":"a","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg?size=9000000&rate=1000000","type":"jpg"}}}"#
+            #"{"aps":{"alert":"a","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg?size=9000000&rate=90000","type":"jpg"}}}"#
         let running = try RichPushBinary.start(
-            ["process"] + options.map { $0 == "2" ? "60" : $0 }, stdin: Data(payload.utf8), directory: folder)
-        // The signal comes while the asset is arriving (9 s at 1 MB/s) into its unnamed temporary
-        // file in --out (O_TMPFILE: named only when whole).
+            ["process"] + options.map { $0 == "2" ? "300" : $0 }, stdin: Data(payload.utf8), directory: folder)
+        // The signal comes while the asset is arriving into its unnamed temporary file in --out
+        // (O_TMPFILE: named only when whole). 100 s at 90 kB/s: a test process that the suite's load
+        // starves for seconds still signals it mid-way.
         let partial = await Fixtures.waitUntil(seconds: 40) {
             running.openFiles.contains { $0.hasPrefix(folder + "/out/") }
         }
-        #expect(partial, "the download never started")
+        #expect(partial, "the download never started: \(running.openFiles)")
         running.signal(SIGINT)
         let run = await running.wait()
         #expect(run.status == 130, "\(run.stderr)")
@@ -168,15 +169,15 @@ import Testing
     @Test func keepsAnIgnoredSIGINTIgnoredAndStopsOnSIGTERM() async throws {
         defer { cleanUp() }
         let payload =
-            #"{"aps":{"alert":"a","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg?size=9000000&rate=1000000","type":"jpg"}}}"#
+            #"{"aps":{"alert":"a","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/hero.jpg?size=9000000&rate=90000","type":"jpg"}}}"#
         // As a background job of a non-interactive shell (or under nohup): SIGINT starts ignored.
         let running = try RichPushBinary.start(
-            ["process"] + options.map { $0 == "2" ? "60" : $0 }, stdin: Data(payload.utf8), directory: folder,
+            ["process"] + options.map { $0 == "2" ? "300" : $0 }, stdin: Data(payload.utf8), directory: folder,
             ignoring: [SIGINT])
         let partial = await Fixtures.waitUntil(seconds: 40) {
             running.openFiles.contains { $0.hasPrefix(folder + "/out/") }
         }
-        #expect(partial, "the download never started")
+        #expect(partial, "the download never started: \(running.openFiles)")
         running.signal(SIGINT)
         try await Task.sleep(for: .seconds(1))
         #expect(running.isRunning, "an inherited SIG_IGN for SIGINT is kept")
