@@ -58,7 +58,8 @@ func handleRequest(
             record.sdkEndpoint = true
             return .YES
         }
-        return handleSDKEndpoint(connection, record: record, state: state, socket: socket, uploadSize: uploadSize)
+        return handleSDKEndpoint(
+            connection, path: path, record: record, state: state, socket: socket, uploadSize: uploadSize)
     }
     if record.sequence == 0 {
         record.sequence = state.countRequest()

@@ -2,7 +2,9 @@ import CAssetServerShim
 import Foundation
 
 /// The push SDKs' own calls, answered as a mock endpoint: Customer.io's delivery metric
-/// (`POST /v1/track`) and OneSignal's receipt (`PUT /notifications/{id}/report_received`).
+/// (`POST /v1/track`), OneSignal's receipt (`PUT /notifications/{id}/report_received`) and
+/// CleverTap's Notification Viewed (`POST /a1?os=iOS&t=REV&z=ACCOUNT&ts=EPOCH`: those four query
+/// parameters are CleverTap's own and are not read as faults).
 ///
 /// The body is read and dropped; the answer is `{"success":true}`. The query's faults apply:
 /// `status=CODE` answers that status, `delay=MS` holds the answer, `reset=0` resets the connection,
@@ -10,12 +12,18 @@ import Foundation
 public enum SDKEndpoint {
     /// Whether `path` is an SDK call this server answers.
     public static func answers(_ path: String) -> Bool {
-        path == "/v1/track" || (path.hasPrefix("/notifications/") && path.hasSuffix("/report_received"))
+        path == "/v1/track" || path == "/a1"
+            || (path.hasPrefix("/notifications/") && path.hasSuffix("/report_received"))
+    }
+
+    /// The query parameters an SDK's own request carries on `path`, which are not faults.
+    static func ownParameters(of path: String) -> Set<String> {
+        path == "/a1" ? ["os", "t", "z", "ts"] : []
     }
 }
 
 func handleSDKEndpoint(
-    _ connection: OpaquePointer, record: RequestRecord, state: ServerState, socket: Int32,
+    _ connection: OpaquePointer, path: String, record: RequestRecord, state: ServerState, socket: Int32,
     uploadSize: UnsafeMutablePointer<Int>?
 ) -> MHD_Result {
     if let uploadSize, uploadSize.pointee > 0 {
@@ -24,7 +32,9 @@ func handleSDKEndpoint(
     }
     if record.plan == nil {
         do {
-            record.plan = try FaultPlan(query: queryArguments(of: connection)).applying(toRequest: record.sequence)
+            let own = SDKEndpoint.ownParameters(of: path)
+            record.plan = try FaultPlan(query: queryArguments(of: connection).filter { !own.contains($0.0) })
+                .applying(toRequest: record.sequence)
         } catch {
             return respond(connection, record, status: 400, body: Array(error.description.utf8), type: "text/plain")
         }

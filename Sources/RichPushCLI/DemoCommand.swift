@@ -15,8 +15,9 @@ enum DemoCommand {
             Starts the embedded asset server over HTTPS on Samples/assets, maps the sample host
             cdn.example.com to it (as curl's --connect-to does; the test CA in Samples/certs is trusted),
             runs every payload in Samples/payloads through the same pipeline as 'richpush process', all
-            at once, and prints one row per payload: verdict, reason, bytes, time, and whether it matches
-            Samples/expected.tsv. The sample CA and host mapping are added to the download options given.
+            at once, and prints one row per payload: the SDK its keys name (--sdk auto), verdict, reason,
+            bytes, time, and whether it matches Samples/expected.tsv. The sample CA and host mapping are
+            added to the download options given.
             """,
         options: [
             OptionGroup(

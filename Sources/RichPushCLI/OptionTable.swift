@@ -25,7 +25,7 @@ extension Option {
         example: "onesignal")
     static let sdkEndpoint = Option(
         "--sdk-endpoint", "URL",
-        "Send the SDK's own calls (OneSignal's receipt, Customer.io's delivery metric) to this base URL: https, or "
+        "Send the SDK's own calls (OneSignal's receipt, CleverTap's Notification Viewed, Customer.io's delivery metric) to this base URL: https, or "
             + "plain http to 127.0.0.1 ('richpush serve' answers them). Never a vendor's host by default.",
         example: "http://127.0.0.1:8080")
     static let sdkLatency = Option(
@@ -34,7 +34,9 @@ extension Option {
             + "for (Customer.io's) is waited.", example: "350")
     static let sdkReceipts = Option(
         "--sdk-receipts", nil,
-        "Emulate OneSignal's App Group receipt flag: send its receipt after display, 0-24 s later.")
+        "Emulate the calls an app turns on: OneSignal's App Group receipt flag (its receipt, 0-24 s after "
+            + "display) and CleverTap's recordNotificationViewedEventWithData: in the extension (Notification "
+            + "Viewed, 1 s after arrival).")
     static let binaryMegabytes = Option(
         "--binary-mb", nil, "Count Apple's size caps in 2^20-byte megabytes (default 10^6-byte ones).")
 

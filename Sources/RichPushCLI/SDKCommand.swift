@@ -70,8 +70,17 @@ enum SDKCommand {
 
     static func describe(_ call: SDKCall) -> String {
         var text = "\(call.name): \(call.method) \(call.path)"
+        switch call.start {
+        case .afterDisplay: text += ", after display"
+        case .withDownload(let delay) where delay > .zero:
+            text += ", \(String(format: "%g", delay.inSeconds)) s after arrival, beside the download"
+        case .withDownload: text += ", beside the download"
+        }
         if call.jitterSeconds > 0 { text += ", 0-\(String(format: "%g", call.jitterSeconds)) s jitter" }
+        if let timeout = call.timeout { text += ", \(String(format: "%g", timeout.inSeconds)) s timeout" }
         if call.blocksDisplay { text += ", display waits for it" }
+        if call.optIn { text += ", only with --sdk-receipts" }
+        if call.request == nil { text += ", listed, not sent" }
         return text + " (when \(call.condition))"
     }
 

@@ -17,8 +17,9 @@ enum ServeCommand {
             line (http first, then https); everything else goes to stderr. Stop it with Ctrl-C (exit 130).
 
             It also answers the push SDKs' own calls as mock endpoints (--sdk-endpoint URL): POST
-            /v1/track (Customer.io's delivery metric) and PUT /notifications/ID/report_received
-            (OneSignal's receipt), with the status=, delay=, reset= and every= faults in the URL's query.
+            /v1/track (Customer.io's delivery metric), PUT /notifications/ID/report_received
+            (OneSignal's receipt) and POST /a1 (CleverTap's Notification Viewed), with the status=,
+            delay=, reset= and every= faults in the URL's query.
 
             """ + faultModes,
         options: [

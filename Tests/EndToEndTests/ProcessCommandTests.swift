@@ -209,8 +209,14 @@ import Testing
     @Test func showsEverySampleWithItsExpectedVerdict() async throws {
         let run = try await RichPushBinary.run(["demo", "--budget", "2"], directory: Fixtures.root)
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+        let rows = run.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(rows.first?.prefix(2) == ["PAYLOAD", "SDK"])
         for expected in SamplePayloads.expectations {
-            #expect(run.stdout.contains(expected.name), "\(expected.name) missing from the table")
+            let row = rows.first { $0.first == expected.name }
+            #expect(row != nil, "\(expected.name) missing from the table")
+            // The SDK column: the dialect its keys name, which each SDK's sample has as its prefix.
+            let sdk = Dialect.all.map(\.name).first { expected.name.hasPrefix($0 + "-") } ?? "braze"
+            #expect(row?.dropFirst().first == sdk, "\(expected.name): \(row ?? [])")
         }
         #expect(run.stdout.contains("Every payload got the verdict Samples/expected.tsv expects."))
     }

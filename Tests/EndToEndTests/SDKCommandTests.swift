@@ -132,4 +132,29 @@ import Testing
         #expect(problems.isEmpty, "\(problems.prefix(5))")
         #expect(text.contains("sdk_call:delivery metric (modelled)"))
     }
+
+    @Test func benchSendsCleverTapsNotificationViewedToTheEndpoint() async throws {
+        let folder = try Fixtures.temporaryFolder()
+        let endpoint = try Fixtures.startServer()
+        defer {
+            endpoint.stop()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        let payload = folder + "/p.json"
+        try Data(
+            #"{"aps":{"alert":"a","mutable-content":1},"wzrk_pn":true,"wzrk_id":"1_2","ct_mediaUrl":"https://cdn.example.com/hero.jpg","ct_mediaType":"image"}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: payload))
+        let arguments = [
+            "bench", "--serve", Fixtures.assets, "--payload", payload, "--sdk", "auto", "--sdk-endpoint",
+            "http://127.0.0.1:\(endpoint.httpPort ?? 0)", "--devices", "6", "--no-progress", "--no-preflight",
+        ]
+        let off = try await RichPushBinary.run(arguments, directory: Fixtures.root)
+        #expect(off.status == 0, "\(off.stderr)")
+        #expect(!off.stdout.contains("Notification Viewed"), "the app must turn it on: \(off.stdout)")
+        let on = try await RichPushBinary.run(arguments + ["--sdk-receipts"], directory: Fixtures.root)
+        #expect(on.status == 0, "\(on.stderr)")
+        #expect(
+            on.stdout.contains("SDK call Notification Viewed: 6 sent, 0 without a 2xx answer"), "\(on.stdout)")
+    }
 }

@@ -49,8 +49,10 @@ public struct DemoResult: Sendable {
     /// The table, why each requested attachment would not show, the counts, and what to run next.
     public var text: String {
         var table = TextTable(
-            ["PAYLOAD", "VERDICT", "REASON"] + (withApp ? ["EXPANDED VIEW"] : []) + ["BYTES", "TIME", "EXPECTED"],
-            rightAligned: withApp ? [4, 5] : [3, 4])
+            ["PAYLOAD", "SDK", "VERDICT", "REASON"] + (withApp ? ["EXPANDED VIEW"] : []) + [
+                "BYTES", "TIME", "EXPECTED",
+            ],
+            rightAligned: withApp ? [5, 6] : [4, 5])
         for name in samples.names {
             guard let outcome = outcomes[name] else { continue }
             let content = SampleExpectations.contentLabel(outcome.contentExtension)
@@ -58,11 +60,12 @@ public struct DemoResult: Sendable {
                 "\($0.verdict.rawValue)/\($0.reason.rawValue)" + (withApp ? " " + ($0.content ?? "-") : "")
             }
             table.append(
-                [name, outcome.verdict.rawValue, outcome.reason.rawValue] + (withApp ? [content] : []) + [
-                    outcome.download.map { String($0.bytes) } ?? "-",
-                    String(format: "%.0f ms", outcome.elapsedMilliseconds),
-                    matches(name, outcome).map { $0 ? "yes" : "NO, expected \(expectedText ?? "")" } ?? "-",
-                ])
+                [name, outcome.sdk ?? "braze", outcome.verdict.rawValue, outcome.reason.rawValue]
+                    + (withApp ? [content] : []) + [
+                        outcome.download.map { String($0.bytes) } ?? "-",
+                        String(format: "%.0f ms", outcome.elapsedMilliseconds),
+                        matches(name, outcome).map { $0 ? "yes" : "NO, expected \(expectedText ?? "")" } ?? "-",
+                    ])
         }
         var lines = [table.rendered]
         let why = samples.names.compactMap { name in outcomes[name].flatMap { Self.why(name, $0) } }

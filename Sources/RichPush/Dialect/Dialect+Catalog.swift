@@ -22,11 +22,7 @@ extension Dialect {
             ContentChange("badge", keys: ["os_data.badge", "aps.badge"]),
             ContentChange("collapse id in userInfo", keys: ["os_data.collapse_id"]),
         ],
-        networkCalls: [
-            SDKCall(
-                name: "receipt", method: "PUT", path: "/notifications/{id}/report_received", blocksDisplay: false,
-                jitterSeconds: 24, condition: "the App Group flag OSUD_RECEIVE_RECEIPTS_ENABLED is set")
-        ],
+        networkCalls: [.oneSignalReceipt],
         inferred: [
             "the MIME map's entries beyond sound/m4a (no audio/wav, no image/webp)",
             "the receipt flag's default (off unless --sdk-receipts)",
@@ -54,11 +50,7 @@ extension Dialect {
         source: "firebase/firebase-ios-sdk:FirebaseMessaging/Sources/FIRMessagingExtensionHelper.m (12.19.0)",
         media: .url(path: ["fcm_options", "image"]), markers: ["fcm_options", "gcm.message_id", "google.c.a.e"],
         naming: .suggestedFilename(imageSubtypeFallback: .sanitised), onFailure: .original, onExpiry: .original,
-        networkCalls: [
-            SDKCall(
-                name: "MESSAGE_DELIVERED", method: "POST", path: "/GoogleDataTransport", blocksDisplay: false,
-                condition: "the app calls exportDeliveryMetricsToBigQueryWithMessageInfo:")
-        ],
+        networkCalls: [.firebaseDelivered],
         inferred: [
             "when suggestedFilename appends an extension from the MIME type",
             "expiry: the helper has none; the sample extension delivers the original",
@@ -85,13 +77,11 @@ extension Dialect {
             map: ["image": "jpg", "video": "mp4", "audio": "mp3"],
             mimeFallback: ["image/jpeg": "jpg", "image/png": "png", "image/gif": "gif"]),
         onFailure: .bestAttempt, onExpiry: .bestAttempt,
-        networkCalls: [
-            SDKCall(
-                name: "Notification Viewed", method: "POST", path: "/a1", blocksDisplay: false,
-                condition:
-                    "the app links CleverTap-iOS-SDK in the extension and calls recordNotificationViewedEventWithData:")
-        ],
-        inferred: ["whether iOS animates a GIF named .jpg"])
+        networkCalls: [.cleverTapViewed],
+        inferred: [
+            "whether iOS animates a GIF named .jpg",
+            "Notification Viewed: the handshake (GET /hello) a process without a cached domain makes first is not sent",
+        ])
 
     /// Customer.io's `MessagingPush` rich push (4.7.5).
     public static let customerIO = Dialect(
@@ -101,11 +91,7 @@ extension Dialect {
         markers: ["CIO-Delivery-ID", "CIO"],
         naming: .suggestedFilename(imageSubtypeFallback: .none, nameRequired: true), resourceTimeout: .seconds(30),
         onFailure: .original, onExpiry: .composedIfReady,
-        networkCalls: [
-            SDKCall(
-                name: "delivery metric", method: "POST", path: "/v1/track", blocksDisplay: true,
-                condition: "CIO-Delivery-ID and CIO-Delivery-Token are present")
-        ],
+        networkCalls: [.customerIOMetric],
         inferred: ["when suggestedFilename appends an extension from the MIME type"])
 
     /// Klaviyo's `KlaviyoExtension`.

@@ -201,17 +201,3 @@ public enum NamingRule: Sendable, Equatable {
         }
     }
 }
-
-/// A network call an SDK's extension makes besides the download.
-public struct SDKCall: Sendable, Equatable {
-    public var name: String
-    public var method: String
-    /// The path on the SDK's host, with `{id}` for the notification id.
-    public var path: String
-    /// Whether display waits for it (Customer.io's delivery metric).
-    public var blocksDisplay: Bool
-    /// The random delay before it, in seconds (OneSignal's receipt: 0 to 24).
-    public var jitterSeconds: Double = 0
-    /// What must be true for the call to happen.
-    public var condition: String
-}

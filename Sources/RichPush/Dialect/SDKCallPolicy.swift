@@ -1,6 +1,7 @@
 import Foundation
 
-/// Where an SDK's own network calls go (OneSignal's receipt, Customer.io's delivery metric), and how
+/// Where an SDK's own network calls go (OneSignal's receipt, CleverTap's Notification Viewed,
+/// Customer.io's delivery metric), and how
 /// long they take when they go nowhere.
 ///
 /// They go only to an endpoint the user names (`--sdk-endpoint URL`), never to a vendor's host:
@@ -10,24 +11,32 @@ public struct SDKCallPolicy: Sendable, Equatable {
     public var endpoint: String?
     /// A call's round trip when there is no endpoint (`--sdk-latency`).
     public var latency: Duration = .milliseconds(200)
-    /// OneSignal's App Group receipt flag (`OSUD_RECEIVE_RECEIPTS_ENABLED`, `--sdk-receipts`): off, as richpush
-    /// cannot know an app's setting (an inferred default).
+    /// The calls an app turns on (``SDKCall/optIn``, `--sdk-receipts`): OneSignal's App Group receipt
+    /// flag (`OSUD_RECEIVE_RECEIPTS_ENABLED`) and CleverTap's `recordNotificationViewedEventWithData:`
+    /// in the extension. Off, as richpush cannot know an app's setting (an inferred default).
     public var receipts = false
     /// The largest receipt jitter (OneSignal: 24 s); tests shorten it.
     public var maxJitter: Duration = .seconds(24)
 
     public init() {}
 
-    /// The endpoint's URL with a call's path appended to its path; its query (a mock server's faults) kept.
+    /// The endpoint's URL with a call's path appended to its path, and the call's query (if any)
+    /// before the endpoint's own (a mock server's faults).
     ///
     /// ```swift
     /// SDKCallPolicy.url(endpoint: "http://127.0.0.1:8080/?delay=500", path: "/v1/track")
     /// // "http://127.0.0.1:8080/v1/track?delay=500"
+    /// SDKCallPolicy.url(endpoint: "http://127.0.0.1:8080/?delay=500", path: "/a1?os=iOS")
+    /// // "http://127.0.0.1:8080/a1?os=iOS&delay=500"
     /// ```
     public static func url(endpoint: String, path: String) -> String {
+        let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let callPath = String(parts[0]), callQuery = parts.count > 1 ? String(parts[1]) : nil
         guard var components = URLComponents(string: endpoint) else { return endpoint + path }
         let base = components.percentEncodedPath
-        components.percentEncodedPath = (base.hasSuffix("/") ? String(base.dropLast()) : base) + path
+        components.percentEncodedPath = (base.hasSuffix("/") ? String(base.dropLast()) : base) + callPath
+        let queries = [callQuery, components.percentEncodedQuery].compactMap { $0 }.filter { !$0.isEmpty }
+        components.percentEncodedQuery = queries.isEmpty ? nil : queries.joined(separator: "&")
         return components.string ?? endpoint + path
     }
 }

@@ -1,27 +1,30 @@
 import Foundation
 
-/// The SDKs' own network calls (``SDKCall``): Customer.io's delivery metric, which display waits
-/// for, and OneSignal's receipt, sent after display with a jitter. They go to `--sdk-endpoint` only;
-/// without one their time is modelled (``SDKCallPolicy``).
+/// The SDKs' own network calls (``SDKCall``, described in each dialect): Customer.io's delivery
+/// metric, which display waits for; CleverTap's Notification Viewed, beside the download; OneSignal's
+/// receipt, after display with a jitter. They go to `--sdk-endpoint` only; without one their time is
+/// modelled (``SDKCallPolicy``). Nothing here knows an SDK: each call's description says when it
+/// starts, how long it may take and what it sends.
 extension ServiceExtension {
     /// One call to make for one payload.
     struct PlannedCall: Sendable {
         let call: SDKCall
-        let path: String
-        let body: [UInt8]
-        let headers: [String]
+        let request: SDKRequest
         let jitter: Duration
     }
 
-    /// A payload's run with its SDK's calls: the blocking ones beside the download, the others after display.
+    /// A payload's run with its SDK's calls: those that start with the download run beside it
+    /// (display waits for the blocking ones), the others after display.
     func processWithCalls(_ prepared: PreparedPayload, dialect: Dialect, arrivedAt arrival: ContinuousClock.Instant)
         async -> ProcessResult
     {
         let deadline = arrival + policy.budget
         let calls = plannedCalls(dialect, prepared: prepared)
         let blocking = calls.filter(\.call.blocksDisplay)
+        let beside = calls.filter { !$0.call.blocksDisplay && $0.call.start != .afterDisplay }
         // Customer.io runs the metric beside the image (`async let`) and waits for both.
-        async let blockingReports = performAll(blocking, deadline: deadline)
+        async let blockingReports = performAll(blocking, arrival: arrival, deadline: deadline)
+        async let besideReports = performAll(beside, arrival: arrival, deadline: nil)
         var (outcome, root) = await run(prepared, deadline: deadline)
         var reports = await blockingReports
         outcome = Self.finish(outcome, dialect: dialect, root: root)
@@ -29,9 +32,13 @@ extension ServiceExtension {
             outcome = Self.expiredByCall(outcome, dialect: dialect, root: root, reports: reports)
         }
         let displayed = ContinuousClock.now
-        for planned in calls where !planned.call.blocksDisplay {
-            // The extension's process lives up to 30 s after display for it (OneSignal's MAX_NSE_LIFETIME).
-            reports.append(await perform(planned, deadline: displayed + .seconds(30), waitsJitter: true))
+        // The extension's process lives on after display for the calls still running.
+        reports += await besideReports
+        for planned in calls where planned.call.start == .afterDisplay {
+            // Up to 30 s after display (OneSignal's MAX_NSE_LIFETIME), or the call's own timeout.
+            let until = displayed + planned.jitter + (planned.call.timeout ?? .seconds(30))
+            reports.append(
+                await perform(planned, startingAt: displayed, deadline: min(until, displayed + .seconds(30))))
         }
         outcome.sdkCalls = reports.isEmpty ? nil : reports
         return emit(outcome, root: root, bytes: prepared.bytes, started: arrival, displayedAt: displayed)
@@ -59,7 +66,9 @@ extension ServiceExtension {
         return expired
     }
 
-    /// The calls this payload makes: none for a push iOS does not hand to the extension.
+    /// The calls this payload makes: none for a push iOS does not hand to the extension, none the
+    /// app must turn on unless `--sdk-receipts` says it did, none whose request this payload does
+    /// not make (Customer.io without its delivery id), none that richpush lists but does not send.
     func plannedCalls(_ dialect: Dialect, prepared: PreparedPayload) -> [PlannedCall] {
         let root: JSONValue
         switch prepared.stage {
@@ -69,45 +78,16 @@ extension ServiceExtension {
         case .attachment(_, let attachmentRoot), .media(_, let attachmentRoot):
             root = attachmentRoot
         }
-        var planned: [PlannedCall] = []
-        for call in dialect.networkCalls {
-            switch dialect.name {
-            case "customerio":
-                guard let id = root.string(at: ["CIO-Delivery-ID"]), let token = root.string(at: ["CIO-Delivery-Token"])
-                else { continue }
-                let body: JSONValue = .object([
-                    ("anonymousId", .string(id)), ("event", .string("Report Delivery Event")),
-                    (
-                        "properties",
-                        .object([
-                            ("recipient", .string(token)), ("metric", .string("delivered")),
-                            ("deliveryId", .string(id)),
-                        ])
-                    ),
-                ])
-                // Basic base64(cdpApiKey + ":"), with a stand-in key: richpush has none of the app's.
-                let key = Data("richpush-cdp-key:".utf8).base64EncodedString()
-                planned.append(
-                    PlannedCall(
-                        call: call, path: call.path, body: body.utf8,
-                        headers: ["Content-Type: application/json", "Authorization: Basic " + key], jitter: .zero))
-            case "onesignal":
-                guard policy.sdkCalls.receipts,
-                    let id = root.string(at: ["os_data", "i"]) ?? root.string(at: ["custom", "i"])
-                else { continue }
-                let body: JSONValue = .object([
-                    ("app_id", .string("richpush-app")), ("player_id", .null), ("device_type", .number("0")),
-                ])
-                let encoded = id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id
-                planned.append(
-                    PlannedCall(
-                        call: call, path: call.path.replacingOccurrences(of: "{id}", with: encoded), body: body.utf8,
-                        headers: ["Content-Type: application/json"], jitter: jitter(for: id)))
-            default:
-                continue
-            }
+        let context = SDKCallContext(root: root, epochSeconds: Int(Date().timeIntervalSince1970))
+        return dialect.networkCalls.compactMap { call in
+            guard !call.optIn || policy.sdkCalls.receipts, let request = call.request?(context) else { return nil }
+            let jitter =
+                call.jitterSeconds > 0 && request.jitterKey != nil
+                ? Self.jitter(
+                    for: request.jitterKey ?? "", max: min(policy.sdkCalls.maxJitter, .seconds(call.jitterSeconds)))
+                : .zero
+            return PlannedCall(call: call, request: request, jitter: jitter)
         }
-        return planned
     }
 
     /// OneSignal's 0-to-24-s jitter, drawn once per notification id (stable, so runs compare).
@@ -119,16 +99,31 @@ extension ServiceExtension {
         return max * (Double(hash % 10_000) / 10_000)
     }
 
-    private func performAll(_ calls: [PlannedCall], deadline: ContinuousClock.Instant) async -> [SDKCallReport] {
+    /// The calls that start with the download, one after another, each from its own start
+    /// (arrival plus its delay): `deadline` (the budget, for a call display waits for) and the
+    /// call's own timeout bound each.
+    private func performAll(
+        _ calls: [PlannedCall], arrival: ContinuousClock.Instant, deadline: ContinuousClock.Instant?
+    )
+        async -> [SDKCallReport]
+    {
         var reports: [SDKCallReport] = []
-        for call in calls { reports.append(await perform(call, deadline: deadline, waitsJitter: false)) }
+        for planned in calls {
+            var start = arrival
+            if case .withDownload(let delay) = planned.call.start { start = arrival + delay }
+            var until = deadline ?? start + (planned.call.timeout ?? policy.budget)
+            if let timeout = planned.call.timeout { until = min(until, start + timeout) }
+            reports.append(await perform(planned, startingAt: start, deadline: until))
+        }
         return reports
     }
 
-    /// Sends one call to the endpoint, or models it: a blocking call's modelled time is waited, as
-    /// the phone would wait for the answer.
-    private func perform(_ planned: PlannedCall, deadline: ContinuousClock.Instant, waitsJitter: Bool) async
-        -> SDKCallReport
+    /// Sends one call to the endpoint at `start` plus its jitter, or models it: a blocking call's
+    /// modelled time is waited, as the phone would wait for the answer.
+    private func perform(
+        _ planned: PlannedCall, startingAt start: ContinuousClock.Instant, deadline: ContinuousClock.Instant
+    )
+        async -> SDKCallReport
     {
         let jitter = planned.jitter == .zero ? nil : planned.jitter.inMilliseconds
         var report = SDKCallReport(
@@ -137,19 +132,18 @@ extension ServiceExtension {
             blocksDisplay: planned.call.blocksDisplay, error: nil)
         guard let endpoint = policy.sdkCalls.endpoint else {
             if planned.call.blocksDisplay {
-                let until = min(deadline, .now + policy.sdkCalls.latency)
+                let until = min(deadline, max(.now, start) + policy.sdkCalls.latency)
                 try? await Task.sleep(until: until, clock: .continuous)
             }
             return report
         }
-        if waitsJitter, planned.jitter > .zero {
-            try? await Task.sleep(until: min(deadline, .now + planned.jitter), clock: .continuous)
-        }
-        let url = SDKCallPolicy.url(endpoint: endpoint, path: planned.path)
+        let begin = start + planned.jitter
+        if begin > .now { try? await Task.sleep(until: min(deadline, begin), clock: .continuous) }
+        let url = SDKCallPolicy.url(endpoint: endpoint, path: planned.request.path)
         let started = ContinuousClock.now
         let (status, error) = await engine.send(
-            method: planned.call.method, url: url, body: planned.body, headers: planned.headers, deadline: deadline,
-            policy: policy.fetch)
+            method: planned.call.method, url: url, body: planned.request.body, headers: planned.request.headers,
+            deadline: deadline, policy: policy.fetch)
         report.url = url
         report.modelled = false
         report.status = status

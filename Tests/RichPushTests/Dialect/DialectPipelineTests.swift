@@ -251,5 +251,78 @@ import Testing
         #expect(
             SDKCallPolicy.url(endpoint: "http://127.0.0.1:8080/base/?delay=5", path: "/v1/track")
                 == "http://127.0.0.1:8080/base/v1/track?delay=5")
+        #expect(
+            SDKCallPolicy.url(endpoint: "http://127.0.0.1:8080/?delay=5", path: "/a1?os=iOS&z=A")
+                == "http://127.0.0.1:8080/a1?os=iOS&z=A&delay=5")
+        #expect(
+            SDKCallPolicy.url(endpoint: "http://127.0.0.1:8080", path: "/a1?os=iOS")
+                == "http://127.0.0.1:8080/a1?os=iOS")
+    }
+
+    static let cleverTap =
+        #"{"aps":{"alert":"a","mutable-content":1},"wzrk_pn":true,"wzrk_id":"1700000000_1","W$cid":"c9","ct_mediaUrl":"https://cdn.example.com/hero.jpg","ct_mediaType":"image"}"#
+
+    @Test func cleverTapSendsNotificationViewedBesideTheDownloadOnlyWhenTheAppCallsIt() async throws {
+        defer { rig.cleanUp() }
+        let off = try await process(Self.cleverTap) { $0.sdkCalls.endpoint = "https://cdn.example.com" }
+        #expect(off.sdkCalls == nil, "the call needs app code in the extension (--sdk-receipts)")
+        let on = try await process(Self.cleverTap) {
+            $0.sdkCalls.endpoint = "https://cdn.example.com"
+            $0.sdkCalls.receipts = true
+        }
+        #expect(on.verdict == .attached, "\(on.summaryLine)")
+        let call = try #require(on.sdkCalls?.first)
+        #expect(call.name == "Notification Viewed" && call.method == "POST" && !call.blocksDisplay)
+        let url = try #require(call.url)
+        #expect(url.hasPrefix("https://cdn.example.com/a1?os=iOS&t=70700&z=RICHPUSH-ACCOUNT&ts="), "\(url)")
+        // The mock endpoint reads CleverTap's own query parameters as no faults: 200, not 400.
+        #expect(call.status == 200, "\(String(describing: call.error))")
+    }
+
+    @Test func cleverTapsViewedEventCarriesThePayloadsWzrkKeys() throws {
+        let call = try #require(Dialect.cleverTap.networkCalls.first)
+        #expect(call.start == .withDownload(delay: .seconds(1)) && call.timeout == .seconds(10) && call.optIn)
+        let root = try JSONValue.parse(Array(Self.cleverTap.utf8))
+        let request = try #require(call.request?(SDKCallContext(root: root, epochSeconds: 1_800_000_000)))
+        #expect(request.path == "/a1?os=iOS&t=70700&z=RICHPUSH-ACCOUNT&ts=1800000000")
+        #expect(request.headers.contains("X-CleverTap-Account-Id: RICHPUSH-ACCOUNT"))
+        #expect(request.headers.contains("Content-Type: application/json; charset=utf-8"))
+        let body = try JSONValue.parse(request.body)
+        guard case .array(let batch) = body, batch.count == 2 else {
+            Issue.record("a batch header and one event: \(body.text)")
+            return
+        }
+        #expect(batch[0]["type"] == .string("meta"))
+        #expect(batch[1]["evtName"] == .string("Notification Viewed"))
+        #expect(batch[1]["evtData"]?["wzrk_id"] == .string("1700000000_1"))
+        #expect(batch[1]["evtData"]?["wzrk_cid"] == .string("c9"), "W$ keys are renamed wzrk_")
+        #expect(batch[1]["evtData"]?["wzrk_cts"] == .number("1800000000"))
+        #expect(batch[1]["evtData"]?["ct_mediaUrl"] == nil, "only the wzrk_ keys")
+    }
+
+    @Test func aCallDisplayDoesNotWaitForIsNotCountedInTheTimeToDisplay() async throws {
+        defer { rig.cleanUp() }
+        let outcome = try await process(Self.cleverTap) {
+            $0.sdkCalls.receipts = true
+            $0.sdkCalls.latency = .seconds(8)
+        }
+        let call = try #require(outcome.sdkCalls?.first)
+        #expect(call.modelled && call.latencyMilliseconds == 8000)
+        #expect(outcome.elapsedMilliseconds < 8000, "display did not wait for the modelled call")
+    }
+
+    @Test func customerIOsResourceTimeoutEndsTheDownloadBeforeTheBudget() async throws {
+        defer { rig.cleanUp() }
+        #expect(Dialect.customerIO.resourceTimeout == .seconds(30), "timeoutIntervalForResource in its session")
+        // The same description with a 1 s resource timeout: a 3 s answer outlives it, not the 20 s budget.
+        var dialect = Dialect.customerIO
+        dialect.resourceTimeout = .seconds(1)
+        let payload =
+            #"{"aps":{"alert":"a","mutable-content":1},"CIO-Delivery-ID":"d1","CIO-Delivery-Token":"t1","CIO":{"push":{"image":"https://cdn.example.com/hero.jpg?delay=3000"}}}"#
+        let outcome = try await process(payload) { $0.dialect = .fixed(dialect) }
+        #expect(outcome.verdict == .fallback, "\(outcome.summaryLine)")
+        #expect(outcome.reason == .deadlineExceeded)
+        #expect(outcome.message.contains("timeoutIntervalForResource"), "\(outcome.message)")
+        #expect(outcome.elapsedMilliseconds < 3000, "the download was cut at the resource timeout")
     }
 }
