@@ -49,7 +49,8 @@ extension Dialect {
         name: "firebase", title: "Firebase",
         source: "firebase/firebase-ios-sdk:FirebaseMessaging/Sources/FIRMessagingExtensionHelper.m (12.19.0)",
         media: .url(path: ["fcm_options", "image"]), markers: ["fcm_options", "gcm.message_id", "google.c.a.e"],
-        naming: .suggestedFilename(imageSubtypeFallback: .sanitised), onFailure: .original, onExpiry: .original,
+        naming: .suggestedFilename(imageSubtypeFallback: .sanitised, stem: .extensionOnly), onFailure: .original,
+        onExpiry: .original,
         networkCalls: [.firebaseDelivered],
         inferred: [
             "when suggestedFilename appends an extension from the MIME type",
@@ -72,6 +73,7 @@ extension Dialect {
         name: "clevertap", title: "CleverTap",
         source: "CleverTap/CTNotificationService:CTNotificationService/CTNotificationServiceExtension.m@9fb05bd",
         media: .url(path: ["ct_mediaUrl"], type: ["ct_mediaType"]), gate: ["ct_mediaUrl", "ct_mediaType"],
+        gateMissing: .showsOriginal(.attachmentTypeMissing),
         markers: ["ct_mediaUrl", "wzrk_pn", "W$pn"],
         naming: .declaredKind(
             map: ["image": "jpg", "video": "mp4", "audio": "mp3"],
@@ -89,7 +91,8 @@ extension Dialect {
         source: "customerio/customerio-ios@8b9ee36 (4.7.5), Sources/MessagingPush",
         media: .url(path: ["CIO", "push", "image"]), gate: ["CIO-Delivery-ID", "CIO-Delivery-Token"],
         markers: ["CIO-Delivery-ID", "CIO"],
-        naming: .suggestedFilename(imageSubtypeFallback: .none, nameRequired: true), resourceTimeout: .seconds(30),
+        naming: .suggestedFilename(imageSubtypeFallback: .none, nameRequired: true, stem: .prefixed("_")),
+        resourceTimeout: .seconds(30),
         onFailure: .original, onExpiry: .composedIfReady,
         networkCalls: [.customerIOMetric],
         inferred: ["when suggestedFilename appends an extension from the MIME type"])
@@ -133,7 +136,7 @@ extension Dialect {
         source: "invertase/notifee:ios/NotifeeCore/NotifeeCoreExtensionHelper.m@b73c76d",
         media: .firstOf([["notifee_options", "ios", "attachments", "0", "url"], ["notifee_options", "image"]]),
         gate: ["notifee_options"], markers: ["notifee_options"],
-        naming: .suggestedFilename(imageSubtypeFallback: .raw), attachments: .firstOnly,
+        naming: .suggestedFilename(imageSubtypeFallback: .raw, stem: .extensionOnly), attachments: .firstOnly,
         onFailure: .bestAttempt, onExpiry: .original,
         textOverrides: TextOverrides(
             title: ["notifee_options", "title"], subtitle: ["notifee_options", "subtitle"],

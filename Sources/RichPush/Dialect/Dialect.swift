@@ -22,6 +22,8 @@ public struct Dialect: Sendable, Equatable {
     /// Top-level keys (dotted paths) the extension needs before it does anything; without them the
     /// push is shown as sent.
     public var gate: [String] = []
+    /// What a push without every ``gate`` key gets.
+    public var gateMissing: GateMissing = .notHandled
     /// Keys whose presence says the payload was written for this SDK (``DialectDetection``).
     public var markers: [String]
     /// How the extension picks the file's extension.
@@ -49,6 +51,15 @@ public struct Dialect: Sendable, Equatable {
     public var networkCalls: [SDKCall] = []
     /// Rules of this description that no source states (inferred or unverified): each outcome lists them.
     public var inferred: [String] = []
+
+    /// What a push without every gate key gets from the extension.
+    public enum GateMissing: Sendable, Equatable {
+        /// The extension does not handle it (it does not call the content handler; the app's code must).
+        case notHandled
+        /// The extension shows the original content, and the outcome says which key is missing
+        /// (CleverTap, whose type key is part of its media request).
+        case showsOriginal(ReasonCode)
+    }
 
     /// How many attachments, and in what order iOS gets them.
     public enum AttachmentPolicy: String, Sendable, Equatable {
@@ -160,8 +171,10 @@ public enum NamingRule: Sendable, Equatable {
     /// Always the same extension (Expo's sample: `.jpg`).
     case fixed(String)
     /// `URLResponse.suggestedFilename`'s extension, else an `image/*` MIME subtype (`sanitised`:
-    /// a subtype containing `/` or `+` is refused, as Firebase does; notifee takes it raw), or nothing.
-    case suggestedFilename(imageSubtypeFallback: SubtypeFallback, nameRequired: Bool = false)
+    /// a subtype containing `/` or `+` is refused, as Firebase does; notifee takes it raw), or nothing;
+    /// `stem` says how the file's name is made around it.
+    case suggestedFilename(
+        imageSubtypeFallback: SubtypeFallback, nameRequired: Bool = false, stem: SuggestedStem = .prefixed("-"))
     /// OneSignal: `?filename=` with a supported extension, else the MIME map, else the URL path
     /// extension, else any query item with a supported extension.
     case queryMIMEPath(mimeMap: [String: String])
@@ -170,6 +183,14 @@ public enum NamingRule: Sendable, Equatable {
     case pathSuffixThenHint(mimeMap: [String: String])
     /// MoEngage 8.01.10: the Content-Type, else the URL path extension.
     case mimeThenPath(mimeMap: [String: String])
+
+    /// How a `suggestedFilename` dialect makes the file's name.
+    public enum SuggestedStem: Sendable, Equatable {
+        /// A random stem, this separator, then the suggested name whole (Iterable `-`, Customer.io `_`).
+        case prefixed(String)
+        /// A random stem and only the suggested name's extension (Firebase, notifee).
+        case extensionOnly
+    }
 
     public enum SubtypeFallback: String, Sendable, Equatable {
         case none
@@ -185,7 +206,7 @@ public enum NamingRule: Sendable, Equatable {
         case .declaredType: return "the declared type is the extension"
         case .declaredKind: return "declared kind (image .jpg, video .mp4, audio .mp3), else Content-Type jpeg/png/gif"
         case .fixed(let suffix): return "always .\(suffix)"
-        case .suggestedFilename(let fallback, let required):
+        case .suggestedFilename(let fallback, let required, _):
             var text = "URLResponse.suggestedFilename (Content-Disposition, else the URL's last path component)"
             switch fallback {
             case .none: break

@@ -104,14 +104,16 @@ extension Dialect {
                     + "the file '\(stand).'")
         case .fixed(let suffix):
             return named(suffix, rule: "fixed", from: "its fixed rule (every file is .\(suffix))")
-        case .suggestedFilename(let fallback, let required):
+        case .suggestedFilename(let fallback, let required, let stem):
             let suggested = SuggestedFilename.of(
                 url: input.responseURL, contentType: input.contentType, contentDisposition: input.contentDisposition)
             let source = suggested.source.hasPrefix("Content-Disposition") ? "content-disposition" : "url-path"
-            let base: String = name == "customerio" ? stand + "_" + suggested.name : stand + "-" + suggested.name
+            let extensionOnly = stem == .extensionOnly
+            let base: String
+            if case .prefixed(let separator) = stem { base = stand + separator + suggested.name } else { base = stand }
             if let suffix = SuggestedFilename.pathExtension(suggested.name) {
                 var naming = Naming(
-                    name: name == "firebase" || name == "notifee" ? stand + "." + suffix : base,
+                    name: extensionOnly ? stand + "." + suffix : base,
                     fileExtension: suffix, rule: source,
                     from: "suggestedFilename '\(suggested.name)' (\(suggested.source))")
                 if suggested.source.contains("from Content-Type") { naming.rule = "content-type" }
@@ -139,7 +141,7 @@ extension Dialect {
                 }
             }
             return Naming(
-                name: name == "firebase" || name == "notifee" ? stand : base, fileExtension: nil, rule: "none",
+                name: base, fileExtension: nil, rule: "none",
                 from: "suggestedFilename '\(suggested.name)', \(mimeText)",
                 skipped: "the name '\(suggested.name)' has no extension, so iOS cannot type the file")
         case .queryMIMEPath(let mimeMap):

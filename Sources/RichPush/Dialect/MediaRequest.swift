@@ -80,10 +80,11 @@ extension Dialect {
             }
             if !missingGate.isEmpty {
                 let missing = missingGate.map { "'\($0)'" }.joined(separator: " and ")
-                if name == "clevertap" {
+                if case .showsOriginal(let reason) = gateMissing {
+                    let needed = gate.map { "'\($0)'" }.joined(separator: " and ")
                     return .refused(
-                        .attachmentTypeMissing,
-                        "CleverTap needs both 'ct_mediaUrl' and 'ct_mediaType'; without \(missing) it shows the "
+                        reason,
+                        "\(title) needs \(gate.count > 1 ? "both " : "")\(needed); without \(missing) it shows the "
                             + "original content.")
                 }
                 return .refused(

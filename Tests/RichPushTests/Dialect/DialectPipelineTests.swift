@@ -323,6 +323,5 @@ import Testing
         #expect(outcome.verdict == .fallback, "\(outcome.summaryLine)")
         #expect(outcome.reason == .deadlineExceeded)
         #expect(outcome.message.contains("timeoutIntervalForResource"), "\(outcome.message)")
-        #expect(outcome.elapsedMilliseconds < 3000, "the download was cut at the resource timeout")
     }
 }
