@@ -1,6 +1,7 @@
 // The shaping relay: one thread, one epoll set, non-blocking sockets, one timerfd over a timer heap.
 //
-// Every accepted connection is paired with a connection to its listener's upstream. Bytes read
+// Every accepted connection is paired with a connection to its listener's upstream, opened when the
+// client's emulated handshake would reach the server (see accept_all). Bytes read
 // from one side go into that direction's queue of fixed-size chunks (the only copy: the kernel's
 // into ours, ours into the kernel's) and are cut into segments, each stamped with the instant it may
 // be written: after the link has serialised it at its rate (a token bucket of one segment, drained
@@ -111,6 +112,10 @@ struct conn {
     struct direction up;
     struct direction down;
     int connected;
+    int connecting;         // connect() called on the upstream socket
+    int64_t connect_due;    // when it is called: the client's handshake reaches the server then
+    const struct sockaddr_storage *upstream_target; // the listener's, which outlives its connections
+    socklen_t upstream_target_length;
     int dead;
     struct conn *previous;
     struct conn *next;
@@ -492,6 +497,7 @@ static void schedule(struct cnr_relay *relay, struct direction *d, uint32_t n, i
 }
 
 static void flush(struct cnr_relay *relay, struct direction *d);
+static void start_upstream(struct cnr_relay *relay, struct conn *conn);
 
 static void read_side(struct cnr_relay *relay, struct direction *d) {
     if (read_state(relay, d) != READ_YES) return;
@@ -559,8 +565,17 @@ static void read_side(struct cnr_relay *relay, struct direction *d) {
 static void flush(struct cnr_relay *relay, struct direction *d) {
     struct conn *conn = d->from->conn;
     if (conn->dead || d->shut) return;
-    if (d->to == &conn->upstream && !conn->connected) return;
     int64_t now = now_ns();
+    if (d->to == &conn->upstream && !conn->connected) {
+        if (conn->connecting) return;
+        if (now < conn->connect_due) {
+            heap_set(relay, d, conn->connect_due);
+            return;
+        }
+        heap_remove(relay, d);
+        start_upstream(relay, conn);
+        if (conn->dead || !conn->connected) return;
+    }
     // One write covers at most WRITE_CHUNKS chunks; the loop goes on with the rest.
     const uint32_t most = (WRITE_CHUNKS - 1) * CNR_CHUNK_BYTES;
     while (d->segment_count > 0 && !d->write_blocked) {
@@ -642,7 +657,8 @@ static void update_interest(struct cnr_relay *relay, struct endpoint *endpoint) 
     struct direction *incoming = is_client ? &conn->down : &conn->up;
     uint32_t events = 0;
     if (!is_client && !conn->connected) {
-        events = EPOLLOUT;
+        // A socket not yet connecting would report EPOLLHUP at once: it waits outside the set.
+        events = conn->connecting ? EPOLLOUT : 0;
     } else {
         enum read_state state = read_state(relay, outgoing);
         if (state == READ_YES) events |= EPOLLIN;
@@ -711,17 +727,30 @@ static void accept_all(struct cnr_relay *relay, struct listener *listener) {
         relay->conns = conn;
         atomic_fetch_add_explicit(&relay->accepted, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&relay->active, 1, memory_order_relaxed);
-        int rc = connect(upstream, (const struct sockaddr *)&listener->target, listener->target_length);
-        if (rc == 0) {
-            conn->connected = 1;
-        } else if (errno != EINPROGRESS) {
-            atomic_fetch_add_explicit(&relay->upstream_failures, 1, memory_order_relaxed);
-            kill_conn(relay, conn, 1);
-            continue;
-        }
+        // The server sees the connection when the client's handshake would reach it: one round trip
+        // (SYN, SYN-ACK) and the last ACK's one-way delay after the accept, with the first bytes
+        // right behind it, as accept() returns on a real network. Connected at once, the server
+        // would see a silent connection for that long and could close it for want of a request.
+        conn->connect_due = now + (int64_t)relay->config.handshake_ns + (int64_t)relay->config.up.delay_ns;
+        conn->upstream_target = &listener->target;
+        conn->upstream_target_length = listener->target_length;
         update_interest(relay, &conn->client);
-        update_interest(relay, &conn->upstream);
+        flush(relay, &conn->up);
     }
+}
+
+// Calls connect() on the upstream socket (from flush, once the connection is due).
+static void start_upstream(struct cnr_relay *relay, struct conn *conn) {
+    conn->connecting = 1;
+    int rc = connect(conn->upstream.fd, (const struct sockaddr *)conn->upstream_target, conn->upstream_target_length);
+    if (rc == 0) {
+        conn->connected = 1;
+    } else if (errno != EINPROGRESS) {
+        atomic_fetch_add_explicit(&relay->upstream_failures, 1, memory_order_relaxed);
+        kill_conn(relay, conn, 1);
+        return;
+    }
+    update_interest(relay, &conn->upstream);
 }
 
 static void on_endpoint(struct cnr_relay *relay, struct endpoint *endpoint, uint32_t events) {

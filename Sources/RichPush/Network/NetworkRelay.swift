@@ -9,7 +9,9 @@ import Synchronization
 /// certificate checks keep the original host and TLS stays end to end. In each direction the
 /// relay paces bytes at the profile's rate, then delays them by the one-way delay plus jitter; a
 /// seeded share of segments is held one retransmission timeout longer (loss); the client's first
-/// bytes wait one round trip (the TCP handshake the loopback connect skipped).
+/// bytes wait one round trip (the TCP handshake the loopback connect skipped), and the connection to
+/// the upstream is opened only when that handshake would reach it, so the server sees the connection
+/// and the first bytes together, as on a real network.
 ///
 /// ```swift
 /// try NetworkRelay.withRelay(profile: .named("3g")!) { relay in

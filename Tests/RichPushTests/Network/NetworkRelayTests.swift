@@ -118,6 +118,21 @@ import Testing
         #expect(result.timings.total >= .milliseconds(200))
     }
 
+    /// The server sees the connection when the emulated handshake reaches it, with the request right
+    /// behind, as on a real network. Connected at the accept, it would wait a round trip and a half
+    /// (4.5 s here) for the request, and a server that closes silent connections sooner (this one,
+    /// after 2 s, as many CDNs' edges do) would close every one of them.
+    @Test func theServerSeesTheConnectionWithItsRequestNotARoundTripEarlier() async throws {
+        defer { cleanUp() }
+        let strict = try AssetServer(root: Fixtures.assets, headTimeout: .seconds(2))
+        defer { strict.stop() }
+        let (result, body) = try await download(
+            strict.httpBaseURL + "/hero.jpg",
+            policy: policy(try NetworkProfile(parsing: "down=10mbit,rtt=3s"), http: true))
+        #expect(result.httpStatus == 200)
+        #expect(body == (try asset("hero.jpg")))
+    }
+
     @Test func anUnreachableUpstreamFailsTheDownloadQuickly() async throws {
         defer { cleanUp() }
         let closed = try ClosedPort().number
