@@ -152,15 +152,7 @@ import Testing
         let folder = try Fixtures.temporaryFolder("richpush-gzip")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try Data(body).write(to: URL(fileURLWithPath: folder + "/body.gz"))
-        let status = try await offThePool {
-            let gunzip = Process()
-            gunzip.executableURL = URL(fileURLWithPath: "/bin/sh")
-            gunzip.arguments = ["-c", "gzip -dc body.gz > body"]
-            gunzip.currentDirectoryURL = URL(fileURLWithPath: folder)
-            try gunzip.run()
-            gunzip.waitUntilExit()
-            return gunzip.terminationStatus
-        }
+        let status = try await ChildProcess.run("/bin/sh", ["-c", "gzip -dc body.gz > body"], directory: folder).status
         #expect(status == 0, "a complete, valid gzip stream")
         let decoded = try FileHandle(forReadingFrom: URL(fileURLWithPath: folder + "/body"))
         defer { try? decoded.close() }

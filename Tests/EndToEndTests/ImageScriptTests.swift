@@ -14,30 +14,19 @@ import Testing
     static var chrootUnavailable: String? {
         if getuid() != 0 { return "chroot needs root" }
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return "no unshare" }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        probe.arguments = ["--mount", "--pid", "--fork", "true"]
-        guard (try? probe.run()) != nil else { return "unshare cannot start" }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0 ? nil : "this machine allows no new mount and PID namespace"
+        guard let probe = try? ChildProcess.runBlocking("/usr/bin/unshare", ["--mount", "--pid", "--fork", "true"])
+        else { return "unshare cannot start" }
+        return probe.status == 0 ? nil : "this machine allows no new mount and PID namespace"
     }
 
     static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: script)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: Fixtures.root)
-        let log = try Fixtures.temporaryFolder() + "/image.log"
-        FileManager.default.createFile(atPath: log, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        await process.exited()
-        try handle.close()
-        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        try? FileManager.default.removeItem(atPath: (log as NSString).deletingLastPathComponent)
-        return (process.terminationStatus, output)
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let log = folder + "/image.log"
+        let child = try ChildProcess.start(
+            script, arguments, directory: Fixtures.root, stdout: .file(log), stderr: .stdout)
+        let (status, _) = await child.wait()
+        return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
     }
 
     @Test func laysOutTheFileSystemAndRunsRichPushInIt() async throws {

@@ -13,31 +13,20 @@ import Testing
 @Suite(.serialized) struct KubernetesRunTests {
     /// Every container of the manifests: file, Job or Pod name, container, command, args, completions.
     static func containers() throws -> [[String: Any]] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [Fixtures.root + "/deploy/check-manifests.py", "--commands"]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let listing = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        let result = try ChildProcess.runBlocking(
+            "/usr/bin/python3", [Fixtures.root + "/deploy/check-manifests.py", "--commands"])
+        let listing = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         return listing?["commands"] as? [[String: Any]] ?? []
     }
 
     /// `script` run by the image's /bin/sh as the pods' user, in `root` with its own /proc.
-    static func start(_ script: String, in root: String, environment: [String: String]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = [
-            "--mount", "--pid", "--fork", "--mount-proc=\(root)/proc", "/usr/sbin/chroot", "--userspec=65532:65532",
-            root, "/bin/sh", "-c", script,
-        ]
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": "/tmp"].merging(environment) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+    static func start(_ script: String, in root: String, environment: [String: String]) throws -> ChildProcess {
+        try ChildProcess.start(
+            "/usr/bin/unshare",
+            [
+                "--mount", "--pid", "--fork", "--mount-proc=\(root)/proc", "/usr/sbin/chroot", "--userspec=65532:65532",
+                root, "/bin/sh", "-c", script,
+            ], environment: ["PATH": "/usr/bin:/bin", "HOME": "/tmp"].merging(environment) { $1 })
     }
 
     @Test func twentyBenchPodsAndTheMergeRunInTheImage() async throws {
@@ -66,7 +55,7 @@ import Testing
         // Ahead by enough for 20 processes to start on two cores and each make its trial download.
         let start = try WallTime(
             parsing: String(format: "%.0f", (WallClock.read().time + Sanitizer.scaled(.seconds(12))).epochSeconds))
-        var running: [Process] = []
+        var running: [ChildProcess] = []
         for index in 0..<pods {
             running.append(
                 try Self.start(
@@ -77,12 +66,11 @@ import Testing
                     ]))
         }
         for (index, process) in running.enumerated() {
-            await process.exited()
-            #expect(process.terminationStatus == 0, "pod \(index) exited \(process.terminationStatus)")
+            let (status, _) = await process.wait()
+            #expect(status == 0, "pod \(index) exited \(status)")
         }
-        let mergeRun = try Self.start(script(merge), in: root, environment: [:])
-        await mergeRun.exited()
-        #expect(mergeRun.terminationStatus == 0, "the merge exited \(mergeRun.terminationStatus)")
+        let (merged, _) = try await Self.start(script(merge), in: root, environment: [:]).wait()
+        #expect(merged == 0, "the merge exited \(merged)")
         let report = try BenchReport.read(try Data(contentsOf: URL(fileURLWithPath: root + "/reports/merged.json")))
         #expect(report.devices == 60 && report.attached == 60 && report.shards == Array(1...pods))
         #expect(report.start?.at == start.rfc3339 && report.start?.shards.count == pods)

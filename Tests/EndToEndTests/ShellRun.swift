@@ -16,36 +16,14 @@ enum Shell {
     static func run(
         _ script: String, in directory: String, environment: [String: String] = [:], limit: Int = 60
     ) async throws -> ShellRun {
-        let scratch = try Fixtures.temporaryFolder("richpush-shell")
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = ["-s", "KILL", String(limit), "/bin/bash", "-c", script]
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
         var merged = ProcessInfo.processInfo.environment
         // RICHPUSH_TEST_BINARY runs the same scripts against another build (an older one, to compare).
         merged["RP"] = merged["RICHPUSH_TEST_BINARY"] ?? RichPushBinary.path
         merged.merge(environment) { $1 }
-        process.environment = merged
-        let outPath = scratch + "/stdout", errPath = scratch + "/stderr"
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        try process.run()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
-        let status =
-            process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        return ShellRun(
-            status: status,
-            stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+        let result = try await ChildProcess.run(
+            "/usr/bin/timeout", ["-s", "KILL", String(limit), "/bin/bash", "-c", script], directory: directory,
+            environment: merged)
+        return ShellRun(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 }
 

@@ -14,26 +14,19 @@ import Testing
 
     /// Starts the binary, sends `signals` after `delays` milliseconds each, and waits (20 s at most).
     static func run(
-        _ arguments: [String], in directory: String, signals: [(delay: Int, number: Int32)], stdin: Any? = nil,
+        _ arguments: [String], in directory: String, signals: [(delay: Int, number: Int32)], stdin: FileHandle? = nil,
         afterStart: Bool = false
     ) async throws -> Ending {
-        let process = Process()
-        process.executableURL = URL(
-            fileURLWithPath: ProcessInfo.processInfo.environment["RICHPUSH_TEST_BINARY"] ?? RichPushBinary.path)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.standardInput = stdin ?? FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess.start(
+            Self.binary, arguments, directory: directory, stdin: stdin.map { .descriptor($0.fileDescriptor) } ?? .null)
         // Sleeping and polling happen on a Dispatch thread: blocking Swift's cooperative pool would
         // stall every other test in the process.
         let ended = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             DispatchQueue.global().async {
-                if afterStart { waitForStart(process.processIdentifier) }
+                if afterStart { waitForStart(process.pid) }
                 for signal in signals {
                     if signal.delay > 0 { usleep(useconds_t(signal.delay * 1000)) }
-                    kill(process.processIdentifier, signal.number)
+                    process.signal(signal.number)
                 }
                 let deadline = Date().addingTimeInterval(20)
                 while process.isRunning && Date() < deadline { usleep(10_000) }
@@ -41,13 +34,16 @@ import Testing
             }
         }
         if !ended {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.signal(SIGKILL)
+            _ = await process.wait()
             return Ending(status: -1, killed: true)
         }
-        let killed = process.terminationReason == .uncaughtSignal
-        return Ending(status: killed ? 128 + process.terminationStatus : process.terminationStatus, killed: killed)
+        let (status, killed) = await process.wait()
+        return Ending(status: status, killed: killed)
     }
+
+    /// The binary under test (RICHPUSH_TEST_BINARY runs the same tests against another build).
+    static var binary: String { ProcessInfo.processInfo.environment["RICHPUSH_TEST_BINARY"] ?? RichPushBinary.path }
 
     /// Waits (2 s at most) until the process `pid` is richpush's own: past exec, with SIGINT caught
     /// (the C constructor catches it before the Swift runtime starts), so the dynamic loader's time,
@@ -137,7 +133,8 @@ import Testing
         // A writer that never finishes: the read must not make Ctrl-C ineffective.
         let pipe = Pipe()
         let ending = try await Self.run(
-            ["process", "--out", folder + "/out", "-"], in: folder, signals: [(300, SIGINT)], stdin: pipe)
+            ["process", "--out", folder + "/out", "-"], in: folder, signals: [(300, SIGINT)],
+            stdin: pipe.fileHandleForReading)
         try? pipe.fileHandleForWriting.close()
         #expect(ending.status == 130 && !ending.killed)
     }
@@ -162,21 +159,16 @@ import Testing
             ).write(to: URL(fileURLWithPath: payloads + "/\(index).json"))
         }
         let out = folder + "/out"
-        let process = Process()
-        process.executableURL = URL(
-            fileURLWithPath: ProcessInfo.processInfo.environment["RICHPUSH_TEST_BINARY"] ?? RichPushBinary.path)
-        process.arguments =
+        let process = try ChildProcess.start(
+            Self.binary,
             [
                 command, "--out", out, "--budget", "30", "--cacert", Fixtures.caFile, "--connect-to",
                 "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)",
-            ] + [command == "batch" ? payloads : payloads + "/0.json"]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+            ] + [command == "batch" ? payloads : payloads + "/0.json"])
         let wanted = command == "batch" ? 3 : 1
         // Polled on a Dispatch thread: blocking the cooperative pool would stall the other tests.
-        let started = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        let (started, killed) = await withCheckedContinuation {
+            (continuation: CheckedContinuation<(Bool, Bool), Never>) in
             DispatchQueue.global().async {
                 let bound = Sanitizer.scaled(.seconds(15)).components.seconds
                 let deadline = Date().addingTimeInterval(TimeInterval(bound))
@@ -184,13 +176,12 @@ import Testing
                 // The first bytes reach the file right after the request.
                 usleep(200_000)
                 let started = server.requestCount >= wanted && process.isRunning
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                continuation.resume(returning: started)
+                process.signal(SIGKILL)
+                continuation.resume(returning: (started, process.waitBlocking().killed))
             }
         }
         #expect(started, "every download had started when the process was killed")
-        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(killed)
         let left = Fixtures.files(in: out).filter { $0.hasSuffix(".part") || $0.contains(".richpush-") }
         #expect(left.isEmpty, "a killed \(command) left \(left)")
     }

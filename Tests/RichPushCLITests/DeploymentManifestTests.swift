@@ -36,23 +36,10 @@ import Testing
     /// Runs `/usr/bin/python3` (Debian's, with python3-yaml: scripts/setup installs it) on the checker.
     static func check(_ arguments: [String], folder: String? = nil) throws -> (status: Int32, out: String, err: String)
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [checker] + arguments
         var environment = ProcessInfo.processInfo.environment
         if let folder { environment["RICHPUSH_MANIFESTS"] = folder }
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: outData, as: UTF8.self),
-            String(decoding: errData, as: UTF8.self)
-        )
+        let result = try ChildProcess.runBlocking("/usr/bin/python3", [checker] + arguments, environment: environment)
+        return (result.status, result.stdout, result.stderr)
     }
 
     @Test func theManifestsParseAndHaveWhatTheirJobsNeed() throws {
@@ -121,13 +108,8 @@ import Testing
             if words.first == "richpush" { words[0] = stub }
             // Paths in the pod's volume point at a folder of this test instead.
             words = words.map { $0.replacingOccurrences(of: "/reports", with: folder + "/reports") }
-            let shell = Process()
-            shell.executableURL = URL(fileURLWithPath: words[0] == stub ? stub : words[0])
-            shell.arguments = Array(words.dropFirst())
-            shell.environment = environment
-            try shell.run()
-            shell.waitUntilExit()
-            #expect(shell.terminationStatus == 0, "\(container.file) \(container.container): the shell failed")
+            let shell = try await ChildProcess.run(words[0], Array(words.dropFirst()), environment: environment)
+            #expect(shell.status == 0, "\(container.file) \(container.container): the shell failed: \(shell.stderr)")
             let captured = try Data(contentsOf: URL(fileURLWithPath: folder + "/capture"))
             let fields = captured.split(separator: 0, omittingEmptySubsequences: false).map {
                 String(decoding: $0, as: UTF8.self)

@@ -129,18 +129,9 @@ public struct TestCertificates: Sendable {
 
     /// Runs the openssl command; throws with its stderr when it fails.
     static func openssl(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CertificateFailure(
-                message: "openssl \(arguments.first ?? ""): " + String(decoding: message, as: UTF8.self))
+        let result = try ChildProcess.runBlocking("/usr/bin/openssl", arguments)
+        guard result.status == 0 else {
+            throw CertificateFailure(message: "openssl \(arguments.first ?? ""): " + result.stderr)
         }
     }
 
