@@ -569,7 +569,8 @@ static void flush(struct cnr_relay *relay, struct direction *d) {
     if (d->to == &conn->upstream && !conn->connected) {
         if (conn->connecting) return;
         if (now < conn->connect_due) {
-            heap_set(relay, d, conn->connect_due);
+            // Without its timer the connection would never be opened: out of memory, it is dropped.
+            if (heap_set(relay, d, conn->connect_due) != 0) kill_conn(relay, conn, 1);
             return;
         }
         heap_remove(relay, d);

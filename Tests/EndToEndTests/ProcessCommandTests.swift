@@ -178,6 +178,11 @@ import Testing
             running.openFiles.contains { $0.hasPrefix(folder + "/out/") }
         }
         #expect(partial, "the download never started: \(running.openFiles)")
+        // richpush left SIGINT ignored (its bit in SigIgn), and a SIGINT does not stop it.
+        let status = (try? String(contentsOfFile: "/proc/\(running.pid)/status", encoding: .utf8)) ?? ""
+        let ignored = status.split(separator: "\n").first { $0.hasPrefix("SigIgn:") }
+            .flatMap { UInt64($0.split(separator: "\t").last ?? "", radix: 16) }
+        #expect(ignored.map { $0 & (1 << UInt64(SIGINT - 1)) != 0 } == true, "\(status)")
         running.signal(SIGINT)
         try await Task.sleep(for: .seconds(1))
         #expect(running.isRunning, "an inherited SIG_IGN for SIGINT is kept")

@@ -7,7 +7,7 @@ import Foundation
 /// getdents buffer (`findMaximumOpenFromProcSelfFD`; `scripts/test --asan` suppresses the report), and
 /// the suite has crashed in it with SIGSEGV.
 ///
-/// A child starts as from a terminal: SIGINT and SIGTERM at their default action and nothing blocked,
+/// A child starts as from a terminal: every signal at its default action and nothing blocked,
 /// however the test run itself was started (a background job of a non-interactive shell, as CI runs
 /// are, inherits SIGINT ignored); descriptors above 2 are closed in it.
 ///
@@ -46,10 +46,13 @@ public struct ChildProcess: Sendable {
         _ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String]? = nil,
         stdin: Stream = .null, stdout: Stream = .null, stderr: Stream = .null
     ) throws -> ChildProcess {
+        // Relative paths (the executable, the files) are this process's, as Foundation's Process has
+        // them: the executable is made absolute, and the directory is changed after the files are open.
+        let cwd = FileManager.default.currentDirectoryPath
+        let executable = executable.hasPrefix("/") ? executable : cwd + "/" + executable
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if let directory { _ = Self.addChdir(&actions, directory) }
         for (target, stream) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
             let writing = target != 0
             switch stream {
@@ -67,13 +70,15 @@ public struct ChildProcess: Sendable {
             }
         }
         _ = Self.addCloseFrom(&actions, 3)
+        if let directory { _ = Self.addChdir(&actions, directory) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
+        // Every signal at its default action (SIGPIPE too, which libcurl ignores for a moment).
         var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGTERM)
+        sigfillset(&defaults)
+        sigdelset(&defaults, SIGKILL)
+        sigdelset(&defaults, SIGSTOP)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         var mask = sigset_t()
         sigemptyset(&mask)
@@ -187,10 +192,13 @@ public struct ChildProcess: Sendable {
         }
     }
 
-    /// ``wait()`` on the calling thread.
+    /// ``wait()`` on the calling thread. A child that cannot be waited for (already waited for)
+    /// reports status -1, which no exit gives.
     public func waitBlocking() -> (status: Int32, killed: Bool) {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        var waited = waitpid(pid, &status, 0)
+        while waited < 0 && errno == EINTR { waited = waitpid(pid, &status, 0) }
+        guard waited == pid else { return (-1, false) }
         let signal = status & 0x7f
         return signal == 0 ? ((status >> 8) & 0xff, false) : (128 + signal, true)
     }

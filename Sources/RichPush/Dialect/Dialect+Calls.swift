@@ -43,6 +43,8 @@ extension SDKCall {
         if case .object(let members) = context.root {
             for member in members where member.key.hasPrefix("W$") || member.key.hasPrefix("wzrk_") {
                 let key = member.key.hasPrefix("W$") ? "wzrk_" + member.key.dropFirst(2) : member.key
+                // One key once, as in the SDK's dictionary (the later member wins).
+                data.removeAll { $0.key == key }
                 data.append((key, member.value))
             }
         }

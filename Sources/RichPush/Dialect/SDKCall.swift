@@ -17,7 +17,8 @@ public struct SDKCall: Sendable {
     /// notification id (``SDKRequest/jitterKey``) so runs compare.
     public var jitterSeconds: Double = 0
     /// The SDK's own timeout for the request, from its start; nil: the extension's budget (a call
-    /// display waits for) or 30 s after display (the extension's process lives that long).
+    /// display waits for, or one beside the download: the budget from its start) or 30 s after
+    /// display (the extension's process lives that long).
     public var timeout: Duration? = nil
     /// Whether the app must turn the call on (OneSignal's App Group flag, CleverTap's call in the
     /// extension): sent only with `--sdk-receipts`, as richpush cannot know the app's setting.

@@ -32,14 +32,11 @@ extension ServiceExtension {
             outcome = Self.expiredByCall(outcome, dialect: dialect, root: root, reports: reports)
         }
         let displayed = ContinuousClock.now
-        // The extension's process lives on after display for the calls still running.
+        // The extension's process lives on after display for the calls still running; those that
+        // start after display do not wait for those beside the download.
+        async let afterReports = performAfterDisplay(calls.filter { $0.call.start == .afterDisplay }, displayed)
         reports += await besideReports
-        for planned in calls where planned.call.start == .afterDisplay {
-            // Up to 30 s after display (OneSignal's MAX_NSE_LIFETIME), or the call's own timeout.
-            let until = displayed + planned.jitter + (planned.call.timeout ?? .seconds(30))
-            reports.append(
-                await perform(planned, startingAt: displayed, deadline: min(until, displayed + .seconds(30))))
-        }
+        reports += await afterReports
         outcome.sdkCalls = reports.isEmpty ? nil : reports
         return emit(outcome, root: root, bytes: prepared.bytes, started: arrival, displayedAt: displayed)
     }
@@ -99,6 +96,20 @@ extension ServiceExtension {
         return max * (Double(hash % 10_000) / 10_000)
     }
 
+    /// The calls that start after display, one after another: each up to 30 s after display
+    /// (OneSignal's MAX_NSE_LIFETIME), or its own timeout from its start.
+    private func performAfterDisplay(_ calls: [PlannedCall], _ displayed: ContinuousClock.Instant) async
+        -> [SDKCallReport]
+    {
+        var reports: [SDKCallReport] = []
+        for planned in calls {
+            let until = displayed + planned.jitter + (planned.call.timeout ?? .seconds(30))
+            reports.append(
+                await perform(planned, startingAt: displayed, deadline: min(until, displayed + .seconds(30))))
+        }
+        return reports
+    }
+
     /// The calls that start with the download, one after another, each from its own start
     /// (arrival plus its delay): `deadline` (the budget, for a call display waits for) and the
     /// call's own timeout bound each.
@@ -138,8 +149,15 @@ extension ServiceExtension {
             return report
         }
         let begin = start + planned.jitter
-        if begin > .now { try? await Task.sleep(until: min(deadline, begin), clock: .continuous) }
         let url = SDKCallPolicy.url(endpoint: endpoint, path: planned.request.path)
+        guard begin < deadline else {
+            // Its jitter outlasts the extension's process: the call is never made.
+            report.modelled = false
+            report.latencyMilliseconds = 0
+            report.error = "not sent: the extension's process ends before its start"
+            return report
+        }
+        if begin > .now { try? await Task.sleep(until: begin, clock: .continuous) }
         let started = ContinuousClock.now
         let (status, error) = await engine.send(
             method: planned.call.method, url: url, body: planned.request.body, headers: planned.request.headers,
