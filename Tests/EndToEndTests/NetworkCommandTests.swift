@@ -59,13 +59,15 @@ import Testing
         let (run, peak) = try await RichPushBinary.measured([
             "bench", "--url", server.httpBaseURL + "/clip.mp4?size=2500000", "--allow-http", "--devices", "200",
             "--network", "down=100gbit,rtt=4s", "--budget", "300", "--no-preflight", "--no-progress", "--json",
-            folder + "/report.json",
+            folder + "/report.json", "--log", folder + "/devices.ndjson",
         ])
         #expect(run.status == 0, "\(run.stderr)")
         let report = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/report.json")))
                 as? [String: Any])
-        #expect(report["attached"] as? Int == 200, "every body arrived whole under the budget")
+        let failed = ((try? String(contentsOfFile: folder + "/devices.ndjson", encoding: .utf8)) ?? "")
+            .split(separator: "\n").filter { !$0.contains(#""verdict":"attached""#) }
+        #expect(report["attached"] as? Int == 200, "every body arrived whole under the budget: \(failed.prefix(3))")
         #expect(peak > 0 && peak < 350_000_000, "peak RSS \(peak / 1_000_000) MB for 200 devices through the relay")
         print("bench, 200 devices at down=100gbit,rtt=4s: peak RSS \(peak / 1024) KiB")
     }
