@@ -521,17 +521,24 @@ static void read_side(struct cnr_relay *relay, struct direction *d) {
         parts[count++] = (struct iovec){d->last->data + CNR_CHUNK_BYTES - tail, length};
         asked = length;
     }
+    int out_of_memory = 0;
     while (asked < room && made < READ_CHUNKS && may_grow(relay, d, made)) {
         fresh[made] = malloc(sizeof(struct chunk));
-        if (!fresh[made]) break;
+        if (!fresh[made]) {
+            out_of_memory = 1;
+            break;
+        }
         uint32_t length = room - asked < CNR_CHUNK_BYTES ? room - asked : CNR_CHUNK_BYTES;
         parts[count++] = (struct iovec){fresh[made]->data, length};
         asked += length;
         made++;
     }
     if (asked == 0) {
-        // Only when memory ran out: the connection cannot be carried.
-        kill_conn(relay, d->from->conn, 1);
+        // Out of memory, the connection cannot be carried. Otherwise the segment ring grown above
+        // spent the last of the budget (read_state allowed a chunk before it grew): the direction
+        // holds a chunk already, so it waits for the budget like any other, as update_interest
+        // now finds it (READ_BUDGET).
+        if (out_of_memory) kill_conn(relay, d->from->conn, 1);
         return;
     }
     ssize_t n = readv(d->from->fd, parts, count);

@@ -67,7 +67,10 @@ import Testing
                 as? [String: Any])
         let failed = ((try? String(contentsOfFile: folder + "/devices.ndjson", encoding: .utf8)) ?? "")
             .split(separator: "\n").filter { !$0.contains(#""verdict":"attached""#) }
-        #expect(report["attached"] as? Int == 200, "every body arrived whole under the budget: \(failed.prefix(3))")
+        #expect(
+            report["attached"] as? Int == 200,
+            "every body arrived whole under the budget: \(failed.prefix(3)); the server counted \(server.requestCount) requests"
+        )
         #expect(peak > 0 && peak < 350_000_000, "peak RSS \(peak / 1_000_000) MB for 200 devices through the relay")
         print("bench, 200 devices at down=100gbit,rtt=4s: peak RSS \(peak / 1024) KiB")
     }
