@@ -17,8 +17,7 @@ enum Shell {
         _ script: String, in directory: String, environment: [String: String] = [:], limit: Int = 60
     ) async throws -> ShellRun {
         var merged = ProcessInfo.processInfo.environment
-        // RICHPUSH_TEST_BINARY runs the same scripts against another build (an older one, to compare).
-        merged["RP"] = merged["RICHPUSH_TEST_BINARY"] ?? RichPushBinary.path
+        merged["RP"] = RichPushBinary.underTest
         merged.merge(environment) { $1 }
         let result = try await ChildProcess.run(
             "/usr/bin/timeout", ["-s", "KILL", String(limit), "/bin/bash", "-c", script], directory: directory,

@@ -18,12 +18,13 @@ import Testing
         afterStart: Bool = false
     ) async throws -> Ending {
         let process = try ChildProcess.start(
-            Self.binary, arguments, directory: directory, stdin: stdin.map { .descriptor($0.fileDescriptor) } ?? .null)
+            RichPushBinary.underTest, arguments, directory: directory,
+            stdin: stdin.map { .descriptor($0.fileDescriptor) } ?? .null)
         // Sleeping and polling happen on a Dispatch thread: blocking Swift's cooperative pool would
         // stall every other test in the process.
         let ended = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             DispatchQueue.global().async {
-                if afterStart { waitForStart(process.pid) }
+                if afterStart { waitForStart(process) }
                 for signal in signals {
                     if signal.delay > 0 { usleep(useconds_t(signal.delay * 1000)) }
                     process.signal(signal.number)
@@ -42,29 +43,15 @@ import Testing
         return Ending(status: status, killed: killed)
     }
 
-    /// The binary under test (RICHPUSH_TEST_BINARY runs the same tests against another build).
-    static var binary: String { ProcessInfo.processInfo.environment["RICHPUSH_TEST_BINARY"] ?? RichPushBinary.path }
-
     /// Waits (2 s at most) until the process `pid` is richpush's own: past exec, with SIGINT caught
     /// (the C constructor catches it before the Swift runtime starts), so the dynamic loader's time,
     /// which a busy machine stretches, is not part of the delays.
-    static func waitForStart(_ pid: Int32) {
+    static func waitForStart(_ process: ChildProcess) {
         let deadline = Date().addingTimeInterval(2)
         while Date() < deadline {
             // Past exec (the spawning child blocks every signal too, before it becomes richpush).
-            let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) ?? ""
-            guard exe.hasSuffix("/richpush") else {
-                usleep(200)
-                continue
-            }
-            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-            let masks = status.split(separator: "\n").filter { $0.hasPrefix("SigCgt:") }
-            let interrupt: UInt64 = 1 << (UInt64(SIGINT) - 1)
-            if masks.contains(where: {
-                UInt64($0.split(separator: "\t").last ?? "", radix: 16).map { $0 & interrupt != 0 } ?? false
-            }) {
-                return
-            }
+            let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.pid)/exe")) ?? ""
+            if exe.hasSuffix("/richpush") && process.signal(SIGINT, isIn: "SigCgt") == true { return }
             usleep(200)
         }
     }
@@ -160,7 +147,7 @@ import Testing
         }
         let out = folder + "/out"
         let process = try ChildProcess.start(
-            Self.binary,
+            RichPushBinary.underTest,
             [
                 command, "--out", out, "--budget", "30", "--cacert", Fixtures.caFile, "--connect-to",
                 "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)",

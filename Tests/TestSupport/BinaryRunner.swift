@@ -15,6 +15,10 @@ public enum RichPushBinary {
         return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("richpush").path
     }
 
+    /// The binary the shell and signal suites run: RICHPUSH_TEST_BINARY runs them against another
+    /// build (an older one, to compare); otherwise ``path``.
+    public static var underTest: String { ProcessInfo.processInfo.environment["RICHPUSH_TEST_BINARY"] ?? path }
+
     /// Runs the binary with `arguments`, feeding `stdin`, in `directory`; waits for it to exit.
     ///
     /// Output goes through files, not pipes, so a chatty child never blocks on a full pipe.
@@ -85,6 +89,9 @@ public struct RunningBinary: Sendable {
 
     /// Whether the process is still running (``ChildProcess/isRunning``).
     public var isRunning: Bool { child.isRunning }
+
+    /// Whether `signal` is in a mask of its /proc status (``ChildProcess/signal(_:isIn:)``).
+    public func signal(_ signal: Int32, isIn field: String) -> Bool? { child.signal(signal, isIn: field) }
 
     /// Waits for the process to exit (on a Dispatch thread) and returns what it produced.
     public func wait() async -> BinaryRun {

@@ -174,6 +174,15 @@ public struct ChildProcess: Sendable {
         return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
     }
 
+    /// Whether `signal` is in the mask `field` of /proc/PID/status (`SigIgn`: ignored, `SigCgt`:
+    /// caught, `SigBlk`: blocked); nil when the status cannot be read.
+    public func signal(_ signal: Int32, isIn field: String) -> Bool? {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") }
+        return line.flatMap { UInt64($0.split(separator: "\t").last ?? "", radix: 16) }
+            .map { $0 & (1 << UInt64(signal - 1)) != 0 }
+    }
+
     /// What the process's open descriptors point at (from /proc/PID/fd): a file created with O_TMPFILE
     /// shows as `DIR/#INODE (deleted)`.
     public var openFiles: [String] {

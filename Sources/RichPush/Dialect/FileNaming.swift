@@ -108,12 +108,15 @@ extension Dialect {
             let suggested = SuggestedFilename.of(
                 url: input.responseURL, contentType: input.contentType, contentDisposition: input.contentDisposition)
             let source = suggested.source.hasPrefix("Content-Disposition") ? "content-disposition" : "url-path"
-            let extensionOnly = stem == .extensionOnly
+            // The name without an extension of its own: the stem alone, or the stem and the suggested name.
             let base: String
-            if case .prefixed(let separator) = stem { base = stand + separator + suggested.name } else { base = stand }
+            switch stem {
+            case .prefixed(let separator): base = stand + separator + suggested.name
+            case .extensionOnly: base = stand
+            }
             if let suffix = SuggestedFilename.pathExtension(suggested.name) {
                 var naming = Naming(
-                    name: extensionOnly ? stand + "." + suffix : base,
+                    name: stem == .extensionOnly ? stand + "." + suffix : base,
                     fileExtension: suffix, rule: source,
                     from: "suggestedFilename '\(suggested.name)' (\(suggested.source))")
                 if suggested.source.contains("from Content-Type") { naming.rule = "content-type" }
