@@ -7,7 +7,7 @@ import Foundation
 /// (``update(_:)``), and the new plist replaces the old one by a rename from an exclusive temporary
 /// in the same folder, so an extension and an app that write at once lose nothing and a reader never
 /// sees half a file. ``PropertyListReader`` reads the file (bounded in size and objects, see
-/// ``PropertyListLimits/suite``); Foundation's `PropertyListSerialization` writes it. A temporary
+/// ``PropertyListLimits/suite``); ``PropertyListWriter`` writes it. A temporary
 /// left by a writer that was killed before its rename is removed by the next write.
 ///
 /// ```swift
@@ -138,7 +138,7 @@ public struct AppGroupSuite: Sendable {
     {
         let data: Data
         do {
-            data = try PropertyListSerialization.data(fromPropertyList: root, format: format, options: 0)
+            data = try PropertyListWriter.data(root, format: format)
         } catch {
             throw AnalyticsError(.storage, "cannot encode the suite '\(name)' as a property list: \(error)")
         }

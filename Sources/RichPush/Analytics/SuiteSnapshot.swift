@@ -205,7 +205,7 @@ public enum UserAttributeCoding {
     /// The bytes the extension saves for `key` = `value` (a binary property list).
     public static func encode(key: String, value: String) throws(AnalyticsError) -> Data {
         do {
-            return try PropertyListSerialization.data(fromPropertyList: [key: value], format: .binary, options: 0)
+            return try PropertyListWriter.data([key: value], format: .binary)
         } catch {
             throw AnalyticsError(.invalidInput, "cannot encode the user attribute '\(key)': \(error)")
         }
