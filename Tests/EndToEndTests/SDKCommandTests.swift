@@ -147,7 +147,7 @@ import Testing
         ).write(to: URL(fileURLWithPath: payload))
         let arguments = [
             "bench", "--serve", Fixtures.assets, "--payload", payload, "--sdk", "auto", "--sdk-endpoint",
-            "http://127.0.0.1:\(endpoint.httpPort ?? 0)", "--devices", "6", "--no-progress", "--no-preflight",
+            "http://127.0.0.1:\(endpoint.httpPort)", "--devices", "6", "--no-progress", "--no-preflight",
         ]
         let off = try await RichPushBinary.run(arguments, directory: Fixtures.root)
         #expect(off.status == 0, "\(off.stderr)")

@@ -103,7 +103,7 @@ import Testing
             }
             // The last index, as the Job's last pod sees it.
             if let completions = container.completions { environment["JOB_COMPLETION_INDEX"] = "\(completions - 1)" }
-            FileManager.default.createFile(atPath: folder + "/capture", contents: Data())
+            _ = FileManager.default.createFile(atPath: folder + "/capture", contents: Data())
             var words = container.command + container.args
             if words.first == "richpush" { words[0] = stub }
             // Paths in the pod's volume point at a folder of this test instead.

@@ -33,7 +33,7 @@ import Testing
 
     func process(_ url: String) async throws -> Outcome {
         let payload = #"{"aps":{"alert":"x","mutable-content":1},"ab":{"att":{"url":"\#(url)","type":"jpg"}}}"#
-        return await try service().process(Array(payload.utf8)).outcome
+        return try await service().process(Array(payload.utf8)).outcome
     }
 
     @Test func allowsHTTPToTheExceptionDomainOnly() async throws {

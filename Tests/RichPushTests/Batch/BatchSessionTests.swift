@@ -91,7 +91,7 @@ import Testing
         let folder = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try writePayloads(1, into: folder + "/in")
-        var configuration = BatchConfiguration(input: folder + "/in", outFolder: folder + "/out")
+        let configuration = BatchConfiguration(input: folder + "/in", outFolder: folder + "/out")
         let session = try BatchSession(configuration)
         let run = try session.start()
         var summary = try await run.run()

@@ -39,6 +39,7 @@ import Testing
         }
     }
 
+    @discardableResult
     func expectFailure(
         _ url: String, _ code: FetchError.Code, budget: Duration = .seconds(60), policy: FetchPolicy? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
