@@ -9,15 +9,19 @@ public struct BinaryRun: Sendable {
 
 /// Runs the `richpush` executable built next to the test bundle, as a user would.
 public enum RichPushBinary {
-    /// The executable's path: in the same build folder as the running test binary.
-    public static var path: String {
+    /// The binary every end-to-end test runs: `RICHPUSH_TEST_BINARY` when set (an absolute path;
+    /// `scripts/test` sets it to the release build with the static Swift standard library, the binary
+    /// users install), otherwise the `richpush` in the same build folder as the running test binary.
+    public static let path: String = {
+        if let chosen = ProcessInfo.processInfo.environment["RICHPUSH_TEST_BINARY"], !chosen.isEmpty {
+            return chosen
+        }
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
         return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("richpush").path
-    }
+    }()
 
-    /// The binary the shell and signal suites run: RICHPUSH_TEST_BINARY runs them against another
-    /// build (an older one, to compare); otherwise ``path``.
-    public static var underTest: String { ProcessInfo.processInfo.environment["RICHPUSH_TEST_BINARY"] ?? path }
+    /// The same as ``path``.
+    public static var underTest: String { path }
 
     /// Runs the binary with `arguments`, feeding `stdin`, in `directory`; waits for it to exit.
     ///
