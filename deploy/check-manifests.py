@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Checks deploy/kubernetes/: every file parses as YAML, every Job and Pod has the fields Kubernetes
-requires and the ones this run depends on (an Indexed Job with completions, parallelism and
-restartPolicy Never; an image named as the kustomization sets it; every ConfigMap key, ConfigMap and
-claim a pod refers to defined), and the kustomizations list every manifest.
+requires and the ones this run depends on (backoffLimit 0 and restartPolicy Never for a Job; a Job
+whose pods read their index Indexed, with completions and parallelism; an image named as the
+kustomization sets it; every ConfigMap key, ConfigMap and claim a pod refers to defined, a
+configMapGenerator's env file included), and the kustomizations list every manifest.
 
     deploy/check-manifests.py             the checks; exit 1 with one line per problem
     deploy/check-manifests.py --commands  the checks, then every container's command and args as JSON
@@ -32,6 +33,63 @@ def documents():
     return found
 
 
+def env_file(path):
+    """A configMapGenerator's env file as kustomize reads it: (data, problems). KEY=VALUE a line, '#'
+    lines and blank lines skipped; quotes and spaces around a value are kept in it, so they are refused."""
+    data = {}
+    problems = []
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except OSError as error:
+        return data, [f"{os.path.relpath(path, ROOT)}: cannot be read ({error.strerror})"]
+    for number, line in enumerate(lines, 1):
+        line = line.lstrip()
+        if not line or line.startswith("#"):
+            continue
+        label = f"{os.path.relpath(path, ROOT)}:{number}"
+        key, equals, value = line.partition("=")
+        if not equals or not key or key != key.strip():
+            problems.append(f"{label}: not KEY=VALUE")
+            continue
+        if value != value.strip() or value[:1] in ("'", '"'):
+            problems.append(f"{label}: {key}'s value has spaces or quotes around it, which the ConfigMap would keep")
+        if key in data:
+            problems.append(f"{label}: {key} is set twice")
+        data[key] = value
+    return data, problems
+
+
+def generated(found):
+    """The ConfigMaps the kustomizations' configMapGenerators make: (name -> data, problems)."""
+    made = {}
+    problems = []
+    for path, document in found:
+        if not isinstance(document, dict) or document.get("kind") != "Kustomization":
+            continue
+        folder = os.path.join(ROOT, os.path.dirname(path))
+        for generator in document.get("configMapGenerator") or []:
+            name = generator.get("name")
+            if not name:
+                problems.append(f"{path}: a configMapGenerator without a name")
+                continue
+            data = {}
+            for literal in generator.get("literals") or []:
+                key, _, value = str(literal).partition("=")
+                data[key] = value
+            for env in (generator.get("envs") or []) + ([generator["env"]] if generator.get("env") else []):
+                values, found_problems = env_file(os.path.join(folder, env))
+                data.update(values)
+                problems += found_problems
+            for file in generator.get("files") or []:
+                key, _, source = str(file).rpartition("=")
+                data[key or os.path.basename(source)] = "(file)"
+            if name in made:
+                problems.append(f"{path}: configMapGenerator {name} is defined twice")
+            made[name] = data
+    return made, problems
+
+
 def pod_specs(document):
     """The pod spec of a Job or a Pod, or None."""
     if document.get("kind") == "Job":
@@ -43,9 +101,9 @@ def pod_specs(document):
 
 def check(found):
     """Problems, one sentence each, and every container's command."""
-    problems = []
+    made, problems = generated(found)
     commands = []
-    config_maps = {}
+    config_maps = {name: set(data) for name, data in made.items()}
     claims = set()
     images = set()
     listed = {}
@@ -62,6 +120,9 @@ def check(found):
         if not document.get("metadata", {}).get("name"):
             problems.append(f"{path}: {kind} has no metadata.name")
         if kind == "ConfigMap":
+            if document["metadata"]["name"] in made:
+                problems.append(f"{path}: ConfigMap {document['metadata']['name']} is also a configMapGenerator's: "
+                                "one apply would replace the other")
             config_maps[document["metadata"]["name"]] = set((document.get("data") or {}).keys())
         if kind == "PersistentVolumeClaim":
             claims.add(document["metadata"]["name"])
@@ -73,21 +134,27 @@ def check(found):
             problems.append(f"{path}: not listed in {os.path.join(folder, 'kustomization.yaml')}")
         kind = document.get("kind")
         name = document.get("metadata", {}).get("name", "?")
+        pod = pod_specs(document)
         if kind == "Job":
             if document.get("apiVersion") != "batch/v1":
                 problems.append(f"{path}: Job {name} is not batch/v1")
             spec = document.get("spec", {})
-            if spec.get("completionMode") != "Indexed":
-                problems.append(f"{path}: Job {name} is not an Indexed Job (completionMode: Indexed)")
-            if not isinstance(spec.get("completions"), int) or spec["completions"] < 1:
-                problems.append(f"{path}: Job {name} has no completions")
-            if spec.get("parallelism") != spec.get("completions"):
-                problems.append(f"{path}: Job {name} does not run every shard at once (parallelism != completions)")
-        pod = pod_specs(document)
+            if spec.get("backoffLimit") != 0:
+                problems.append(f"{path}: Job {name} needs backoffLimit: 0 (a shard re-run after its burst, or a "
+                                "merge re-run, gives no new answer)")
+            # A Job whose pods read their index is a set of shards: one pod per shard, all at once.
+            if "JOB_COMPLETION_INDEX" in json.dumps(pod or {}):
+                if spec.get("completionMode") != "Indexed":
+                    problems.append(f"{path}: Job {name} is not an Indexed Job (completionMode: Indexed)")
+                if not isinstance(spec.get("completions"), int) or spec["completions"] < 1:
+                    problems.append(f"{path}: Job {name} has no completions")
+                if spec.get("parallelism") != spec.get("completions"):
+                    problems.append(
+                        f"{path}: Job {name} does not run every shard at once (parallelism != completions)")
+            if pod is not None and pod.get("restartPolicy") not in ("Never", "OnFailure"):
+                problems.append(f"{path}: Job {name}'s pods need restartPolicy Never (a restarted shard counts twice)")
         if pod is None:
             continue
-        if pod.get("restartPolicy") not in ("Never", "OnFailure"):
-            problems.append(f"{path}: {kind} {name}'s pods need restartPolicy Never (a restarted shard counts twice)")
         volumes = {v.get("name"): v for v in pod.get("volumes", [])}
         for volume in volumes.values():
             claim = volume.get("persistentVolumeClaim", {}).get("claimName")
@@ -137,9 +204,11 @@ def check(found):
 
 
 def config_values(found):
-    """ConfigMap name -> its data."""
-    return {d["metadata"]["name"]: d.get("data") or {} for _, d in found
-            if isinstance(d, dict) and d.get("kind") == "ConfigMap"}
+    """ConfigMap name -> its data, the generated ones under the name the manifests use."""
+    values = generated(found)[0]
+    values.update({d["metadata"]["name"]: d.get("data") or {} for _, d in found
+                   if isinstance(d, dict) and d.get("kind") == "ConfigMap"})
+    return values
 
 
 def main():
