@@ -107,11 +107,13 @@ struct RawResponse: Sendable {
 }
 
 enum RawHTTP {
-    /// GET `target` exactly as given (no escaping), with `Connection: close`; nil when no status line came.
-    static func get(_ target: String, port: UInt16, method: String = "GET", from source: String? = nil) throws
-        -> RawResponse?
-    {
-        let connection = try RawConnection(port: port, from: source)
+    /// GET `target` exactly as given (no escaping), with `Connection: close`; nil when no status line came
+    /// (a read waits up to `timeout`).
+    static func get(
+        _ target: String, port: UInt16, method: String = "GET", from source: String? = nil,
+        timeout: Duration = .seconds(10)
+    ) throws -> RawResponse? {
+        let connection = try RawConnection(port: port, from: source, timeout: timeout)
         try connection.send("\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         return parse(connection.receive())
     }

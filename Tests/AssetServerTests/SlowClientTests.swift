@@ -16,7 +16,8 @@ import Testing
             root: Fixtures.assets, threads: 1, headTimeout: .seconds(1), idleTimeout: .seconds(60))
         defer { server.stop() }
         let port = server.httpPort
-        let bound = Sanitizer.scaled(.seconds(15))
+        // Trickling keeps the 60 s idle timeout from ever firing: no other event bounds the wait.
+        let bound = TimeScale.scaled(.seconds(15))
         let (closed, lines, elapsed) = try await offThePool {
             let connection = try RawConnection(port: port)
             let started = ContinuousClock.now
@@ -47,7 +48,8 @@ import Testing
             idleTimeout: .seconds(60))
         defer { server.stop() }
         let port = tls ? try #require(server.httpsPort) : server.httpPort
-        let bound = Sanitizer.scaled(.seconds(15))
+        // Any time before the 60 s idle timeout, which would close it too.
+        let bound = Duration.seconds(50)
         let (closed, elapsed) = try await offThePool {
             let connection = try RawConnection(port: port)
             let started = ContinuousClock.now
@@ -65,7 +67,9 @@ import Testing
             root: Fixtures.assets, threads: 1, headTimeout: .seconds(1), idleTimeout: .seconds(60))
         defer { server.stop() }
         let port = server.httpPort
-        let response = try await offThePool { try RawHTTP.get("/hero.jpg?delay=2500", port: port) }
+        let response = try await offThePool {
+            try RawHTTP.get("/hero.jpg?delay=2500", port: port, timeout: .seconds(50))
+        }
         #expect(response?.status == 200)
         #expect(response?.body == (try Fixtures.bytes(ofAsset: "hero.jpg")))
     }
@@ -81,6 +85,9 @@ import Testing
         defer { server.stop() }
         #expect(server.connectionLimit == 100 && server.perAddressLimit == 50)
         let port = server.httpPort
+        // The head deadline frees slots 60 s after the first accept at the earliest: what follows must
+        // come before it to show the limit, not the deadline, made room.
+        let opened = ContinuousClock.now
         let held = try await offThePool {
             try (0..<200).map { index in
                 let connection = try RawConnection(port: port)
@@ -89,8 +96,8 @@ import Testing
             }
         }
         let closed = try await offThePool {
-            // Within a generous bound, every connection over the share is closed (refused on accept).
-            let deadline = ContinuousClock.now + Sanitizer.scaled(.seconds(10))
+            // Within half the head deadline, every connection over the share is closed (refused on accept).
+            let deadline = opened + .seconds(30)
             var closed = Set<Int>()
             while closed.count < 150 && ContinuousClock.now < deadline {
                 for (index, connection) in held.enumerated() where !closed.contains(index) {
@@ -101,9 +108,12 @@ import Testing
             return closed.count
         }
         #expect(closed == 150, "one address holds its 50 and no more")
-        let probe = try await offThePool { try RawHTTP.get("/hero.jpg", port: port, from: "127.0.0.2") }
+        let probe = try await offThePool {
+            try RawHTTP.get("/hero.jpg", port: port, from: "127.0.0.2", timeout: .seconds(25))
+        }
         #expect(probe?.status == 200, "a client from another address is served")
         #expect(probe?.body == (try Fixtures.bytes(ofAsset: "hero.jpg")))
+        #expect(ContinuousClock.now < opened + server.headTimeout, "served before the head deadline freed a slot")
         withExtendedLifetime(held) {}
     }
 

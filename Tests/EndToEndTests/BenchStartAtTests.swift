@@ -12,8 +12,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Seconds ahead: room for three processes to start, each with its server and trial download,
         // on a machine the other suites keep busy (at the suite's start, 8 s was once not enough for
-        // one shard). The processes are started 0.8 s apart.
-        let lead = Sanitizer.scaled(.seconds(15))
+        // one shard), stretched with its load. The processes are started 0.8 s apart.
+        let lead = TimeScale.scaled(.seconds(15))
         // Whole milliseconds, as the option is given and the report writes it.
         let start = try WallTime(
             parsing: String(format: "%.3f", (WallClock.read().time + lead + .seconds(1)).epochSeconds))
@@ -85,6 +85,10 @@ import Testing
                 "bench", "--serve", Fixtures.assets, "--devices", "4", "--start-at", start.rfc3339, "--json",
                 folder + "/r.json", "--no-progress",
             ], directory: Fixtures.root)
+        // Its report is open (before its server, trial and wait): from then on a Ctrl-C ends it with the
+        // report; a loaded machine takes longer than any fixed sleep to get there. Then into the wait.
+        let opened = await Fixtures.waitUntil(seconds: 60) { running.openFiles.contains { $0.hasPrefix(folder + "/") } }
+        #expect(opened, "the report was never opened: \(running.openFiles)")
         try await Task.sleep(for: .seconds(2))
         running.signal(SIGINT)
         let run = await running.wait()
@@ -114,10 +118,12 @@ import Testing
             "bench", "--url", "hero.jpg", "--devices", "2", "--start-at", "soon",
         ])
         #expect(malformed.status == 64 && malformed.stderr.contains("--start-at takes RFC 3339"), "\(malformed.stderr)")
-        // Up to a minute late: it runs at once, says so, and records the lateness.
+        // Up to a minute late: it runs at once, says so, and records the lateness (5 s past when it is
+        // launched: the runs above took their time).
         let late = try await RichPushBinary.run(
             [
-                "bench", "--serve", Fixtures.assets, "--devices", "2", "--start-at", (now + .seconds(-5)).rfc3339,
+                "bench", "--serve", Fixtures.assets, "--devices", "2", "--start-at",
+                (WallClock.read().time + .seconds(-5)).rfc3339,
                 "--json", folder + "/late.json", "--no-progress",
             ], directory: Fixtures.root)
         #expect(late.status == 0 && late.stderr.contains("ago: starting at once"), "\(late.stderr)")

@@ -97,7 +97,7 @@ import Testing
         let folder = try Self.workFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let run = try await Shell.run(
-            "exec \"$RP\" serve assets --no-tls --port \(busy.httpPort)", in: folder, limit: 20)
+            "exec \"$RP\" serve assets --no-tls --port \(busy.httpPort)", in: folder)
         #expect(run.status == 69, "\(run.stderr)")
         #expect(run.stderr.contains("could not start"), "\(run.stderr)")
     }
@@ -132,7 +132,7 @@ import Testing
             [ -L link.json ] || exit 13
             "$RP" process --report /dev/stdout p.json > via-dev-stdout.txt || exit 14
             """
-        let run = try await Shell.run(script, in: folder, limit: 60)
+        let run = try await Shell.run(script, in: folder)
         #expect(run.status == 0, "\(run.stderr)")
         let fromFIFO = try String(contentsOfFile: folder + "/from-fifo.txt", encoding: .utf8)
         #expect(fromFIFO.contains("\"verdict\" : \"no-attachment\""), "\(fromFIFO)")
@@ -225,7 +225,7 @@ import Testing
         _ = FileManager.default.createFile(atPath: folder + "/slow.ndjson", contents: Data((slow + "\n").utf8))
         let run = try await RichPushBinary.run(
             [
-                "batch", "slow.ndjson", "--out", "out", "--progress", "--budget", "20", "--cacert", Fixtures.caFile,
+                "batch", "slow.ndjson", "--out", "out", "--progress", "--budget", "60", "--cacert", Fixtures.caFile,
                 "--connect-to", "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)",
             ], directory: folder)
         #expect(run.status == 0, "\(run.stderr)")

@@ -7,8 +7,9 @@ import Testing
     /// Every line is the shared outcome shape plus the sample's name; without `--out` the attachments
     /// go with the run's temporary folder, so no line names a file.
     @Test func printsOneOutcomeLinePerSampleAndNamesNoRemovedFile() async throws {
+        // A budget with room for the samples that attach, under the slow samples' 40 s (they still expire).
         let run = try await RichPushBinary.run(
-            ["demo", "--json", "--budget", "3", "--samples", Fixtures.root + "/Samples"])
+            ["demo", "--json", "--budget", "\(SamplePayloads.budgetSeconds)", "--samples", Fixtures.root + "/Samples"])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == SamplePayloads.expectations.count)

@@ -42,7 +42,7 @@ import Testing
     func process(_ payload: String, _ extra: [String] = []) async throws -> (BinaryRun, JSONValue?) {
         let run = try await RichPushBinary.run(
             [
-                "process", "--out", folder + "/out", "--budget", "10", "--cacert", Fixtures.caFile, "--connect-to",
+                "process", "--out", folder + "/out", "--budget", "60", "--cacert", Fixtures.caFile, "--connect-to",
                 "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)",
             ] + extra, stdin: Data(payload.utf8), directory: folder)
         return (run, (try? JSONValue.parse(Array(run.stdout.utf8)))?["richpush"])

@@ -67,7 +67,7 @@ import Testing
         let pods = try #require(bench["completions"] as? Int)
         // Ahead by enough for 20 processes to start on two cores and each make its trial download.
         let start = try WallTime(
-            parsing: String(format: "%.0f", (WallClock.read().time + Sanitizer.scaled(.seconds(12))).epochSeconds))
+            parsing: String(format: "%.0f", (WallClock.read().time + TimeScale.scaled(.seconds(12))).epochSeconds))
         var running: [ChildProcess] = []
         for index in 0..<pods {
             running.append(

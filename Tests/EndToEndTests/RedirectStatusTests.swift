@@ -25,7 +25,7 @@ import Testing
         let payload =
             #"{"aps":{"alert":"x","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/\#(path)","type":"jpg"}}}"#
         let run = try await RichPushBinary.run(
-            ["process", "--out", folder + "/out", "--budget", "10"] + Fixtures.sampleHost(server),
+            ["process", "--out", folder + "/out", "--budget", "60"] + Fixtures.sampleHost(server),
             stdin: Data(payload.utf8), directory: folder)
         return (run, (try? JSONValue.parse(Array(run.stdout.utf8)))?["richpush"])
     }

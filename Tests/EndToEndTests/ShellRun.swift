@@ -8,13 +8,15 @@ struct ShellRun: Sendable {
     var stderr: String
 }
 
-/// Runs bash scripts that call the built `richpush` (as `"$RP"`), under a hard time limit.
+/// Runs bash scripts that call the built `richpush` (as `"$RP"`), under a hard time limit that only ends a
+/// hang (a read that blocks for ever): far above what a loaded machine takes, which has needed over 12 s
+/// to start the binary once, and a script may start it several times.
 ///
 /// Shell redirections are the point: `2>&-`, `2>/dev/full`, pipes into `head`, `ulimit`.
 enum Shell {
     /// Runs `script` in `directory` with `environment` added (RP is the binary); kills it after `limit` seconds.
     static func run(
-        _ script: String, in directory: String, environment: [String: String] = [:], limit: Int = 60
+        _ script: String, in directory: String, environment: [String: String] = [:], limit: Int = 120
     ) async throws -> ShellRun {
         var merged = ProcessInfo.processInfo.environment
         merged["RP"] = RichPushBinary.underTest

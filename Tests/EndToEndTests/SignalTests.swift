@@ -12,7 +12,8 @@ import Testing
         var killed: Bool
     }
 
-    /// Starts the binary, sends `signals` after `delays` milliseconds each, and waits (20 s at most).
+    /// Starts the binary, sends `signals` after `delays` milliseconds each, and waits (60 s at most: the
+    /// exit status, not the time, tells a handled signal from a run that went on).
     static func run(
         _ arguments: [String], in directory: String, signals: [(delay: Int, number: Int32)], stdin: FileHandle? = nil,
         afterStart: Bool = false
@@ -29,7 +30,7 @@ import Testing
                     if signal.delay > 0 { usleep(useconds_t(signal.delay * 1000)) }
                     process.signal(signal.number)
                 }
-                let deadline = Date().addingTimeInterval(20)
+                let deadline = Date().addingTimeInterval(60)
                 while process.isRunning && Date() < deadline { usleep(10_000) }
                 continuation.resume(returning: !process.isRunning)
             }
@@ -43,11 +44,12 @@ import Testing
         return Ending(status: status, killed: killed)
     }
 
-    /// Waits (2 s at most) until the process `pid` is richpush's own: past exec, with SIGINT caught
-    /// (the C constructor catches it before the Swift runtime starts), so the dynamic loader's time,
-    /// which a busy machine stretches, is not part of the delays.
+    /// Waits (60 s at most: a busy machine has taken over 12 s to start the binary) until the process
+    /// `pid` is richpush's own: past exec, with SIGINT caught (the C constructor catches it before the
+    /// Swift runtime starts), so the dynamic loader's time, which a busy machine stretches, is not part
+    /// of the delays.
     static func waitForStart(_ process: ChildProcess) {
-        let deadline = Date().addingTimeInterval(2)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             // Past exec (the spawning child blocks every signal too, before it becomes richpush).
             let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.pid)/exe")) ?? ""
@@ -105,11 +107,13 @@ import Testing
             "--budget", "30", "--cacert", Fixtures.caFile, "--connect-to",
             "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)", payload,
         ]
+        // Counted from richpush's own start: before it, the signal's default action would end the process.
         let term = try await Self.run(
-            ["process", "--out", folder + "/a"] + options, in: folder, signals: [(150, SIGTERM)])
+            ["process", "--out", folder + "/a"] + options, in: folder, signals: [(150, SIGTERM)], afterStart: true)
         #expect(term.status == 130 && !term.killed)
         let twice = try await Self.run(
-            ["process", "--out", folder + "/b"] + options, in: folder, signals: [(150, SIGINT), (1, SIGINT)])
+            ["process", "--out", folder + "/b"] + options, in: folder, signals: [(150, SIGINT), (1, SIGINT)],
+            afterStart: true)
         #expect(twice.status == 130 && !twice.killed)
         #expect(Fixtures.files(in: folder + "/a").isEmpty && Fixtures.files(in: folder + "/b").isEmpty)
     }
@@ -121,7 +125,7 @@ import Testing
         let pipe = Pipe()
         let ending = try await Self.run(
             ["process", "--out", folder + "/out", "-"], in: folder, signals: [(300, SIGINT)],
-            stdin: pipe.fileHandleForReading)
+            stdin: pipe.fileHandleForReading, afterStart: true)
         try? pipe.fileHandleForWriting.close()
         #expect(ending.status == 130 && !ending.killed)
     }
@@ -157,8 +161,9 @@ import Testing
         let (started, killed) = await withCheckedContinuation {
             (continuation: CheckedContinuation<(Bool, Bool), Never>) in
             DispatchQueue.global().async {
-                let bound = Sanitizer.scaled(.seconds(15)).components.seconds
-                let deadline = Date().addingTimeInterval(TimeInterval(bound))
+                // Until every download started (the body then stalls for 20 s): generous, as a busy
+                // machine has taken over 12 s to start the binary.
+                let deadline = Date().addingTimeInterval(60)
                 while server.requestCount < wanted && process.isRunning && Date() < deadline { usleep(5_000) }
                 // The first bytes reach the file right after the request.
                 usleep(200_000)

@@ -4,11 +4,11 @@ import RichPush
 extension Fixtures {
     /// Download limits that trust the test CA and send cdn.example.com:443 to the server's HTTPS port.
     ///
-    /// Under a sanitizer the connect timeout stretches (``Sanitizer/scaled(_:)``): hundreds of
-    /// instrumented TLS handshakes at once take longer than the default allows.
+    /// The connect timeout stretches with ``TimeScale``: hundreds of TLS handshakes at once on a loaded
+    /// machine, or instrumented under a sanitizer, take longer than the default allows.
     public static func fetchPolicy(mapping server: AssetServer) -> FetchPolicy {
         var policy = FetchPolicy()
-        policy.connectTimeout = Sanitizer.scaled(policy.connectTimeout)
+        policy.connectTimeout = TimeScale.scaled(policy.connectTimeout)
         policy.caFile = caFile
         policy.hostMappings = [
             HostMapping(
@@ -17,10 +17,11 @@ extension Fixtures {
         return policy
     }
 
-    /// The extension's policy with that mapping and a budget (stretched under a sanitizer).
+    /// The extension's policy with that mapping and a budget, stretched with ``TimeScale``: a test whose
+    /// budget must run out against a server's delay scales the delay too, or sets its budget afterwards.
     public static func extensionPolicy(mapping server: AssetServer, budget: Duration) -> ExtensionPolicy {
         var policy = ExtensionPolicy()
-        policy.budget = Sanitizer.scaled(budget)
+        policy.budget = TimeScale.scaled(budget)
         policy.fetch = fetchPolicy(mapping: server)
         return policy
     }

@@ -18,7 +18,7 @@ import Testing
     /// The sample app's service extension: http allowed for media.example.com only. Every host name
     /// used below is mapped to the local server (http on 80, https on 443).
     func service() throws -> ServiceExtension {
-        var policy = Fixtures.extensionPolicy(mapping: server, budget: .seconds(20))
+        var policy = Fixtures.extensionPolicy(mapping: server, budget: .seconds(60))
         policy.app = try AppConfiguration.scan(folder: Fixtures.root + "/Samples/app")
         let https = "\(server.httpsPort ?? 0)"
         let http = URL(string: server.httpBaseURL)?.port.map(String.init) ?? "0"
@@ -101,7 +101,7 @@ import Testing
             var entry: [String: Any] = [:]
             if let minimum { entry["NSExceptionMinimumTLSVersion"] = minimum }
             policy.transportSecurity = AppTransportSecurity(["NSExceptionDomains": ["cdn.example.com": entry]])
-            let request = FetchRequest(url: "https://cdn.example.com/hero.jpg", budget: .seconds(20), policy: policy)
+            let request = FetchRequest(url: "https://cdn.example.com/hero.jpg", budget: .seconds(60), policy: policy)
             do throws(FetchError) { return .success(try await engine.fetch(request, writingTo: -1)) } catch {
                 return .failure(error)
             }

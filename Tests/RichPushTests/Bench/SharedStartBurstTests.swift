@@ -45,8 +45,12 @@ import Testing
         let early = burst.buckets.prefix(3500 / width)
         #expect(early.allSatisfy { $0.arrivals == 0 && $0.newConnections == 0 }, "\(burst.buckets.map(\.arrivals))")
         #expect(burst.buckets.reduce(0) { $0 + $1.arrivals } == 4)
-        // Latency counts from each device's own arrival: well under the 3.5 s the shard was late.
+        // Latency counts from each device's own arrival: no longer than the run itself took (its duration
+        // counts from its own start), not that plus the 3.5 s the shard was late. The line between the two
+        // is half the lateness past the duration, however slowly a loaded machine ran the devices.
         let p99 = late.percentilesMilliseconds["end_to_end"]?["p99"] ?? .infinity
-        #expect(p99 < 3500, "end-to-end p99 \(p99) ms includes the lateness")
+        #expect(
+            p99 < late.durationSeconds * 1000 + 1750,
+            "end-to-end p99 \(p99) ms in a run of \(late.durationSeconds) s includes the lateness")
     }
 }

@@ -83,13 +83,19 @@ import Testing
                 + "2026-12-01T18:00:00.000Z)")
     }
 
-    /// The wait ends at the start on the wall clock, not before; a start that passed returns at once.
+    /// The wait ends at the start on the wall clock: not before it, and before a sleeper due 10 s after
+    /// it wakes up (a loaded machine wakes both late, but in their order; a wait that slept a whole
+    /// step past the start would wake after it). A start that passed returns at once.
     @Test func waitsUntilTheStartOnTheWallClock() async throws {
         let start = WallClock.read().time + .milliseconds(300)
+        let sleeper = Task { try await Task.sleep(for: .milliseconds(300) + .seconds(10)) }
         let reading = try await SharedStart(start).wait()
+        sleeper.cancel()
         #expect(reading.time >= start)
-        // Generous: a loaded machine wakes late, never early.
-        #expect(reading.time - start < Sanitizer.scaled(.seconds(10)))
+        // Still asleep when the wait ended: cancelled now, its sleep throws instead of returning.
+        await #expect(throws: CancellationError.self, "the sleeper due 10 s after the start woke first") {
+            try await sleeper.value
+        }
         let past = WallClock.read().time + .seconds(-5)
         #expect(try await SharedStart(past).wait().time >= past + .seconds(5))
     }

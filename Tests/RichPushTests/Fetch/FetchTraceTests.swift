@@ -15,7 +15,7 @@ import Testing
         var policy = Fixtures.fetchPolicy(mapping: rig.server)
         policy.tracesTransfer = tracing
         policy.allowHTTP = true
-        return try await rig.engine.fetch(FetchRequest(url: url, budget: .seconds(20), policy: policy), writingTo: -1)
+        return try await rig.engine.fetch(FetchRequest(url: url, budget: .seconds(60), policy: policy), writingTo: -1)
     }
 
     @Test func traceShowsAddressTLSCertificateHeadersAndTimings() async throws {
@@ -44,7 +44,7 @@ import Testing
         var policy = Fixtures.fetchPolicy(mapping: rig.server)
         policy.tracesTransfer = true
         policy.caFile = nil
-        let request = FetchRequest(url: "https://cdn.example.com/hero.jpg", budget: .seconds(20), policy: policy)
+        let request = FetchRequest(url: "https://cdn.example.com/hero.jpg", budget: .seconds(60), policy: policy)
         do throws(FetchError) {
             _ = try await rig.engine.fetch(request, writingTo: -1)
             Issue.record("an untrusted certificate was accepted")

@@ -32,7 +32,7 @@ import Testing
         policy.hostMappings.append(
             HostMapping(
                 host: "cdn.example.net", port: "443", targetHost: "127.0.0.1", targetPort: "\(server.httpsPort ?? 0)"))
-        let request = FetchRequest(url: url, budget: Sanitizer.scaled(.seconds(20)), policy: policy)
+        let request = FetchRequest(url: url, budget: TimeScale.scaled(.seconds(60)), policy: policy)
         do throws(FetchError) {
             let result = try await engine.fetch(request, writingTo: -1)
             Issue.record("expected a TLS failure, got HTTP \(result.httpStatus)", sourceLocation: sourceLocation)
@@ -128,7 +128,7 @@ import Testing
         defer { engine.shutdown() }
         var policy = Fixtures.fetchPolicy(mapping: server)
         policy.caFile = root.certificate
-        let request = FetchRequest(url: "https://cdn.example.com/hero.jpg", budget: .seconds(20), policy: policy)
+        let request = FetchRequest(url: "https://cdn.example.com/hero.jpg", budget: .seconds(60), policy: policy)
         #expect(try await engine.fetch(request, writingTo: -1).httpStatus == 200)
     }
 

@@ -39,7 +39,7 @@ import Testing
         let connections = 40
         let responses = try await offThePool {
             try RawHTTP.getAll(
-                port: port, path: "/blob.bin", connections: connections, within: Sanitizer.scaled(.seconds(120)))
+                port: port, path: "/blob.bin", connections: connections, within: TimeScale.scaled(.seconds(120)))
         }
         #expect(responses.count == connections)
         for response in responses {
@@ -63,7 +63,7 @@ import Testing
         #expect(relay.bufferBudget == NetworkRelay.defaultBufferBudget)
         let port = try relay.route(toHost: "127.0.0.1", port: Int(server.httpPort))
         let responses = try await offThePool {
-            try RawHTTP.getAll(port: port, path: "/blob.bin", connections: 4, within: Sanitizer.scaled(.seconds(60)))
+            try RawHTTP.getAll(port: port, path: "/blob.bin", connections: 4, within: TimeScale.scaled(.seconds(60)))
         }
         #expect(responses.allSatisfy { $0.status == 200 && $0.body == blob })
         let statistics = relay.statistics
@@ -81,11 +81,11 @@ import Testing
         let routed = NetworkRelay.fixedDescriptors + NetworkRelay.descriptorsPerRoute
         #expect(relay.statistics.descriptors == routed)
         let responses = try await offThePool {
-            try RawHTTP.getAll(port: port, path: "/blob.bin", connections: 3, within: Sanitizer.scaled(.seconds(60)))
+            try RawHTTP.getAll(port: port, path: "/blob.bin", connections: 3, within: TimeScale.scaled(.seconds(60)))
         }
         #expect(responses.count == 3)
         // The relay closes its two descriptors per connection once both directions have ended.
-        let deadline = ContinuousClock.now + Sanitizer.scaled(.seconds(20))
+        let deadline = ContinuousClock.now + TimeScale.scaled(.seconds(20))
         while relay.statistics.active > 0 && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -106,7 +106,7 @@ import Testing
         let expected =
             NetworkRelay.fixedDescriptors + NetworkRelay.descriptorsPerRoute
             + 5 * NetworkRelay.descriptorsPerTransfer
-        let deadline = ContinuousClock.now + Sanitizer.scaled(.seconds(20))
+        let deadline = ContinuousClock.now + TimeScale.scaled(.seconds(20))
         while relay.statistics.descriptors != expected && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }

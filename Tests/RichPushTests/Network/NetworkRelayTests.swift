@@ -7,7 +7,7 @@ import Testing
 /// The shaping relay under the fetch engine, against the embedded asset server on 127.0.0.1.
 ///
 /// Timing bounds are generous: never faster than the model (the relay shapes), and at most twice it
-/// plus a few seconds for a machine the rest of the suite keeps busy (stretched under a sanitizer).
+/// plus a few seconds for a machine the rest of the suite keeps busy (stretched with ``TimeScale``).
 /// bench/network-fidelity.sh measures the fidelity itself.
 @Suite struct NetworkRelayTests {
     let rig: LocalRig
@@ -32,7 +32,7 @@ import Testing
     /// `sha256sum` process per download would fork hundreds of processes at once.
     func download(_ url: String, policy: FetchPolicy) async throws -> (FetchResult, Data) {
         let path = rig.folder + "/" + UUID().uuidString
-        let request = FetchRequest(url: url, budget: Sanitizer.scaled(.seconds(60)), policy: policy)
+        let request = FetchRequest(url: url, budget: TimeScale.scaled(.seconds(60)), policy: policy)
         let result = try await rig.engine.fetch(request, toNewFileAt: path)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         try FileManager.default.removeItem(atPath: path)
@@ -81,7 +81,7 @@ import Testing
         #expect(elapsed >= model * 0.8, "took \(elapsed), the model says \(model)")
         // Generous above: the suite starts with seconds in which every test waits for the machine; a
         // relay that stalls (a lost wake-up, a budget that never frees) takes far longer than this.
-        #expect(elapsed <= Sanitizer.scaled(model * 2 + .seconds(15)), "took \(elapsed), the model says \(model)")
+        #expect(elapsed <= TimeScale.scaled(model * 2 + .seconds(15)), "took \(elapsed), the model says \(model)")
     }
 
     @Test func carriesTwoHundredConcurrentConnections() async throws {
@@ -100,8 +100,10 @@ import Testing
         }
         #expect(bodies.count == 200)
         #expect(bodies.allSatisfy { $0 == expected })
-        // Each download pays at least two 200 ms round trips: one after another they would take 80 s.
-        #expect(ContinuousClock.now - started < Sanitizer.scaled(.seconds(30)), "the relay carried them at once")
+        // Each download pays at least two 200 ms round trips through the relay: one after another they
+        // could not take less than 80 s, however fast the machine.
+        let oneAfterAnother = profile.roundTrip * 2 * 200
+        #expect(ContinuousClock.now - started < oneAfterAnother, "the relay carried them at once")
         let statistics = try rig.engine.relay(for: profile).statistics
         #expect(statistics.accepted == 200, "a fresh connection per download, each through the relay")
         #expect(statistics.upstreamFailures == 0)
@@ -138,11 +140,14 @@ import Testing
         let closed = try ClosedPort().number
         var policy = self.policy(try NetworkProfile(parsing: "down=10mbit,rtt=10ms"), http: true)
         policy.hostMappings = []
-        let started = ContinuousClock.now
-        await #expect(throws: FetchError.self) {
+        // The relay closes the connection when the upstream refuses it: a failure of its own, not one
+        // of the timers (connect timeout, budget) that a relay holding the connection would run out.
+        do {
             _ = try await download("http://127.0.0.1:\(closed)/hero.jpg", policy: policy)
+            Issue.record("downloaded from a closed port")
+        } catch let error as FetchError {
+            #expect(![.connectTimeout, .deadlineExceeded, .stalled].contains(error.code), "\(error)")
         }
-        #expect(ContinuousClock.now - started < Sanitizer.scaled(.seconds(10)))
     }
 
     @Test func aStoppedRelayRefusesNewRoutesAndStopsOnce() throws {

@@ -21,7 +21,19 @@ import Testing
         let data = try PropertyListWriter.data(root, format: format)
         let document = try Self.reader.decode([UInt8](data), path: "suite.plist")
         #expect(document.format == format)
-        #expect((try document.dictionary() as NSDictionary).isEqual(to: root))
+        let back = try document.dictionary()
+        let events = try #require(back["pending_custom_events"] as? [Any])
+        let first = try #require(events.first as? [String: Any])
+        let properties = try #require(first["properties"] as? [String: Any])
+        #expect(first["event_name"] as? String == "push_opened" && properties["source"] as? String == "push")
+        #expect(properties["tiers"] as? [String] == ["gold", "silver"])
+        let second = try #require(events.last as? [String: Any])
+        #expect(second["count"] as? Int == 3 && second["ratio"] as? Double == 0.5 && second["first"] as? Bool == true)
+        #expect(back["blob"] as? Data == Data([0, 1, 2]))
+        #expect(back["when"] as? Date == Date(timeIntervalSince1970: 1e9))
+        #expect((back["empty"] as? [Any])?.isEmpty == true)
+        #expect(back["big"] as? Int64 == Int64.max && back["negative"] as? Int == -7)
+        #expect(Set(back.keys) == Set(root.keys))
     }
 
     /// A decoded tree (Swift arrays of NSNumber and AnyHashable-keyed dictionaries) is written back as
