@@ -85,7 +85,10 @@ import Testing
         let result = try Self.check(["--commands"])
         #expect(result.status == 0, "\(result.err)")
         let listing = try JSONDecoder().decode(Listing.self, from: Data(result.out.utf8))
-        #expect(Set(listing.commands.map(\.name)) == ["richpush-bench", "richpush-batch", "richpush-merge", "richpush-serve"])
+        #expect(
+            Set(listing.commands.map(\.name)) == [
+                "richpush-bench", "richpush-batch", "richpush-merge", "richpush-serve",
+            ])
         let folder = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: folder + "/bin", withIntermediateDirectories: true)

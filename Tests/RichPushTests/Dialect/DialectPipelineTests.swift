@@ -320,7 +320,8 @@ import Testing
         // past the time alone plus the call's 8 s whenever display alone takes under a second.
         #expect(
             outcome.elapsedMilliseconds < alone.elapsedMilliseconds + 8000,
-            "display waited for the modelled call: \(outcome.elapsedMilliseconds) ms, \(alone.elapsedMilliseconds) ms without it")
+            "display waited for the modelled call: \(outcome.elapsedMilliseconds) ms, \(alone.elapsedMilliseconds) ms without it"
+        )
     }
 
     @Test func customerIOsResourceTimeoutEndsTheDownloadBeforeTheBudget() async throws {
