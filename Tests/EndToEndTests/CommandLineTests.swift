@@ -143,6 +143,30 @@ import Testing
         #expect(Fixtures.files(in: folder).allSatisfy { !$0.hasSuffix(".part") })
     }
 
+    /// A FIFO that nothing reads would block the open at the end of the run, after all the work (and a
+    /// signal would not end it): it is refused when the outputs are opened, before any work, with 74.
+    @Test func aFIFOThatNothingReadsIsRefusedBeforeAnyWork() async throws {
+        let folder = try Self.workFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let script = """
+            mkfifo unread.fifo
+            timeout -s KILL 60 "$RP" process --report unread.fifo p.json > process.out 2> process.err
+            echo "process $?"
+            timeout -s KILL 60 "$RP" bench --url https://127.0.0.1:9/hero.jpg --devices 1 --no-progress \
+                --json unread.fifo > bench.out 2> bench.err
+            echo "bench $?"
+            timeout -s KILL 60 "$RP" fetch https://127.0.0.1:9/hero.jpg -o unread.fifo 2> fetch.err
+            echo "fetch $?"
+            """
+        let run = try await Shell.run(script, in: folder)
+        #expect(run.stdout == "process 74\nbench 74\nfetch 74\n", "\(run.stdout)\(run.stderr)")
+        for command in ["process", "bench", "fetch"] {
+            let stderr = (try? String(contentsOfFile: folder + "/\(command).err", encoding: .utf8)) ?? ""
+            #expect(stderr.contains("unread.fifo") && stderr.contains("nothing reads"), "\(command): \(stderr)")
+        }
+        #expect((try? String(contentsOfFile: folder + "/process.out", encoding: .utf8)) == "", "no payload printed")
+    }
+
     @Test func fetchWritesTheBodyToStdoutOnlyWhenTheDownloadSucceeded() async throws {
         let server = try Fixtures.startServer()
         defer { server.stop() }

@@ -16,6 +16,9 @@ import Foundation
 ///
 /// Nothing reaches stdout, a FIFO or a device until ``PendingOutput/commit(durable:)``: until then the
 /// bytes wait in a temporary, so a run that fails before it produced its output writes nothing there.
+/// A FIFO or device is opened when the output is (``open(_:)``), without blocking: a FIFO that nothing
+/// reads is refused then, before the command does any work, where waiting for a reader would hang the
+/// run at its end.
 ///
 /// ```swift
 /// try OutputFile.write(Array(json.utf8), to: "report.json")   // or "-", or "/dev/stdout"
@@ -51,10 +54,40 @@ public enum OutputFile {
             let folder = (file as NSString).deletingLastPathComponent
             let temporary = try TemporaryFile.create(in: folder.isEmpty ? "." : folder, prefix: ".richpush-")
             return PendingOutput(target: target, temporary: temporary, displayPath: path)
-        case .standardOutput, .stream:
+        case .standardOutput:
             let temporary = try TemporaryFile.create(in: scratchFolder, prefix: ".richpush-out-")
-            return PendingOutput(target: target, temporary: temporary, displayPath: path == "-" ? "stdout" : path)
+            return PendingOutput(target: target, temporary: temporary, displayPath: "stdout")
+        case .stream(let stream):
+            let descriptor = try openStream(stream)
+            do {
+                let temporary = try TemporaryFile.create(in: scratchFolder, prefix: ".richpush-out-")
+                return PendingOutput(target: target, temporary: temporary, displayPath: path, stream: descriptor)
+            } catch {
+                close(descriptor)
+                throw error
+            }
         }
+    }
+
+    /// Opens a FIFO, device or link for writing without waiting for a reader, then makes it blocking
+    /// for the writes. A FIFO with no reader (`ENXIO`) is refused with what to do.
+    static func openStream(_ path: String) throws(SystemError) -> Int32 {
+        let descriptor = Glibc.open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            let code = errno
+            var info = stat()
+            if code == ENXIO, stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFIFO {
+                throw SystemError(
+                    code: code, operation: "write", path: path,
+                    reason: "it is a FIFO that nothing reads: start its reader first (for example "
+                        + "'cat \(path) > copy &'), or give a file")
+            }
+            DescriptorExhaustion.note(errno: code)
+            throw SystemError(code: code, operation: "write", path: path)
+        }
+        let flags = fcntl(descriptor, F_GETFL)
+        if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
+        return descriptor
     }
 
     /// An exclusive temporary in the folder of `path`, after checking that `path` names a regular file
@@ -138,11 +171,14 @@ public final class PendingOutput: @unchecked Sendable {
     /// The path as the user gave it (`stdout` for `-`), for messages.
     public let displayPath: String
     private let temporary: TemporaryFile
+    /// A stream target's descriptor, opened with the output (``OutputFile/openStream(_:)``); -1 once closed.
+    private var stream: Int32
 
-    init(target: OutputFile.Target, temporary: TemporaryFile, displayPath: String) {
+    init(target: OutputFile.Target, temporary: TemporaryFile, displayPath: String, stream: Int32 = -1) {
         self.target = target
         self.temporary = temporary
         self.displayPath = displayPath
+        self.stream = stream
     }
 
     /// The descriptor the output's bytes are written to before the commit.
@@ -158,10 +194,8 @@ public final class PendingOutput: @unchecked Sendable {
             fflush(nil)
             try copy(to: 1)
         case .stream(let path):
-            let stream = try SystemCall.retrying("open", path: path) {
-                open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
-            }
-            defer { close(stream) }
+            if stream < 0 { stream = try OutputFile.openStream(path) }
+            defer { closeStream() }
             var info = stat()
             if fstat(stream, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG {
                 // `/dev/stdout` or `/dev/fd/1` on a file: append where stdout is, never truncate it.
@@ -179,9 +213,15 @@ public final class PendingOutput: @unchecked Sendable {
         }
     }
 
-    /// Removes the temporary (after a commit of a file, only closes it). Idempotent.
+    /// Removes the temporary (after a commit of a file, only closes it) and closes a stream. Idempotent.
     public func discard() {
         temporary.discard()
+        closeStream()
+    }
+
+    private func closeStream() {
+        if stream >= 0 { close(stream) }
+        stream = -1
     }
 
     /// Copies the temporary's content to `destination`, in blocks.
