@@ -3,7 +3,10 @@
 requires and the ones this run depends on (backoffLimit 0 and restartPolicy Never for a Job; a Job
 whose pods read their index Indexed, with completions and parallelism; an image named as the
 kustomization sets it; every ConfigMap key, ConfigMap and claim a pod refers to defined, a
-configMapGenerator's env file included), and the kustomizations list every manifest.
+configMapGenerator's env file included), every pod is hardened (no service-account token, non-root
+and RuntimeDefault seccomp; each container without privilege escalation or capabilities, a read-only
+root with an emptyDir at /tmp, CPU and memory requested and limited; a deadline on each Job), and the
+kustomizations list every manifest.
 
     deploy/check-manifests.py             the checks; exit 1 with one line per problem
     deploy/check-manifests.py --commands  the checks, then every container's command and args as JSON
@@ -99,6 +102,75 @@ def pod_specs(document):
     return None
 
 
+# Kubernetes quantities: a suffix and what it multiplies by.
+SUFFIXES = {"m": 1e-3, "": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
+            "Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40, "Pi": 2 ** 50, "Ei": 2 ** 60}
+
+
+def quantity(value):
+    """A Kubernetes quantity ("500m", "2", "1Gi") as a number, or None when it is not one."""
+    text = str(value)
+    for suffix in sorted(SUFFIXES, key=len, reverse=True):
+        if suffix and not text.endswith(suffix):
+            continue
+        number = text[:len(text) - len(suffix)]
+        try:
+            return float(number) * SUFFIXES[suffix] if number else None
+        except ValueError:
+            return None
+    return None
+
+
+def hardening(path, kind, name, document, pod):
+    """What a pod (a Job's or a Pod's) lacks of the hardening every pod here has, one sentence each."""
+    problems = []
+    label = f"{path}: {kind} {name}"
+    if kind == "Job":
+        deadline = document.get("spec", {}).get("activeDeadlineSeconds")
+        if not isinstance(deadline, int) or isinstance(deadline, bool) or deadline < 1:
+            problems.append(f"{label} has no activeDeadlineSeconds (a hung pod would hold its slot forever)")
+    if pod.get("automountServiceAccountToken") is not False:
+        problems.append(f"{label} mounts the service-account token (automountServiceAccountToken: false)")
+    context = pod.get("securityContext") or {}
+    if context.get("runAsNonRoot") is not True:
+        problems.append(f"{label} does not enforce a non-root user (securityContext.runAsNonRoot: true)")
+    if context.get("runAsUser") == 0:
+        problems.append(f"{label} runs its pods as root (runAsUser: 0)")
+    pod_seccomp = (context.get("seccompProfile") or {}).get("type")
+    tmp_volumes = {v.get("name") for v in pod.get("volumes", []) if "emptyDir" in v}
+    for container in pod.get("initContainers", []) + pod.get("containers", []):
+        where = f"{path}: container {container.get('name', '?')}"
+        own = container.get("securityContext") or {}
+        if (own.get("seccompProfile") or {}).get("type", pod_seccomp) not in ("RuntimeDefault", "Localhost"):
+            problems.append(f"{where} runs without a seccomp profile (seccompProfile: {{type: RuntimeDefault}})")
+        if own.get("allowPrivilegeEscalation") is not False:
+            problems.append(f"{where} allows privilege escalation (allowPrivilegeEscalation: false)")
+        if own.get("privileged") is True:
+            problems.append(f"{where} is privileged")
+        if own.get("runAsNonRoot") is False or own.get("runAsUser") == 0:
+            problems.append(f"{where} may run as root")
+        if own.get("readOnlyRootFilesystem") is not True:
+            problems.append(f"{where} has a writable root file system (readOnlyRootFilesystem: true)")
+        capabilities = own.get("capabilities") or {}
+        if "ALL" not in (capabilities.get("drop") or []) or capabilities.get("add"):
+            problems.append(f"{where} keeps capabilities (capabilities: {{drop: [ALL]}}, none added)")
+        if not any(m.get("mountPath") == "/tmp" and m.get("name") in tmp_volumes and not m.get("readOnly")
+                   for m in container.get("volumeMounts", [])):
+            problems.append(f"{where} has no emptyDir at /tmp (its root file system is read-only)")
+        resources = container.get("resources") or {}
+        for resource in ("cpu", "memory"):
+            requested = (resources.get("requests") or {}).get(resource)
+            limited = (resources.get("limits") or {}).get(resource)
+            if requested is None or limited is None:
+                problems.append(f"{where} needs a {resource} request and a {resource} limit")
+                continue
+            if quantity(requested) is None or quantity(limited) is None:
+                problems.append(f"{where}: {resource} {requested} or {limited} is not a quantity")
+            elif quantity(requested) > quantity(limited):
+                problems.append(f"{where} requests more {resource} ({requested}) than its limit ({limited})")
+    return problems
+
+
 def check(found):
     """Problems, one sentence each, and every container's command."""
     made, problems = generated(found)
@@ -155,6 +227,7 @@ def check(found):
                 problems.append(f"{path}: Job {name}'s pods need restartPolicy Never (a restarted shard counts twice)")
         if pod is None:
             continue
+        problems += hardening(path, kind, name, document, pod)
         volumes = {v.get("name"): v for v in pod.get("volumes", [])}
         for volume in volumes.values():
             claim = volume.get("persistentVolumeClaim", {}).get("claimName")

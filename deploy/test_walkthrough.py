@@ -9,7 +9,9 @@ At the end, the START_AT the bench pods read, through their configMapKeyRef, mus
 set. Then each Job container's shell runs with /bin/sh against a stand-in `richpush` that exits with a
 chosen status (or dies of a signal) and writes its report or not: a failed gate with its report written
 completes a shard, anything else fails it, and the merge fails on a failed gate while the pod that
-serves the reports does not depend on it.
+serves the reports does not depend on it. Every rendered pod carries its hardening (security contexts,
+an emptyDir at /tmp, CPU and memory requests and limits, a deadline on each Job), and
+deploy/check-manifests.py refuses a copy without it.
 
     python3 -m unittest discover -s deploy -p 'test_*.py'     (from the repository root)
 """
@@ -402,8 +404,9 @@ class ContainerStatusTests(unittest.TestCase):
         self.assertNotIn("initContainers", serve["spec"], "the server must not wait for a merge")
         (server,) = serve["spec"]["containers"]
         self.assertEqual(server["command"][:3], ["richpush", "serve", "/reports"])
+        # One claim, the reports'; every other volume is the emptyDir at /tmp.
         claims = {v["persistentVolumeClaim"]["claimName"] for d in (merge, serve)
-                  for v in pod_spec(d)["volumes"]}
+                  for v in pod_spec(d)["volumes"] if "emptyDir" not in v}
         self.assertEqual(claims, {"richpush-reports"})
         # Nothing else in the merge step's folder: the Job and the server are all there is.
         kinds = sorted((d["kind"], d["metadata"]["name"]) for d in render(os.path.join(MANIFESTS, "merge")))
@@ -414,6 +417,53 @@ class ContainerStatusTests(unittest.TestCase):
             job = self.object("Job", name)
             self.assertEqual(job["spec"]["backoffLimit"], 0, name)
             self.assertEqual(pod_spec(job)["restartPolicy"], "Never", name)
+
+
+class HardeningTests(unittest.TestCase):
+    """Every pod `kubectl apply -k` sends (both folders) runs hardened: no service-account token, a
+    non-root user, RuntimeDefault seccomp; each container without privilege escalation or capabilities,
+    on a read-only root with an emptyDir at /tmp, its CPU and memory requested and limited; each Job
+    with a deadline."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.objects = [d for d in render(MANIFESTS) + render(os.path.join(MANIFESTS, "merge"))
+                       if pod_spec(d) is not None]
+
+    def test_every_pod_is_hardened(self):
+        names = sorted(d["metadata"]["name"] for d in self.objects)
+        self.assertEqual(names, ["richpush-batch", "richpush-bench", "richpush-merge", "richpush-serve"])
+        for document in self.objects:
+            spec = pod_spec(document)
+            with self.subTest(document["metadata"]["name"]):
+                self.assertIs(spec.get("automountServiceAccountToken"), False)
+                context = spec.get("securityContext", {})
+                self.assertIs(context.get("runAsNonRoot"), True)
+                self.assertEqual((context.get("runAsUser"), context.get("runAsGroup"), context.get("fsGroup")),
+                                 (65532, 65532, 65532))
+                self.assertEqual(context.get("seccompProfile"), {"type": "RuntimeDefault"})
+                if document["kind"] == "Job":
+                    deadline = document["spec"].get("activeDeadlineSeconds")
+                    self.assertIsInstance(deadline, int)
+                    self.assertGreater(deadline, 0)
+                empty = {v["name"] for v in spec.get("volumes", []) if "emptyDir" in v}
+                for container in containers(document):
+                    with self.subTest(container=container["name"]):
+                        self.assertEqual(container.get("securityContext"), {
+                            "allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
+                            "capabilities": {"drop": ["ALL"]}})
+                        tmp = [m for m in container.get("volumeMounts", []) if m["mountPath"] == "/tmp"]
+                        self.assertEqual(len(tmp), 1, container.get("volumeMounts"))
+                        self.assertIn(tmp[0]["name"], empty, "/tmp is not an emptyDir")
+                        self.assertFalse(tmp[0].get("readOnly", False))
+                        for kind in ("requests", "limits"):
+                            self.assertEqual(set(container.get("resources", {}).get(kind, {})), {"cpu", "memory"},
+                                             f"{kind}: {container.get('resources')}")
+
+    def test_the_bench_deadline_outlasts_the_longest_wait_for_start_at(self):
+        """richpush bench accepts a START_AT up to a day ahead: the Job must not stop pods still waiting."""
+        (bench,) = [d for d in self.objects if d["metadata"]["name"] == "richpush-bench"]
+        self.assertGreater(bench["spec"]["activeDeadlineSeconds"], 24 * 3600)
 
 
 class ManifestCheckTests(unittest.TestCase):
@@ -431,11 +481,12 @@ class ManifestCheckTests(unittest.TestCase):
                                 env=environment({"RICHPUSH_MANIFESTS": os.path.join(self.folder, "kubernetes")}))
         return result.returncode, result.stderr
 
-    def edit(self, old, new):
-        with open(self.run_env, encoding="utf-8") as handle:
+    def edit(self, old, new, path=None):
+        path = path or self.run_env
+        with open(path, encoding="utf-8") as handle:
             text = handle.read()
         self.assertIn(old, text)
-        with open(self.run_env, "w", encoding="utf-8") as handle:
+        with open(path, "w", encoding="utf-8") as handle:
             handle.write(text.replace(old, new))
 
     def test_the_shipped_manifests_pass(self):
@@ -453,6 +504,38 @@ class ManifestCheckTests(unittest.TestCase):
         status, err = self.check()
         self.assertEqual(status, 1)
         self.assertIn("DEVICES reads richpush-run/DEVICES, defined nowhere", err)
+
+    def test_a_pod_without_its_hardening_is_refused(self):
+        bench = os.path.join(self.folder, "kubernetes", "bench-job.yaml")
+        serve = os.path.join(self.folder, "kubernetes", "merge", "serve-pod.yaml")
+        self.edit("  activeDeadlineSeconds: 90000\n", "", bench)
+        self.edit("automountServiceAccountToken: false", "automountServiceAccountToken: true", bench)
+        self.edit("readOnlyRootFilesystem: true", "readOnlyRootFilesystem: false", bench)
+        self.edit("limits: {cpu: \"2\", memory: 1Gi}", "limits: {memory: 1Gi}", bench)
+        self.edit("runAsNonRoot: true", "runAsNonRoot: false", serve)
+        self.edit("seccompProfile: {type: RuntimeDefault}", "seccompProfile: {type: Unconfined}", serve)
+        self.edit("allowPrivilegeEscalation: false", "allowPrivilegeEscalation: true", serve)
+        self.edit("capabilities: {drop: [ALL]}", "capabilities: {drop: [ALL], add: [NET_RAW]}", serve)
+        self.edit("        - {name: tmp, mountPath: /tmp}\n", "", serve)
+        self.edit("requests: {cpu: 100m, memory: 64Mi}", "requests: {cpu: \"1\", memory: 64Mi}", serve)
+        status, err = self.check()
+        self.assertEqual(status, 1)
+        for expected in [
+            "bench-job.yaml: Job richpush-bench has no activeDeadlineSeconds",
+            "bench-job.yaml: Job richpush-bench mounts the service-account token",
+            "bench-job.yaml: container bench has a writable root file system",
+            "bench-job.yaml: container bench needs a cpu request and a cpu limit",
+            "serve-pod.yaml: Pod richpush-serve does not enforce a non-root user",
+            "serve-pod.yaml: container serve runs without a seccomp profile",
+            "serve-pod.yaml: container serve allows privilege escalation",
+            "serve-pod.yaml: container serve keeps capabilities",
+            "serve-pod.yaml: container serve has no emptyDir at /tmp",
+            "serve-pod.yaml: container serve requests more cpu (1) than its limit (500m)",
+        ]:
+            self.assertIn(expected, err)
+        # Nothing else: the batch Job and the merge pass as they are.
+        self.assertNotIn("batch-job.yaml", err)
+        self.assertNotIn("merge-job.yaml", err)
 
     def test_a_configmap_that_the_apply_would_write_over_the_generated_one_is_refused(self):
         with open(os.path.join(self.folder, "kubernetes", "run.yaml"), "w", encoding="utf-8") as handle:

@@ -43,6 +43,9 @@ import Testing
         ] {
             #expect(FileManager.default.fileExists(atPath: root + path), "the image lacks \(path)")
         }
+        #expect(
+            !FileManager.default.fileExists(atPath: root + "/richpush/Samples/certs/ca-key.pem"),
+            "the image ships the test CA's private key")
         // Every library the binary needs, where the loader looks for it.
         for library in ["libcurl.so.4", "libmagic.so.1", "libmicrohttpd.so.12", "libssl.so.3", "libc.so.6"] {
             #expect(
