@@ -375,17 +375,17 @@ class ContainerStatusTests(unittest.TestCase):
         for name, output in outputs.items():
             container = self.container("Job", "richpush-merge", name)
             path = os.path.join(self.folder, "reports", output)
+            # richpush writes the merged JSON itself (--json, atomically): the stand-in writes what its
+            # --json names, so the file is there exactly when the command names it.
             with self.subTest(name, gate="passed"):
-                status, _, err = self.run_container(container, status=0, stdout='{"merged": 1}', report="full")
+                status, _, err = self.run_container(container, status=0, report="full")
                 self.assertEqual(status, 0, err)
-                with open(path, encoding="utf-8") as handle:
-                    self.assertEqual(handle.read(), '{"merged": 1}\n')
+                self.assertTrue(os.path.getsize(path) > 0, "the merged JSON is not where the README says")
                 os.remove(path)
             with self.subTest(name, gate="failed"):
-                status, _, err = self.run_container(container, status=1, stdout='{"merged": 2}', report="full")
+                status, _, err = self.run_container(container, status=1, report="full")
                 self.assertEqual(status, 1, err)
-                with open(path, encoding="utf-8") as handle:
-                    self.assertEqual(handle.read(), '{"merged": 2}\n')
+                self.assertTrue(os.path.getsize(path) > 0, "a failed gate left no merged JSON")
                 os.remove(path)
             with self.subTest(name, gate="refused"):
                 status, _, err = self.run_container(container, status=65)

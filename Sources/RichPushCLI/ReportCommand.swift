@@ -17,8 +17,8 @@ enum ReportCommand {
         about: """
             Merge the reports of the shards of one run into the report one machine would have written.
 
-            Usage: richpush report merge A.json B.json ... [--html FILE] [--fail-under PCT] [--max-p99 MS] > merged.json
-                   richpush report merge shard-1/summary.json shard-2/summary.json ... > summary.json   (batch shards)
+            Usage: richpush report merge A.json B.json ... [--json FILE] [--html FILE] [--fail-under PCT] [--max-p99 MS]
+                   richpush report merge shard-1/summary.json shard-2/summary.json ... [--json FILE]   (batch shards)
 
             Bench reports (bench --json, of the shards of one run: same target and settings, different
             --shard) merge into the report one machine would have produced for the same measurements:
@@ -27,8 +27,10 @@ enum ReportCommand {
             shard's timeline counts from it, its lateness included), else by offset from each shard's
             own start. A warning says when shards began more than 100 ms apart, were given different
             start times, or ran on a clock the kernel says is not synchronized. Batch summaries
-            (OUTDIR/summary.json of batch --shard) add their counts up. The merged JSON goes to stdout, so
-            --html takes a file. Reports of the richpush.bench/1 format (older versions) cannot be merged:
+            (OUTDIR/summary.json of batch --shard) add their counts up. The merged JSON goes to stdout, or
+            with --json to a file, replaced atomically and written whether the gate passed or failed (never
+            when the reports do not merge); --html takes a file. Reports of the richpush.bench/1 format
+            (older versions) cannot be merged:
             re-run those shards. --threshold, --fail-under and --max-p99 apply to the merged run as they
             do to 'richpush bench' or 'richpush batch' (exit 1, named on stderr, when one fails; the
             defaults apply to the metrics none names).
@@ -44,6 +46,10 @@ enum ReportCommand {
             OptionGroup(
                 "Options",
                 [
+                    Option(
+                        "--json", "FILE",
+                        "Write the merged JSON to FILE instead of stdout (replaced atomically; '-' is stdout).",
+                        example: "merged.json"),
                     Option("--html", "FILE", "Also write the merged bench report as HTML.", example: "merged.html"),
                     .threshold(bench: true), .failUnder(devices: true), .maxP99,
                     Option(
@@ -54,6 +60,7 @@ enum ReportCommand {
         footer: """
             Example:
               richpush report merge shard-1.json shard-2.json shard-3.json shard-4.json --html burst.html > burst.json
+              richpush report merge shard-*.json --require-all-shards --json merged.json --html merged.html
             """,
         exitNotes: [
             .failure: "a threshold failed on the merged run",
@@ -63,6 +70,7 @@ enum ReportCommand {
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
         var arguments = arguments
+        let json = try arguments.value("--json")
         let html = try arguments.value("--html")
         let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
         let maxP99: Double? = try arguments.number("--max-p99", in: 0.001...86_400_000)
@@ -74,15 +82,17 @@ enum ReportCommand {
         if let maxP99 { thresholds.append(.init("p99<=\(maxP99)ms", origin: "--max-p99")) }
         let merge = try ReportMerge(
             files: try arguments.positionals(), htmlPath: html, thresholds: thresholds, requireAllShards: requireAll)
-        // Checked before any file is merged: the HTML's folder, and stdout, which the JSON takes.
-        let outputs = try OutputPlan([("--html", html)], reservedStandardOutput: "the merged JSON")
+        // Checked before any file is merged: the outputs' folders, and stdout, which the JSON takes
+        // without --json.
+        let outputs = try OutputPlan(
+            [("--json", json), ("--html", html)], reservedStandardOutput: json == nil ? "the merged JSON" : nil)
         defer { outputs.discard() }
-        if merge.isBatch { return try mergeBatchSummaries(merge) }
+        if merge.isBatch { return try mergeBatchSummaries(merge, outputs: outputs) }
         let merged = try merge.benchReport()
         for warning in merged.warnings { printError("richpush report: warning: " + warning + ".") }
         let result = merged.value
         if outputs.has("--html") { try outputs.commit("--html", Array(HTMLReport.render(result).utf8)) }
-        printLine(try result.json())
+        try emit(try result.json(), outputs)
         printError(BenchSummary.text(result))
         let failed = result.thresholds.filter { !$0.passed }
         for threshold in failed { printError("richpush report: threshold failed: \(threshold.message).") }
@@ -91,12 +101,21 @@ enum ReportCommand {
 
     /// Combines the `summary.json` of batch shards (`batch --shard I/N`) into the summary one machine
     /// would have written: counts add up, the display rate and download percentiles are recomputed.
-    static func mergeBatchSummaries(_ merge: ReportMerge) throws -> ExitCode {
+    static func mergeBatchSummaries(_ merge: ReportMerge, outputs: OutputPlan) throws -> ExitCode {
         let merged = try merge.batchSummary()
         for warning in merged.warnings { printError("richpush report: warning: " + warning + ".") }
         let result = merged.value
-        printLine(try BatchJSON.pretty(result))
+        try emit(try BatchJSON.pretty(result), outputs)
         printError(result.text(folder: nil))
         return GateDecision(result).passed ? .success : .failure
+    }
+
+    /// The merged JSON, to `--json`'s file (or stream) when given, else to stdout.
+    private static func emit(_ json: String, _ outputs: OutputPlan) throws {
+        if outputs.has("--json") {
+            try outputs.commit("--json", Array((json + "\n").utf8))
+        } else {
+            printLine(json)
+        }
     }
 }

@@ -37,6 +37,17 @@ import Testing
         let strict = try await RichPushBinary.run(["report", "merge"] + reports + ["--max-p99", "0.001"])
         #expect(strict.status == 1, "\(strict.stderr)")
         #expect(strict.stderr.contains("threshold failed: p99 end-to-end"), "\(strict.stderr)")
+        // --json: the same JSON in a file, written when the gate fails too, never when nothing merges
+        // (an old file stays as it was), and stdout stays empty.
+        let file = folder + "/merged.json"
+        let toFile = try await RichPushBinary.run(
+            ["report", "merge"] + reports + ["--max-p99", "0.001", "--json", file])
+        #expect(toFile.status == 1 && toFile.stdout.isEmpty, "\(toFile.stderr)")
+        #expect(try BenchReport.read(try Data(contentsOf: URL(fileURLWithPath: file))).passed == false)
+        let refused = try await RichPushBinary.run(["report", "merge", reports[0], reports[0], "--json", file])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(try BenchReport.read(try Data(contentsOf: URL(fileURLWithPath: file))).passed == false)
+        #expect(Fixtures.files(in: folder).allSatisfy { !$0.hasSuffix(".part") })
         // A shard given twice is refused, not double-counted; a missing shard warns, or refuses when required.
         let twice = try await RichPushBinary.run(["report", "merge", reports[0], reports[0]])
         #expect(twice.status == 65 && twice.stderr.contains("repeats shard 1"), "\(twice.stderr)")
