@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The file has one entry a line: a URL (or a ``URLTemplate``), then optionally whitespace and a
 /// weight, a whole number from 1 to 1,000,000 (default 1). Blank lines and lines starting with `#`
-/// are skipped. Device `i` of the whole run requests entry ``entry(of:)``: entries get shares of the
+/// are skipped. Lines end with LF, CRLF or CR, and none may be longer than ``maxLineBytes``. Device `i` of the whole run requests entry ``entry(of:)``: entries get shares of the
 /// devices in proportion to their weights, spread over the schedule (not one entry after another), the
 /// same on every shard and in every run with the same seed.
 ///
@@ -66,50 +66,133 @@ public struct URLList: Sendable, Equatable {
 
     /// Reads the list in `text` (the content of `file`).
     public init(parsing text: String, file: String, seed: UInt64 = 1) throws(ConfigurationError) {
+        var lines = Lines(file: file)
         var entries: [Entry] = []
-        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            let place = "\(file) line \(number + 1)"
-            guard fields.count <= 2 else {
-                throw ConfigurationError(
-                    .unusableInput, "\(place) has \(fields.count) fields: give a URL and, optionally, a weight",
-                    setting: .urls)
-            }
-            var weight = 1
-            if fields.count == 2 {
-                guard let value = Int(fields[1]), (1...Self.maxWeight).contains(value) else {
-                    throw ConfigurationError(
-                        .unusableInput,
-                        "\(place): the weight '\(String(fields[1]).escapingControlCharacters)' is not a whole number from 1 to \(Self.maxWeight)",
-                        setting: .urls)
-                }
-                weight = value
-            }
-            guard entries.count < Self.maxEntries else {
-                throw ConfigurationError(
-                    .unusableInput, "\(file) holds more than \(Self.maxEntries) URLs; use a template for more",
-                    setting: .urls)
-            }
-            let template: URLTemplate
-            do { template = try URLTemplate(String(fields[0])) } catch {
-                throw ConfigurationError(.unusableInput, "\(place): \(error.message)", setting: .urls)
-            }
-            entries.append(Entry(template: template, weight: weight, line: number + 1))
+        try lines.feed(Array(text.utf8)) { number, line throws(ConfigurationError) in
+            try Self.add(line, number: number, file: file, to: &entries)
+        }
+        try lines.finish { number, line throws(ConfigurationError) in
+            try Self.add(line, number: number, file: file, to: &entries)
         }
         try self.init(entries: entries, file: file, seed: seed)
     }
 
-    /// Reads the list from `path`.
+    /// Reads the list from `path`, a regular file, a block at a time: a line longer than
+    /// ``maxLineBytes`` is refused as soon as it is, however long it goes on.
     public static func read(_ path: String, seed: UInt64 = 1) throws(ConfigurationError) -> URLList {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigurationError(.unusableInput, "cannot read \(path)", setting: .urls)
+        let descriptor: Int32
+        do { descriptor = try SystemCall.openRegularFile(path) } catch {
+            throw ConfigurationError(.unusableInput, "cannot read \(path): \(error.message)", setting: .urls)
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw ConfigurationError(.unusableInput, "\(path) is not UTF-8 text", setting: .urls)
+        defer { close(descriptor) }
+        var lines = Lines(file: path)
+        var entries: [Entry] = []
+        var block = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count: Int
+            do {
+                count = try block.withUnsafeMutableBytes { buffer in
+                    Result { () throws(SystemError) in try SystemCall.read(descriptor, into: buffer, path: path) }
+                }.get()
+            } catch {
+                throw ConfigurationError(.unusableInput, "cannot read \(path): \(error.message)", setting: .urls)
+            }
+            if count == 0 { break }
+            try lines.feed(block[0..<count]) { number, line throws(ConfigurationError) in
+                try add(line, number: number, file: path, to: &entries)
+            }
         }
-        return try URLList(parsing: text, file: path, seed: seed)
+        try lines.finish { number, line throws(ConfigurationError) in
+            try add(line, number: number, file: path, to: &entries)
+        }
+        return try URLList(entries: entries, file: path, seed: seed)
+    }
+
+    /// The longest line a list may hold, in bytes: a URL longer than this is answered 414 by most
+    /// servers and CDNs (8 KB is nginx's and Apache's default for a whole request line).
+    public static let maxLineBytes = 8192
+
+    /// Adds the entry on `bytes`, line `number` of `file`, unless it is blank or a comment.
+    private static func add(
+        _ bytes: ArraySlice<UInt8>, number: Int, file: String, to entries: inout [Entry]
+    ) throws(ConfigurationError) {
+        let place = "\(file) line \(number)"
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigurationError(.unusableInput, "\(place) is not UTF-8 text", setting: .urls)
+        }
+        let line = text.trimmingCharacters(in: .whitespaces)
+        if line.isEmpty || line.hasPrefix("#") { return }
+        let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard fields.count <= 2 else {
+            throw ConfigurationError(
+                .unusableInput, "\(place) has \(fields.count) fields: give a URL and, optionally, a weight",
+                setting: .urls)
+        }
+        var weight = 1
+        if fields.count == 2 {
+            guard let value = Int(fields[1]), (1...maxWeight).contains(value) else {
+                throw ConfigurationError(
+                    .unusableInput,
+                    "\(place): the weight '\(String(fields[1]).escapingControlCharacters)' is not a whole number from 1 to \(maxWeight)",
+                    setting: .urls)
+            }
+            weight = value
+        }
+        guard entries.count < maxEntries else {
+            throw ConfigurationError(
+                .unusableInput, "\(file) holds more than \(maxEntries) URLs; use a template for more", setting: .urls)
+        }
+        let template: URLTemplate
+        do { template = try URLTemplate(String(fields[0])) } catch {
+            throw ConfigurationError(.unusableInput, "\(place): \(error.message)", setting: .urls)
+        }
+        entries.append(Entry(template: template, weight: weight, line: number))
+    }
+
+    /// Splits bytes into lines as they arrive, at LF, CRLF or a lone CR (a list saved on Windows or an old
+    /// Mac reads as one written here), and refuses a line past ``maxLineBytes`` while it is read.
+    struct Lines {
+        let file: String
+        private var line: [UInt8] = []
+        private var number = 1
+        private var afterCR = false
+
+        init(file: String) { self.file = file }
+
+        /// Hands each line that `bytes` completes to `body`, with its 1-based number.
+        mutating func feed<Bytes: Collection<UInt8>>(
+            _ bytes: Bytes, _ body: (Int, ArraySlice<UInt8>) throws(ConfigurationError) -> Void
+        ) throws(ConfigurationError) {
+            for byte in bytes {
+                if afterCR {
+                    afterCR = false
+                    if byte == 0x0A { continue }
+                }
+                if byte == 0x0A || byte == 0x0D {
+                    afterCR = byte == 0x0D
+                    try body(number, line[...])
+                    line.removeAll(keepingCapacity: true)
+                    number += 1
+                    continue
+                }
+                guard line.count < URLList.maxLineBytes else {
+                    throw ConfigurationError(
+                        .unusableInput,
+                        "\(file) line \(number) is longer than \(URLList.maxLineBytes) bytes: servers answer a URL "
+                            + "that long with 414; shorten it, or use a template ({device}, {random})",
+                        setting: .urls)
+                }
+                line.append(byte)
+            }
+        }
+
+        /// Hands the last line, when the text does not end with a line ending.
+        mutating func finish(_ body: (Int, ArraySlice<UInt8>) throws(ConfigurationError) -> Void)
+            throws(ConfigurationError)
+        {
+            if !line.isEmpty { try body(number, line[...]) }
+            line.removeAll()
+        }
     }
 
     /// The sum of the weights.

@@ -1,3 +1,4 @@
+import Foundation
 import RichPush
 import TestSupport
 import Testing
@@ -52,6 +53,45 @@ import Testing
         } catch {
             #expect(error.text.contains(expected), "\(error.text)")
             #expect(error.setting == .urls)
+        }
+    }
+
+    /// A list saved on Windows (CRLF) or an old Mac (CR) reads as the same list written with LF.
+    @Test(arguments: ["\r\n", "\r"])
+    func readsEveryLineEnding(_ ending: String) throws {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let list = try URLList(parsing: lines.joined(separator: ending) + ending, file: "urls.txt")
+        let unix = try URLList(parsing: text, file: "urls.txt")
+        #expect(list.entries == unix.entries)
+    }
+
+    /// A line past the limit is refused by its number as soon as it is, even when it never ends: the
+    /// file is read a block at a time, not whole.
+    @Test func refusesALineLongerThanAServerAcceptsWhileReadingIt() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/urls.txt"
+        var bytes = Array("https://cdn.example.com/a.jpg\r\nhttps://cdn.example.com/".utf8)
+        bytes += [UInt8](repeating: UInt8(ascii: "a"), count: 32 << 20)
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        #expect {
+            _ = try URLList.read(path)
+        } throws: { error in
+            "\(error)".contains("line 2 is longer than \(URLList.maxLineBytes) bytes")
+        }
+        let longest = "https://cdn.example.com/" + String(repeating: "a", count: URLList.maxLineBytes - 24)
+        _ = FileManager.default.createFile(atPath: path, contents: Data((longest + "\r\n").utf8))
+        #expect(try URLList.read(path).entries.map(\.template.text) == [longest])
+    }
+
+    @Test func refusesAListThatIsNotARegularFile() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(mkfifo(folder + "/urls.fifo", 0o600) == 0)
+        #expect {
+            _ = try URLList.read(folder + "/urls.fifo")
+        } throws: { error in
+            "\(error)".contains("not a regular file")
         }
     }
 
