@@ -39,7 +39,11 @@ enum ServeCommand {
                     Option(
                         "--per-ip-limit", "N",
                         "Connections one client address may hold per listener (default: all but an eighth of the "
-                            + "connection limit, 3584 of 4096); more are closed on accept.", example: "100"),
+                            + "connection limit, 3584 of 4096); more are closed on accept. On the default "
+                            + "127.0.0.1 bind, local clients usually all connect from 127.0.0.1 and share one "
+                            + "allowance: it protects only a client from another address (127.0.0.2, or another "
+                            + "machine with --host).",
+                        example: "100"),
                     Option(
                         "--head-timeout", "SECONDS",
                         "Seconds a new connection has for its TLS handshake and whole request head (default 10); a "
