@@ -502,10 +502,19 @@ enum BrazeComposer {
         if let expiry = try string(push, "expiry") {
             guard let date = parseISO8601(expiry) else {
                 throw .badRequest(
-                    .invalidField, "apple_push.expiry is '\(expiry)', not an ISO 8601 time.",
-                    hint: "Write it as 2026-12-01T18:00:00Z.")
+                    .invalidField,
+                    "apple_push.expiry is '\(expiry.escapingControlCharacters)', not an ISO 8601 time that exists.",
+                    hint: "Write it as 2026-12-01T18:00:00Z (a real date, a time before 24:00, an offset up to ±14:00).")
             }
-            headers.expiration = Int64(date.timeIntervalSince1970.rounded(.down))
+            let seconds = date.timeIntervalSince1970.rounded(.down)
+            guard seconds >= 1 else {
+                throw .badRequest(
+                    .invalidField,
+                    "apple_push.expiry is '\(expiry.escapingControlCharacters)', before 1970: apns-expiration counts "
+                        + "seconds since 1970 and cannot be zero or negative.",
+                    hint: "Give a time in the future, when the push stops being worth delivering.")
+            }
+            headers.expiration = Int64(seconds)
             rules.append("expiry")
         }
         if let collapse = try string(push, "collapse_id") {
@@ -549,14 +558,58 @@ enum BrazeComposer {
             hint: "Shorten the alert or the extra key-value pairs, or move data behind a URL the app fetches.")
     }
 
-    /// ISO 8601 with or without fractional seconds, or a date alone (midnight UTC).
+    /// ISO 8601 with or without fractional seconds, or a date alone (midnight UTC); nil for a date or
+    /// time that does not exist (Foundation's formatter would roll 2026-02-30 over to March 2, and take
+    /// an offset of +99:99), which ``isRealISO8601(_:)`` checks first.
     static func parseISO8601(_ text: String) -> Date? {
+        guard isRealISO8601(text) else { return nil }
         let formatter = ISO8601DateFormatter()
         if let date = formatter.date(from: text) { return date }
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let date = formatter.date(from: text) { return date }
         formatter.formatOptions = [.withFullDate]
         return formatter.date(from: text)
+    }
+
+    /// Whether `text` is `YYYY-MM-DD`, or that with `THH:MM:SS`, optional fractional seconds and `Z` or
+    /// `±HH:MM`, and every field is in range: a month of 1 to 12, a day that month has (leap years
+    /// counted), an hour before 24, minutes and seconds before 60, an offset of at most 14 hours.
+    static func isRealISO8601(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[range] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), (1...12).contains(month)
+        else { return false }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        guard (1...days).contains(day) else { return false }
+        if bytes.count == 10 { return true }
+        guard bytes.count >= 20, bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"),
+            bytes[16] == UInt8(ascii: ":"), let hour = number(11..<13), let minute = number(14..<16),
+            let second = number(17..<19), hour < 24, minute < 60, second < 60
+        else { return false }
+        var index = 19
+        if bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            let digits = index
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            guard index > digits else { return false }
+        }
+        guard index < bytes.count else { return false }
+        if bytes[index] == UInt8(ascii: "Z") { return index + 1 == bytes.count }
+        guard bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-"), index + 6 == bytes.count,
+            bytes[index + 3] == UInt8(ascii: ":"), let hours = number(index + 1..<index + 3),
+            let minutes = number(index + 4..<index + 6), minutes < 60, hours * 60 + minutes <= 14 * 60
+        else { return false }
+        return true
     }
 
     private static func string(_ push: JSONValue, _ key: String) throws(ComposeRefusal) -> String? {

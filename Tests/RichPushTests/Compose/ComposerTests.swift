@@ -105,6 +105,16 @@ import Testing
         #expect(ComposeRule.named(rule) != nil)
     }
 
+    /// The expiry forms that exist: a leap day alone, fractional seconds, offsets east and west.
+    @Test(arguments: [
+        ("2024-02-29", 1_709_164_800), ("2026-12-01T18:00:00.5+05:30", 1_796_128_200),
+        ("2026-12-01T18:00:00-14:00", 1_796_198_400), ("2026-12-01T23:59:59Z", 1_796_169_599),
+    ])
+    func readsEveryExpiryThatExists(expiry: String, seconds: Int) throws {
+        let push = try composed(#""alert":"Hi","expiry":"\#(expiry)""#)
+        #expect(push.headers.expiration == Int64(seconds))
+    }
+
     @Test func theCampaignIDGoesToAbC() throws {
         let push = try composed(
             #""alert":"Hi","message_variation_id":"iosPush-1""#, top: #""broadcast":true,"campaign_id":"camp-1""#)
@@ -177,6 +187,23 @@ import Testing
         (
             #"{"broadcast":true,"messages":{"apple_push":{"alert":"a","expiry":"tomorrow"}}}"#, "invalid-field", 400,
             "Bad Request"
+        ),
+        // Times that do not exist, which Foundation's formatter would roll over or take, and one before 1970.
+        (
+            #"{"broadcast":true,"messages":{"apple_push":{"alert":"a","expiry":"2026-02-30T18:00:00Z"}}}"#,
+            "invalid-field", 400, "Bad Request"
+        ),
+        (
+            #"{"broadcast":true,"messages":{"apple_push":{"alert":"a","expiry":"2026-12-01T18:00:00+99:99"}}}"#,
+            "invalid-field", 400, "Bad Request"
+        ),
+        (
+            #"{"broadcast":true,"messages":{"apple_push":{"alert":"a","expiry":"2026-12-01T24:00:00Z"}}}"#,
+            "invalid-field", 400, "Bad Request"
+        ),
+        (
+            #"{"broadcast":true,"messages":{"apple_push":{"alert":"a","expiry":"1969-12-31T00:00:00Z"}}}"#,
+            "invalid-field", 400, "Bad Request"
         ),
         (#"{"broadcast":true,"messages":{"apple_push":"#, "invalid-json", 400, "Bad Request"),
     ])
