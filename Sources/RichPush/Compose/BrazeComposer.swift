@@ -504,7 +504,8 @@ enum BrazeComposer {
                 throw .badRequest(
                     .invalidField,
                     "apple_push.expiry is '\(expiry.escapingControlCharacters)', not an ISO 8601 time that exists.",
-                    hint: "Write it as 2026-12-01T18:00:00Z (a real date, a time before 24:00, an offset up to ±14:00).")
+                    hint: "Write it as 2026-12-01T18:00:00Z (a real date, a time before 24:00, an offset up to ±14:00)."
+                )
             }
             let seconds = date.timeIntervalSince1970.rounded(.down)
             guard seconds >= 1 else {

@@ -21,6 +21,7 @@ public struct PropertyListError: Error, Sendable, CustomStringConvertible {
             case malformed
             case referenceCycle = "reference-cycle"
             case tooManyObjects = "too-many-objects"
+            case tooManyExpandedBytes = "too-many-expanded-bytes"
             case unsupported
             case notAPropertyList = "not-a-property-list"
         }
@@ -44,6 +45,8 @@ public struct PropertyListError: Error, Sendable, CustomStringConvertible {
         public static let referenceCycle = Code(.referenceCycle)
         /// More objects (shared references counted each time they are reached) than the limit.
         public static let tooManyObjects = Code(.tooManyObjects)
+        /// More bytes of strings and data (each shared one counted each time it is reached) than the limit.
+        public static let tooManyExpandedBytes = Code(.tooManyExpandedBytes)
         /// A format or object type that Info.plist files and suites never use.
         public static let unsupported = Code(.unsupported)
         /// Neither a binary nor an XML property list Foundation can decode.
