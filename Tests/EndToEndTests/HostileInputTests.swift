@@ -29,7 +29,7 @@ import Testing
         case deepNesting, invalidUTF8, stalePartBeforeFetch, stdoutFullAfterStore, tinyDescriptorLimit
         case sniffFIFO, sniffDevice, stdoutClosed, mergeOverflowingCounts, mergeNegativeCounts, mergeFIFO
         case plistBombServicePlist, plistBombContentPlist, plistBombVendoredInApp, plistBombTargetInApp
-        case plistBombSuite, plistFifoServicePlist
+        case plistBombSuite, plistFifoServicePlist, plistStringBombServicePlist, plistStringBombSuite
         case thresholdControlCharacters, thresholdHuge, mergeSameSummaryTwice, mergeForeignIdentity
         case reportIsAHardLink, batchResultsIsALink, sniffLyingMediaSizes
         case gzipBomb, headerInjection
@@ -51,6 +51,13 @@ import Testing
     static let capped = #"$CAP /usr/bin/time -o peak.txt -f %M "$RP""#
     /// 40 arrays that each reference the next twice, under a dictionary: 2^40 objects to Foundation.
     static let bomb = BinaryPlistBuilder.dictionaryBomb(levels: 40)
+
+    /// One 100 KB string referenced `references` times under `{key: [...]}` (90,000: 460 KB; 400,000:
+    /// 1.7 MB): within the size and object limits, gigabytes of strings to Foundation.
+    static func stringBomb(key: String, references: Int) -> [UInt8] {
+        BinaryPlistBuilder.sharedLeafBomb(
+            BinaryPlistBuilder.string(String(repeating: "a", count: 100_000)), references: references, key: key)
+    }
 
     /// The sample app's plists under `app/`, with `extra` added.
     static func sampleApp(_ extra: [String: [UInt8]]) -> [String: [UInt8]] {
@@ -536,6 +543,23 @@ import Testing
             // An unusable suite is exit 65 (the analytics exit table), not 1 (a suite with defects).
             return Scenario(
                 files: ["group/Library/Preferences/group.example.plist": bomb],
+                command: capped + " analytics show --app-group group", status: 65,
+                allowedOutside: ["peak.txt"], check: refusedBomb("group/Library/Preferences/group.example.plist"))
+        case .plistStringBombServicePlist:
+            // It aborted at 3.8 GB ("failed to allocate", 134) before strings were counted.
+            return Scenario(
+                files: [
+                    "p.json": noAttachment,
+                    "bomb.plist": stringBomb(key: "NSAppTransportSecurity", references: 90_000),
+                ],
+                command: capped + " process --out out --service-plist bomb.plist p.json", status: 65,
+                allowedOutside: ["peak.txt"], check: refusedBomb("bomb.plist"))
+        case .plistStringBombSuite:
+            return Scenario(
+                files: [
+                    "group/Library/Preferences/group.example.plist":
+                        stringBomb(key: "pending_custom_events", references: 400_000)
+                ],
                 command: capped + " analytics show --app-group group", status: 65,
                 allowedOutside: ["peak.txt"], check: refusedBomb("group/Library/Preferences/group.example.plist"))
         case .plistFifoServicePlist:

@@ -64,6 +64,52 @@ public enum BinaryPlistBuilder {
         return (bytes.count < 15 ? [0x50 | UInt8(bytes.count)] : [0x5F, 0x10, UInt8(bytes.count)]) + bytes
     }
 
+    /// The tracker's second bomb shape: `{key: [leaf, leaf, ...]}`, one `leaf` object (a ``string(_:)``
+    /// or ``data(_:)``) referenced `references` times. Its objects stay under the object limits while
+    /// its strings and data expand to `references` times the leaf's length.
+    ///
+    /// ```swift
+    /// let string = BinaryPlistBuilder.string(String(repeating: "a", count: 100_000))
+    /// let bomb = BinaryPlistBuilder.sharedLeafBomb(string, references: 90_000)  // 460 KB; 9 GB decoded
+    /// ```
+    public static func sharedLeafBomb(
+        _ leaf: [UInt8], references: Int, key: String = "NSAppTransportSecurity", referenceSize: Int = 4
+    ) -> [UInt8] {
+        let objects = [
+            dictionary(keys: [1], values: [2], referenceSize: referenceSize), string(key),
+            array([Int](repeating: 3, count: references), referenceSize: referenceSize), leaf,
+        ]
+        return assemble(objects, referenceSize: referenceSize, offsetSize: 4)
+    }
+
+    /// The marker of an object of `type` (the high nibble: 0x4 data, 0x5 ASCII, 0x6 UTF-16, 0xA array,
+    /// 0xD dictionary) holding `count` elements: in the marker below 15, else in an integer that follows.
+    public static func marker(_ type: UInt8, count: Int) -> [UInt8] {
+        if count < 15 { return [type << 4 | UInt8(count)] }
+        let size = count <= 0xFF ? 0 : count <= 0xFFFF ? 1 : count <= 0xFFFF_FFFF ? 2 : 3
+        return [type << 4 | 0x0F, 0x10 | UInt8(size)] + bigEndian(UInt64(count), size: 1 << size)
+    }
+
+    /// A string object of any length: ASCII when `text` is, else UTF-16 (big-endian, as Foundation writes it).
+    public static func string(_ text: String) -> [UInt8] {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return marker(0x5, count: text.utf8.count) + Array(text.utf8) }
+        return marker(0x6, count: text.utf16.count) + text.utf16.flatMap { bigEndian(UInt64($0), size: 2) }
+    }
+
+    /// A data object.
+    public static func data(_ bytes: [UInt8]) -> [UInt8] { marker(0x4, count: bytes.count) + bytes }
+
+    /// An array of any number of `references`, each `referenceSize` bytes.
+    public static func array(_ references: [Int], referenceSize: Int) -> [UInt8] {
+        marker(0xA, count: references.count) + references.flatMap { reference($0, size: referenceSize) }
+    }
+
+    /// A dictionary: its `keys` (references to strings) and then its `values`, each `referenceSize` bytes.
+    public static func dictionary(keys: [Int], values: [Int], referenceSize: Int) -> [UInt8] {
+        precondition(keys.count == values.count)
+        return marker(0xD, count: keys.count) + (keys + values).flatMap { reference($0, size: referenceSize) }
+    }
+
     public static func reference(_ index: Int, size: Int) -> [UInt8] { bigEndian(UInt64(index), size: size) }
 
     public static func bigEndian(_ value: UInt64, size: Int) -> [UInt8] {

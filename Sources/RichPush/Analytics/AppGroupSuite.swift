@@ -124,8 +124,8 @@ public struct AppGroupSuite: Sendable {
             switch error.code.kind {
             case .missing: return ([:], .binary)
             case .unreadable: throw AnalyticsError(.storage, error.cause?.message ?? error.message)
-            case .notARegularFile, .tooLarge, .malformed, .referenceCycle, .tooManyObjects, .unsupported,
-                .notAPropertyList:
+            case .notARegularFile, .tooLarge, .malformed, .referenceCycle, .tooManyObjects, .tooManyExpandedBytes,
+                .unsupported, .notAPropertyList:
                 throw AnalyticsError(
                     .suiteUnreadable, error.message + "; a suite is the binary or XML plist UserDefaults writes")
             }

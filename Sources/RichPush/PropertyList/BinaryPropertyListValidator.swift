@@ -5,15 +5,18 @@
 /// reported as the XML reader's "Unexpected character b". This walk reads the 32-byte trailer, the
 /// offset table and every reachable object's header, and refuses the file with the real defect:
 /// a bad trailer, an offset or a length out of range, a reference to an object that does not exist,
-/// a reference cycle, a type Info.plist files and suites never hold, or more objects than the limit
-/// once shared references are counted as many times as they are reached.
+/// a reference cycle, a type Info.plist files and suites never hold, or more objects or more bytes
+/// of strings and data than the limits once shared references are counted as many times as they
+/// are reached.
 ///
-/// The walk is linear in the file's size: each object's children are visited once, the expanded
-/// count of each object is kept (saturating just past the limit), and no recursion is used, so
-/// neither a long chain nor a wide fan-out costs more than the bytes that describe it.
+/// The walk is linear in the file's size: each object's children are visited once, the expansion
+/// of each finished object (its objects and the bytes of its strings and data) is kept, and no
+/// recursion is used, so neither a long chain nor a wide fan-out costs more than the bytes that
+/// describe it. A sum is checked as each reference is added, so a file is refused at the reference
+/// that takes it past a limit: one large string referenced 90,000 times costs a few dozen additions.
 ///
 /// ```swift
-/// let objects = try BinaryPropertyListValidator.validate(bytes, maximumObjects: 100_000)
+/// let expansion = try BinaryPropertyListValidator.validate(bytes, limits: .infoPlist)
 /// ```
 enum BinaryPropertyListValidator {
     /// What is wrong with the file: the error's code and a predicate for its message.
@@ -36,21 +39,31 @@ enum BinaryPropertyListValidator {
         var offsetTableStart: Int
     }
 
+    /// What the decoded value holds, each shared object counted once per reference.
+    struct Expansion: Equatable {
+        /// Every dictionary, key, value, array and element.
+        var objects: Int
+        /// The bytes of every string (dictionary keys included) and data object, as the file stores
+        /// them: one per byte for data and ASCII strings, two per unit for UTF-16 strings.
+        var bytes: Int
+    }
+
     /// What one object is, as far as the walk needs: a leaf, or a container and its references.
     enum Shape: Equatable {
-        case leaf(isString: Bool)
+        /// `bytes`: a string's or data object's length as stored (see ``Expansion/bytes``); 0 for the others.
+        case leaf(isString: Bool, bytes: Int)
         /// References start at `start`, `count` of them (a dictionary's keys first, then its values).
         case container(start: Int, count: Int, isDictionary: Bool)
     }
 
-    /// Validates `bytes`; returns the number of objects the decoded value holds.
-    static func validate(_ bytes: [UInt8], maximumObjects: Int) throws(Defect) -> Int {
+    /// Validates `bytes` within `limits`; returns what the decoded value holds.
+    static func validate(_ bytes: [UInt8], limits: PropertyListLimits) throws(Defect) -> Expansion {
         let trailer = try readTrailer(bytes)
         // Every entry of the offset table is an object the decoded value holds at least once: refused
         // before the tables sized by it are allocated.
-        guard trailer.objectCount <= maximumObjects else { throw tooMany(maximumObjects) }
+        guard trailer.objectCount <= limits.maximumObjects else { throw tooMany(limits.maximumObjects) }
         let offsets = try readOffsets(bytes, trailer)
-        return try countObjects(bytes, trailer, offsets, maximumObjects: maximumObjects)
+        return try expand(bytes, trailer, offsets, limits: limits)
     }
 
     // MARK: - Trailer and offset table
@@ -116,15 +129,15 @@ enum BinaryPropertyListValidator {
         let end = trailer.offsetTableStart
         let marker = bytes[offset]
         let low = Int(marker & 0x0F)
-        func leaf(_ payload: Int, isString: Bool = false) throws(Defect) -> Shape {
+        func leaf(_ payload: Int) throws(Defect) -> Shape {
             try requireExtent(index: index, offset: offset, length: 1 + payload, end: end)
-            return .leaf(isString: isString)
+            return .leaf(isString: false, bytes: 0)
         }
         switch marker >> 4 {
         case 0x0:
             // null, false, true, fill.
             guard [0x0, 0x8, 0x9, 0xF].contains(low) else { throw unknownMarker(index, marker) }
-            return .leaf(isString: false)
+            return .leaf(isString: false, bytes: 0)
         case 0x1:
             guard low <= 3 else {
                 throw Defect(
@@ -146,7 +159,8 @@ enum BinaryPropertyListValidator {
             let (length, overflowLength) = header.addingReportingOverflow(payload)
             guard !overflowLength else { throw outOfObjects(index, offset, end) }
             try requireExtent(index: index, offset: offset, length: length, end: end)
-            return .leaf(isString: marker >> 4 != 0x4)
+            // Data, ASCII and UTF-16: the payload is the bytes Foundation copies into the decoded object.
+            return .leaf(isString: marker >> 4 != 0x4, bytes: payload)
         case 0xA, 0xD:
             let isDictionary = marker >> 4 == 0xD
             let (count, header) = try length(bytes, index: index, offset: offset, end: end)
@@ -196,33 +210,45 @@ enum BinaryPropertyListValidator {
         guard !overflow, last <= end else { throw outOfObjects(index, offset, end) }
     }
 
-    // MARK: - The expanded count
+    // MARK: - The expansion
 
-    /// Walks every object reachable from the top, depth first without recursion, and counts the
-    /// decoded value's objects; refuses a reference out of range, a cycle, or a count past the limit.
-    static func countObjects(_ bytes: [UInt8], _ trailer: Trailer, _ offsets: [Int], maximumObjects: Int)
-        throws(Defect) -> Int
+    /// Walks every object reachable from the top, depth first without recursion, and sums the decoded
+    /// value's objects and the bytes of its strings and data; refuses a reference out of range, a
+    /// cycle, or a sum past a limit as soon as it passes.
+    static func expand(_ bytes: [UInt8], _ trailer: Trailer, _ offsets: [Int], limits: PropertyListLimits)
+        throws(Defect) -> Expansion
     {
-        // Past the limit every total is kept at limit + 1, so sums never overflow.
-        let ceiling = maximumObjects + 1
         enum State: UInt8 { case unvisited, onPath, done }
         var state = [State](repeating: .unvisited, count: trailer.objectCount)
-        var totals = [Int](repeating: 0, count: trailer.objectCount)
+        // Each finished object's expansion, within the limits (a sum past one is refused at once).
+        var totals = [Expansion](repeating: Expansion(objects: 0, bytes: 0), count: trailer.objectCount)
         struct Frame {
             var object: Int
             var start: Int
             var count: Int
             var keys: Int
             var next: Int
-            var total: Int
+            var total: Expansion
         }
 
-        func push(_ object: Int, into path: inout [Frame]) throws(Defect) -> Int? {
+        /// Adds `part` to `total`: one addition per reference, whatever `part` holds.
+        func add(_ part: Expansion, to total: inout Expansion) throws(Defect) {
+            let (objects, overflowObjects) = total.objects.addingReportingOverflow(part.objects)
+            guard !overflowObjects, objects <= limits.maximumObjects else { throw tooMany(limits.maximumObjects) }
+            let (length, overflowBytes) = total.bytes.addingReportingOverflow(part.bytes)
+            guard !overflowBytes, length <= limits.maximumExpandedBytes else { throw tooManyBytes(limits) }
+            total = Expansion(objects: objects, bytes: length)
+        }
+
+        /// Starts `object`: a leaf is finished and returned; a container's frame goes on `path`.
+        func push(_ object: Int, into path: inout [Frame]) throws(Defect) -> Expansion? {
             switch try shape(bytes, trailer, index: object, offset: offsets[object]) {
-            case .leaf:
+            case .leaf(_, let length):
+                var leaf = Expansion(objects: 0, bytes: 0)
+                try add(Expansion(objects: 1, bytes: length), to: &leaf)
                 state[object] = .done
-                totals[object] = 1
-                return 1
+                totals[object] = leaf
+                return leaf
             case .container(let start, let count, let isDictionary):
                 guard path.count < PropertyListLimits.maximumDepth else {
                     throw malformed(
@@ -233,20 +259,19 @@ enum BinaryPropertyListValidator {
                 path.append(
                     Frame(
                         object: object, start: start, count: count, keys: isDictionary ? count / 2 : 0, next: 0,
-                        total: 1))
+                        total: Expansion(objects: 1, bytes: 0)))
                 return nil
             }
         }
 
         var path: [Frame] = []
-        if let total = try push(trailer.topObject, into: &path) { return total }
+        if let leaf = try push(trailer.topObject, into: &path) { return leaf }
         while var frame = path.popLast() {
             if frame.next == frame.count {
                 state[frame.object] = .done
                 totals[frame.object] = frame.total
                 guard var parent = path.popLast() else { break }
-                parent.total = min(ceiling, parent.total + frame.total)
-                if parent.total > maximumObjects { throw tooMany(maximumObjects) }
+                try add(frame.total, to: &parent.total)
                 path.append(parent)
                 continue
             }
@@ -258,7 +283,7 @@ enum BinaryPropertyListValidator {
             let isKey = frame.next < frame.keys
             frame.next += 1
             if isKey {
-                guard case .leaf(isString: true) = try shape(bytes, trailer, index: object, offset: offsets[object])
+                guard case .leaf(isString: true, _) = try shape(bytes, trailer, index: object, offset: offsets[object])
                 else {
                     throw malformed(
                         "has a dictionary (object \(frame.object)) whose key, object \(object), is not a string")
@@ -268,22 +293,17 @@ enum BinaryPropertyListValidator {
             case .onPath:
                 throw Defect(code: .referenceCycle, problem: "has a reference cycle at object \(object)")
             case .done:
-                frame.total = min(ceiling, frame.total + totals[object])
-                if frame.total > maximumObjects { throw tooMany(maximumObjects) }
+                // A shared object already walked: its whole expansion again, in one addition.
+                try add(totals[object], to: &frame.total)
                 path.append(frame)
             case .unvisited:
                 path.append(frame)
-                if let total = try push(object, into: &path) {
-                    var parent = path.removeLast()
-                    parent.total = min(ceiling, parent.total + total)
-                    if parent.total > maximumObjects { throw tooMany(maximumObjects) }
-                    path.append(parent)
+                if let leaf = try push(object, into: &path) {
+                    try add(leaf, to: &path[path.count - 1].total)
                 }
             }
         }
-        let total = totals[trailer.topObject]
-        if total > maximumObjects { throw tooMany(maximumObjects) }
-        return total
+        return totals[trailer.topObject]
     }
 
     static func referenceAt(_ bytes: [UInt8], _ trailer: Trailer, _ position: Int) -> UInt64 {
@@ -317,6 +337,21 @@ enum BinaryPropertyListValidator {
     static func outOfObjects(_ index: Int, _ offset: Int, _ end: Int) -> Defect {
         malformed(
             "has object \(index) at offset \(offset) that runs past the objects (the offset table starts at \(end))")
+    }
+
+    static func tooManyBytes(_ limits: PropertyListLimits) -> Defect {
+        Defect(
+            code: .tooManyExpandedBytes,
+            problem: "expands to more than \(size(limits.maximumExpandedBytes)) of strings and data, the most "
+                + "richpush reads for \(limits.kind) (each shared string or data object counted where it is "
+                + "reached; Foundation would build every copy)")
+    }
+
+    /// `bytes` in MiB or KiB when it is a whole number of them ("4 MiB"), else in bytes.
+    static func size(_ bytes: Int) -> String {
+        if bytes > 0, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes > 0, bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
     }
 
     static func tooMany(_ limit: Int) -> Defect {

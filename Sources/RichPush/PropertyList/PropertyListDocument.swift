@@ -1,6 +1,6 @@
 import Foundation
 
-/// A property list as ``PropertyListReader`` decoded it: the value, its format and its size in objects.
+/// A property list as ``PropertyListReader`` decoded it: the value, its format and its expanded size.
 ///
 /// Not `Sendable`: the value is Foundation's `Any`.
 public struct PropertyListDocument {
@@ -10,6 +10,10 @@ public struct PropertyListDocument {
     public var format: PropertyListSerialization.PropertyListFormat
     /// How many objects the value holds (for XML, an upper bound: its elements).
     public var objects: Int
+    /// How many bytes its strings and data hold, each shared one counted once per reference and as the
+    /// file stores it (see ``PropertyListLimits/maximumExpandedBytes``); for XML, an upper bound: the
+    /// file's size.
+    public var expandedBytes: Int
     /// The file it came from.
     public var path: String
 

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The one reader of property list files: bounded in size and in objects before Foundation decodes.
+/// The one reader of property list files: bounded in size, in objects and in the bytes of its strings
+/// and data before Foundation decodes.
 ///
 /// Every plist richpush reads goes through it: the service and content extensions' plists given one by
 /// one, the Info.plist files found in the app's folder, the App Group suite, and the user attributes
@@ -11,8 +12,10 @@ import Foundation
 /// 2. Its size must be within ``PropertyListLimits/maximumBytes``, checked before reading and while
 ///    reading (a file that grows is cut off, not followed).
 /// 3. A binary plist (`bplist00`) is walked by ``BinaryPropertyListValidator``: trailer, offsets,
-///    references, cycles, nesting and the expanded object count, with the real defect in the error.
-/// 4. An XML plist has no shared references, so its size bounds its expansion; its elements are
+///    references, cycles, nesting, the expanded object count and the expanded bytes of strings and
+///    data (``PropertyListLimits/maximumExpandedBytes``), with the real defect in the error.
+/// 4. An XML plist has no shared references, so its size bounds its expansion: its strings and data
+///    hold no more bytes than the file (entities and base64 only shrink). Its elements are
 ///    counted (every `<` that opens a tag) against the object limit, an encoding other than UTF-8,
 ///    ASCII or Latin-1 is refused (the count reads bytes), and Foundation's XML parser itself refuses
 ///    a DTD internal subset (no entity can expand) and nesting past 512 levels.
@@ -74,9 +77,9 @@ public struct PropertyListReader: Sendable {
                 .unsupported, path: path,
                 problem: "is a binary property list of version '\(version)'; Foundation reads bplist00")
         }
-        let objects: Int
+        let expansion: BinaryPropertyListValidator.Expansion
         do {
-            objects = try BinaryPropertyListValidator.validate(bytes, maximumObjects: limits.maximumObjects)
+            expansion = try BinaryPropertyListValidator.validate(bytes, limits: limits)
         } catch {
             throw PropertyListError(error.code, path: path, problem: error.problem)
         }
@@ -88,7 +91,8 @@ public struct PropertyListReader: Sendable {
                 problem: "is a binary property list whose structure is sound but whose content Foundation refuses "
                     + "(a string that is neither ASCII nor UTF-16, or a value of the wrong type)")
         }
-        return PropertyListDocument(value: value, format: .binary, objects: objects, path: path)
+        return PropertyListDocument(
+            value: value, format: .binary, objects: expansion.objects, expandedBytes: expansion.bytes, path: path)
     }
 
     private func decodeXML(_ bytes: [UInt8], path: String) throws(PropertyListError) -> PropertyListDocument {
@@ -128,7 +132,8 @@ public struct PropertyListReader: Sendable {
                 .unsupported, path: path,
                 problem: "is an old-style (OpenStep) property list; Info.plist files and suites are XML or binary")
         }
-        return PropertyListDocument(value: value, format: .xml, objects: elements, path: path)
+        return PropertyListDocument(
+            value: value, format: .xml, objects: elements, expandedBytes: bytes.count, path: path)
     }
 
     /// The `encoding` of an `<?xml ...?>` declaration at the start, if there is one.

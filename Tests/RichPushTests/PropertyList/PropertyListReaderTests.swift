@@ -1,7 +1,8 @@
 import Foundation
-import RichPush
 import TestSupport
 import Testing
+
+@testable import RichPush
 
 /// The bounded property list reader: valid plists read as Foundation reads them, and every defect of
 /// a hostile one refused, by name, before Foundation sees it.
@@ -58,18 +59,159 @@ import Testing
     @Test func theObjectLimitIsExact() throws {
         // Three levels: 1 + 2 * (1 + 2 * 1) = 7 objects.
         let bomb = Builder.bomb(levels: 3)
-        let seven = PropertyListLimits(maximumBytes: 1 << 20, maximumObjects: 7, kind: "a test plist")
-        let six = PropertyListLimits(maximumBytes: 1 << 20, maximumObjects: 6, kind: "a test plist")
+        let seven = PropertyListLimits(
+            maximumBytes: 1 << 20, maximumObjects: 7, maximumExpandedBytes: 1 << 20, kind: "a test plist")
+        let six = PropertyListLimits(
+            maximumBytes: 1 << 20, maximumObjects: 6, maximumExpandedBytes: 1 << 20, kind: "a test plist")
         let document = try PropertyListReader(limits: seven).decode(bomb, path: "x")
         #expect(document.objects == 7)
         #expect((document.value as? [Any])?.count == 2)
         #expect(Self.refusal(bomb, limits: six)?.code == .tooManyObjects)
     }
 
+    /// The tracker's second bomb: a 460 KB Info.plist, `{NSAppTransportSecurity: [s, s, ...]}` with one
+    /// 100 KB string referenced 90,000 times. Its size and objects are within the Info.plist limits, and
+    /// Foundation would decode it to 9 GB of strings (the CLI died at 3.8 GB): refused by its bytes.
+    @Test func refusesOneLargeStringReferencedManyTimes() throws {
+        let string = Builder.string(String(repeating: "a", count: 100_000))
+        let bomb = Builder.sharedLeafBomb(string, references: 90_000)
+        #expect((450_000..<470_000).contains(bomb.count), "\(bomb.count) bytes")
+        let error = try #require(Self.refusal(bomb))
+        #expect(error.code == .tooManyExpandedBytes, "\(error)")
+        #expect(
+            error.message.hasPrefix(
+                "'Ext/Info.plist' expands to more than 4 MiB of strings and data, the most richpush reads for an "
+                    + "Info.plist"), "\(error)")
+        // Within every other limit: without a byte limit the walk counts it in full (one addition per
+        // reference), and nothing else would have stopped Foundation.
+        let unbounded = PropertyListLimits(
+            maximumBytes: 1 << 20, maximumObjects: 100_000, maximumExpandedBytes: .max, kind: "a test plist")
+        let expansion = try BinaryPropertyListValidator.validate(bomb, limits: unbounded)
+        #expect(expansion == .init(objects: 90_003, bytes: 90_000 * 100_000 + "NSAppTransportSecurity".count))
+    }
+
+    /// Just under the Info.plist limit is read, and its expansion reported; one reference more is not.
+    @Test func theInfoPlistByteLimitIsReadUpToTheByte() throws {
+        let key = "NSAppTransportSecurity".count
+        // 4 MiB = 1,023 references of 4,096 bytes, plus 4,096 bytes, less the key's 22.
+        let string = Builder.string(String(repeating: "b", count: 4096))
+        let last = Builder.string(String(repeating: "c", count: 4096 - key))
+        func plist(_ references: Int, lastString: [UInt8]?) -> [UInt8] {
+            var objects = [
+                Builder.dictionary(keys: [1], values: [2], referenceSize: 2), Builder.string("NSAppTransportSecurity"),
+                Builder.array(
+                    [Int](repeating: 3, count: references) + (lastString == nil ? [] : [4]), referenceSize: 2),
+                string,
+            ]
+            if let lastString { objects.append(lastString) }
+            return Builder.assemble(objects, referenceSize: 2, offsetSize: 4)
+        }
+        let full = plist(1023, lastString: last)
+        let document = try Self.reader.decode(full, path: "Ext/Info.plist")
+        #expect(document.expandedBytes == 4 << 20)
+        #expect((try document.dictionary()["NSAppTransportSecurity"] as? [String])?.count == 1024)
+        let over = plist(1023, lastString: Builder.string(String(repeating: "c", count: 4096 - key + 1)))
+        #expect(Self.refusal(over)?.code == .tooManyExpandedBytes)
+        #expect(Self.refusal(plist(1024, lastString: nil))?.code == .tooManyExpandedBytes)
+    }
+
+    /// Strings (ASCII one byte a character, UTF-16 two a unit), data and dictionary keys: each counted
+    /// once for every place it appears in the decoded value, up to the limit and not one byte more.
+    @Test(arguments: [
+        (Builder.string("abcdefghij"), 10), (Builder.string("ééééé"), 10), (Builder.data(Array(0..<10)), 10),
+    ])
+    func theExpandedByteLimitIsExact(leaf: [UInt8], length: Int) throws {
+        // {k: [leaf, leaf, leaf]}: 1 + 3 * 10 bytes.
+        let plist = Builder.sharedLeafBomb(leaf, references: 3, key: "k", referenceSize: 1)
+        func limits(_ bytes: Int) -> PropertyListLimits {
+            PropertyListLimits(maximumBytes: 1 << 20, maximumObjects: 100, maximumExpandedBytes: bytes, kind: "a test")
+        }
+        let document = try PropertyListReader(limits: limits(1 + 3 * length)).decode(plist, path: "x")
+        #expect(document.expandedBytes == 31)
+        #expect((try document.dictionary()["k"] as? [Any])?.count == 3)
+        let error = try #require(Self.refusal(plist, limits: limits(30)))
+        #expect(error.code == .tooManyExpandedBytes)
+        #expect(
+            error.message.contains(
+                "expands to more than 30 bytes of strings and data, the most richpush reads for a test"))
+    }
+
+    @Test func sharedDictionaryKeysCountEachTimeTheyAppear() throws {
+        // [d, d, d, d] where d = {key: 1}, the key 1,000 bytes: 4,000 bytes of keys.
+        let key = String(repeating: "k", count: 1000)
+        let objects = [
+            Builder.array([1, 1, 1, 1]), Builder.dictionary(keys: [2], values: [3], referenceSize: 1),
+            Builder.string(key), Builder.integer(1),
+        ]
+        let plist = Builder.assemble(objects)
+        func limits(_ bytes: Int) -> PropertyListLimits {
+            PropertyListLimits(maximumBytes: 1 << 20, maximumObjects: 100, maximumExpandedBytes: bytes, kind: "a test")
+        }
+        let document = try PropertyListReader(limits: limits(4000)).decode(plist, path: "x")
+        #expect(document.expandedBytes == 4000)
+        #expect((document.value as? [[String: Int]])?.map { $0[key] } == [1, 1, 1, 1])
+        #expect(Self.refusal(plist, limits: limits(3999))?.code == .tooManyExpandedBytes)
+        // One dictionary whose 20 keys are all the same 1,000-byte string: 20,000 bytes to the walk.
+        let repeated = Builder.assemble([
+            Builder.dictionary(
+                keys: [Int](repeating: 1, count: 20), values: [Int](repeating: 2, count: 20), referenceSize: 1),
+            Builder.string(key), Builder.integer(1),
+        ])
+        #expect(Self.refusal(repeated, limits: limits(19_999))?.code == .tooManyExpandedBytes)
+    }
+
+    /// Each use has its own byte limit: what an Info.plist may not hold, a suite may.
+    @Test func theSuiteAndUserAttributeLimits() throws {
+        let string = Builder.string(String(repeating: "s", count: 64 << 10))
+        // 128 MiB and one reference more: refused for a suite (70 KB of file, 2,052 objects).
+        let bomb = Builder.sharedLeafBomb(string, references: 2049, key: "pending_custom_events", referenceSize: 2)
+        let error = try #require(Self.refusal(bomb, limits: .suite))
+        #expect(error.code == .tooManyExpandedBytes)
+        #expect(
+            error.message.contains(
+                "expands to more than 128 MiB of strings and data, the most richpush reads for an App Group suite"))
+        // 6.4 MB: a suite reads it, an Info.plist does not.
+        let some = Builder.sharedLeafBomb(string, references: 100, key: "pending_custom_events", referenceSize: 2)
+        let document = try PropertyListReader(limits: .suite).decode(some, path: "group.plist")
+        #expect(document.expandedBytes == 100 * (64 << 10) + "pending_custom_events".count)
+        #expect(Self.refusal(some)?.code == .tooManyExpandedBytes)
+        // A stored user attribute holds no more than its size: {"email": [s, s]} of 40 KB is refused.
+        let attribute = Builder.sharedLeafBomb(
+            Builder.string(String(repeating: "e", count: 40_000)), references: 2, key: "email", referenceSize: 1)
+        #expect(attribute.count < PropertyListLimits.userAttribute.maximumBytes)
+        #expect(Self.refusal(attribute, limits: .userAttribute)?.code == .tooManyExpandedBytes)
+    }
+
+    /// An XML plist shares nothing: its strings hold no more bytes than the file, which is its expansion.
+    @Test func xmlExpansionIsBoundedByTheFileSize() throws {
+        let text = String(repeating: "&amp;", count: 1000) + String(repeating: "x", count: 100_000)
+        let xml = Array(#"<plist version="1.0"><dict><key>k</key><string>\#(text)</string></dict></plist>"#.utf8)
+        let document = try Self.reader.decode(xml, path: "Ext/Info.plist")
+        let string = try #require(try document.dictionary()["k"] as? String)
+        #expect(string.utf8.count == 101_000)
+        #expect(document.expandedBytes == xml.count)
+    }
+
+    /// The fuzz seeds of this shape do what their names say, under the fuzz target's limits and the suite's.
+    @Test func theStringBombFuzzSeedsAreCurrent() throws {
+        func seed(_ name: String) throws -> [UInt8] {
+            Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.root + "/Tests/FuzzCorpus/" + name)).dropFirst())
+        }
+        let fuzz = PropertyListLimits(
+            maximumBytes: 2048, maximumObjects: 500, maximumExpandedBytes: 4096, kind: "a fuzz input")
+        #expect(Self.refusal(try seed("plist-string-bomb"), limits: fuzz)?.code == .tooManyExpandedBytes)
+        let shared = try PropertyListReader(limits: fuzz).decode(try seed("plist-shared-string"), path: "x")
+        #expect(shared.expandedBytes == 12 * 100 + "NSAppTransportSecurity".count)
+        let suite = try seed("suite-string-bomb")
+        #expect(suite.count < 100_000)
+        #expect(Self.refusal(suite, limits: .suite)?.code == .tooManyExpandedBytes)
+    }
+
     /// An offset table longer than the object limit is refused before tables sized by it are made: 200
     /// entries that all name one integer (a small file that would make a large count).
     @Test func anOffsetTableOverTheLimitIsRefusedUpFront() throws {
-        let limits = PropertyListLimits(maximumBytes: 1 << 20, maximumObjects: 100, kind: "a test plist")
+        let limits = PropertyListLimits(
+            maximumBytes: 1 << 20, maximumObjects: 100, maximumExpandedBytes: 1 << 20, kind: "a test plist")
         var bytes = Array("bplist00".utf8) + Builder.integer(7)
         let table = bytes.count
         for _ in 0..<200 { bytes += Builder.bigEndian(8, size: 1) }
@@ -79,7 +221,8 @@ import Testing
     }
 
     @Test func theSizeLimitIsExact() throws {
-        let small = PropertyListLimits(maximumBytes: 200, maximumObjects: 100, kind: "a test plist")
+        let small = PropertyListLimits(
+            maximumBytes: 200, maximumObjects: 100, maximumExpandedBytes: 200, kind: "a test plist")
         let head = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>a</key><string>"#
         let tail = "</string></dict></plist>"
         let fill = String(repeating: "x", count: 200 - head.utf8.count - tail.utf8.count)
