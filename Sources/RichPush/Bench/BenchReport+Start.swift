@@ -81,8 +81,8 @@ extension BenchReport {
         ]
     }
 
-    /// Throws when a start record read back from a file cannot be one: texts too long, numbers not
-    /// finite, shards outside `1...shard_count` or listed twice.
+    /// Throws when a start record read back from a file cannot be one: texts too long, times that are
+    /// not RFC 3339, numbers not finite, shards outside `1...shard_count` or listed twice.
     func checkStart() throws(ReportDamage) {
         guard let start else { return }
         guard start.shards.count <= config.shardCount, Set(start.shards.map(\.shard)).count == start.shards.count,
@@ -93,6 +93,11 @@ extension BenchReport {
         let texts = [start.at ?? ""] + start.shards.flatMap { [$0.began, $0.clock] }
         guard texts.allSatisfy({ $0.utf8.count <= Self.maxStartTextLength }) else {
             throw ReportDamage("start: a time or clock name longer than \(Self.maxStartTextLength) characters")
+        }
+        for text in [start.at].compactMap({ $0 }) + start.shards.map(\.began) {
+            guard (try? WallTime(parsing: text)) != nil else {
+                throw ReportDamage("start: '\(text.escapingControlCharacters)' is not a time (RFC 3339)")
+            }
         }
         for shard in start.shards {
             let numbers = [

@@ -408,8 +408,20 @@ public struct BenchReport: Sendable, Codable, Equatable {
         ] {
             _ = try ReportDamage.nonNegative(value, field)
         }
+        // Run and never-run devices are some of the run's; attached and delayed devices are some of the run ones.
+        var scheduled = devices
+        try ReportDamage.add(&scheduled, notStarted, "devices + not_started")
+        try ReportDamage.partOf(scheduled, "devices + not_started", config.devices, "config.devices")
+        for (value, field) in [(attached, "attached"), (clientDelayed.devices, "client_delayed.devices")] {
+            try ReportDamage.partOf(value, field, devices, "devices")
+        }
         _ = try ReportDamage.nonNegative(bytes, "bytes")
         _ = try ReportDamage.nonNegative(durationSeconds, "duration_seconds")
+        guard durationSeconds <= Double(Self.maxTimelineSeconds) else {
+            throw ReportDamage(
+                "duration_seconds is \(durationSeconds), longer than the \(Self.maxTimelineSeconds) s a report can cover"
+            )
+        }
         _ = try ReportDamage.nonNegative(clientDelayed.maxMilliseconds, "client_delayed.max_milliseconds")
         for (counts, field) in [
             (verdicts, "verdicts"), (reasons, "reasons"), (statusCodes, "status_codes"), (notReached, "not_reached"),
@@ -525,7 +537,10 @@ public struct BenchReport: Sendable, Codable, Equatable {
         do { report = try BatchJSON.decoder.decode(BenchReport.self, from: data) } catch {
             throw BenchReportError("a damaged \(schemaName) report (\(Self.describe(error))); write it again")
         }
-        do throws(ReportDamage) { try report.check() } catch {
+        do throws(ReportDamage) {
+            try ReportDamage.checkKeysAreUnique(in: [UInt8](data))
+            try report.check()
+        } catch {
             throw BenchReportError("a damaged \(schemaName) report (\(error.message)); write it again")
         }
         return report

@@ -33,6 +33,37 @@ public struct ReportDamage: Error, Sendable, CustomStringConvertible {
         return value
     }
 
+    /// `part` when it is not more than `whole` (attached devices are some of the devices).
+    static func partOf(_ part: Int, _ partField: String, _ whole: Int, _ wholeField: String) throws(ReportDamage) {
+        guard part <= whole else {
+            throw ReportDamage(
+                "\(partField) is \(part), more than \(wholeField) \(whole): a part cannot be more than the whole")
+        }
+    }
+
+    /// Throws when an object anywhere in the JSON `bytes` repeats a key: richpush never writes one, a
+    /// decoder would keep only one of them silently, and an edited report is not a measurement.
+    static func checkKeysAreUnique(in bytes: [UInt8]) throws(ReportDamage) {
+        guard let root = try? JSONValue.parse(bytes) else { return }  // the decoder names what is wrong
+        var pending: [(value: JSONValue, path: String)] = [(root, "")]
+        while let (value, path) = pending.popLast() {
+            switch value {
+            case .object(let members):
+                var seen: Set<String> = []
+                for member in members {
+                    let name = path.isEmpty ? member.key : path + "." + member.key
+                    guard seen.insert(member.key).inserted else {
+                        throw ReportDamage("'\(name.escapingControlCharacters)' appears more than once")
+                    }
+                    pending.append((member.value, name))
+                }
+            case .array(let items):
+                for (index, item) in items.enumerated() { pending.append((item, path + "[\(index)]")) }
+            default: break
+            }
+        }
+    }
+
     /// Adds `other` to `total`, or throws when the sum leaves the type's range.
     static func add<T: FixedWidthInteger>(_ total: inout T, _ other: T, _ field: String) throws(ReportDamage) {
         let (sum, overflow) = total.addingReportingOverflow(other)

@@ -46,7 +46,7 @@ public struct ReportMerge: Sendable {
         self.files = files
         self.htmlPath = htmlPath
         self.requireAllShards = requireAllShards
-        isBatch = files.first.flatMap { Self.batchSummary(at: $0) } != nil
+        isBatch = files.first.flatMap(Self.contents(of:)).flatMap(Self.batchSummary) != nil
         if isBatch, htmlPath != nil {
             throw ConfigurationError(
                 .invalidCombination, "an HTML report goes with bench reports; these are batch summaries", setting: nil)
@@ -118,11 +118,12 @@ public struct ReportMerge: Sendable {
         var merged: BatchSummary?
         var check = MergeCheck()
         for file in files {
-            guard let summary = Self.batchSummary(at: file) else {
+            guard let data = Self.contents(of: file), let summary = Self.batchSummary(data) else {
                 throw ConfigurationError(
                     .unusableInput, "\(file) is not a batch summary.json (give every shard's OUTDIR/summary.json)")
             }
             do throws(ReportDamage) {
+                try ReportDamage.checkKeysAreUnique(in: [UInt8](data))
                 try summary.check()
             } catch {
                 throw ConfigurationError(
@@ -167,9 +168,8 @@ public struct ReportMerge: Sendable {
         return Data(bytes)
     }
 
-    /// The batch summary in `path`, or nil when it cannot be read or is not one.
-    static func batchSummary(at path: String) -> BatchSummary? {
-        guard let data = contents(of: path) else { return nil }
-        return try? BatchJSON.decoder.decode(BatchSummary.self, from: data)
+    /// The batch summary in `data`, or nil when it is not one.
+    static func batchSummary(_ data: Data) -> BatchSummary? {
+        try? BatchJSON.decoder.decode(BatchSummary.self, from: data)
     }
 }

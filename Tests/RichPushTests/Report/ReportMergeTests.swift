@@ -132,7 +132,7 @@ import Testing
     /// Counts near `Int.max` that add up past it, negative counts, and timelines that would make the
     /// merge allocate without bound are damaged inputs (exit 65, the field named), never a trap.
     @Test(arguments: [
-        ("\"devices\" : 2", "\"devices\" : 9223372036854775800", "devices adds up past"),
+        ("\"devices\" : 2", "\"devices\" : 9223372036854775800", "devices + not_started is 9223372036854775800"),
         ("\"attached\" : 2", "\"attached\" : -2", "attached is -2"),
         ("\"bytes\" : 8414", "\"bytes\" : 9223372036854775807", "bytes adds up past"),
         ("\"second\" : 0", "\"second\" : 400000000000", "timeline[0] is second 400000000000"),
@@ -144,6 +144,12 @@ import Testing
         ),
         ("\"status_codes\" : {", "\"status_codes\" : {\"200\": 3", "status_codes count 3 devices"),
         ("\"shard_count\" : 2", "\"shard_count\" : 1000000000000000000", "do not fit"),
+        // Parts larger than the whole, a duration no run lasts, and a key written twice.
+        ("\"not_started\" : 0", "\"not_started\" : 9223372036854775807", "devices + not_started adds up past"),
+        ("\"not_started\" : 0", "\"not_started\" : 3", "devices + not_started is 5, more than config.devices 4"),
+        ("\"attached\" : 2", "\"attached\" : 3", "attached is 3, more than devices 2"),
+        ("\"duration_seconds\" : 1", "\"duration_seconds\" : 1e308", "longer than the 604800 s"),
+        ("\"bytes\" : 8414,", "\"bytes\" : 8414, \"bytes\" : 1,", "'bytes' appears more than once"),
     ])
     func refusesDamagedBenchReports(find: String, replace: String, says: String) throws {
         let folder = try Fixtures.temporaryFolder()
