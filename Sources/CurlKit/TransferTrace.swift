@@ -113,9 +113,28 @@ public struct TransferTrace: Sendable, Equatable {
                     self.truncated = true
                     return
                 }
-                lines.append(Line(kind, Self.escaping(String(decoding: bytes, as: UTF8.self))))
+                let text = Self.escaping(String(decoding: bytes, as: UTF8.self))
+                lines.append(Line(kind, kind == .headerOut ? Self.maskingCredentials(text) : text))
             }
         }
+    }
+
+    /// The request headers that carry credentials: their values are never kept in a trace.
+    static let credentialHeaders = ["authorization", "proxy-authorization", "cookie"]
+
+    /// A request header line with the credentials in its value replaced by `[redacted]`, keeping the
+    /// scheme (`Authorization: Basic [redacted]`), so a `-v` trace says how the request authenticated
+    /// without printing a password from the URL or a key; other lines unchanged.
+    static func maskingCredentials(_ line: String) -> String {
+        guard let colon = line.firstIndex(of: ":") else { return line }
+        let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+        guard credentialHeaders.contains(name) else { return line }
+        let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+        var scheme = ""
+        if name != "cookie", let space = value.firstIndex(where: { $0 == " " || $0 == "\t" }) {
+            scheme = String(value[..<space]) + " "
+        }
+        return String(line[...colon]) + " " + scheme + "[redacted]"
     }
 
     /// The text with C0 and C1 controls, DEL and the Unicode line separators as visible escapes (the

@@ -47,6 +47,25 @@ import Testing
         #expect(report["download"]?["http_version"] == .string("1.1"), "the asset server speaks 1.1 only")
     }
 
+    /// Credentials never reach the `-v` trace: the Basic header libcurl builds from a URL's user and
+    /// password, and one given with -H, show their scheme and `[redacted]`.
+    @Test func theTraceNeverShowsCredentials() async throws {
+        defer { cleanUp() }
+        let run = try await RichPushBinary.run(
+            [
+                "fetch", "https://ana:s3cret-pass@cdn.example.com/hero.png", "-v", "-H",
+                "Proxy-Authorization: Bearer tok-123456789", "-H", "Cookie: session=abcdef",
+            ] + mapping)
+        let sent = Self.sentHeaders(run.stderr)
+        #expect(sent.contains("Authorization: Basic [redacted]"), "\(sent)")
+        #expect(sent.contains("Proxy-Authorization: Bearer [redacted]"), "\(sent)")
+        #expect(sent.contains("Cookie: [redacted]"), "\(sent)")
+        // base64("ana:s3cret-pass"), the token and the cookie appear nowhere in the trace.
+        for secret in ["YW5hOnMzY3JldC1wYXNz", "tok-123456789", "session=abcdef"] {
+            #expect(!run.stderr.contains(secret), "\(secret) in \(run.stderr)")
+        }
+    }
+
     @Test func headerOptionsAddReplaceAndRemove() async throws {
         defer { cleanUp() }
         let run = try await RichPushBinary.run(
