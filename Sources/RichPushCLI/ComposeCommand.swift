@@ -56,9 +56,9 @@ enum ComposeCommand {
             .dataError:
                 "Braze would refuse the request (or a user's payload), or the request or --user file cannot be read"
         ],
-        run: { try run($0) })
+        run: { try await run($0) })
 
-    static func run(_ arguments: Arguments) throws -> ExitCode {
+    static func run(_ arguments: Arguments) async throws -> ExitCode {
         var arguments = arguments
         let options = ComposeOptions(dialect: try dialect(&arguments), dashboard: arguments.flag("--dashboard"))
         let envelope = arguments.flag("--envelope")
@@ -89,34 +89,66 @@ enum ComposeCommand {
             printError("richpush compose: \(shown): refused: \(refusal.line.escapingControlCharacters)")
             return .dataError
         }
+        // Ctrl-C or SIGTERM stops the loop, and a rendering in progress, at once: the lines written stay.
+        let (given, everyone) = (userFile != nil, users)
+        let run = await runInterruptibly {
+            composeEach(request, users: everyone, label: shown, numbered: given, envelope: envelope, explain: explain)
+        }
+        if run.interrupted {
+            printError("richpush compose: interrupted after \(run.value.done) of \(users.count) payloads.")
+            return .interrupted
+        }
+        let tally = try run.value.outcome.get()
+        if explain { printLine(table(ComposeRule.all.filter { tally.used.contains($0.id) })) }
+        return tally.refused ? .dataError : .success
+    }
+
+    /// What composing every user came to.
+    struct Tally: Sendable {
         var refused = false
         var used: Set<String> = []
+    }
+
+    /// Composes `request` for each of `users` in turn, writing each payload (or refusal) as it comes;
+    /// stops at the first write that fails, or when the task is cancelled.
+    static func composeEach(
+        _ request: Composer.Request, users: [JSONValue?], label shown: String, numbered: Bool, envelope: Bool,
+        explain: Bool
+    ) -> (outcome: Result<Tally, CommandFailure>, done: Int) {
+        var tally = Tally()
         for (index, user) in users.enumerated() {
-            let number = userFile == nil ? nil : index + 1
+            let number = numbered ? index + 1 : nil
             let label = number.map { "\(shown) (user \($0))" } ?? shown
-            switch Composer.compose(request, user: user) {
-            case .success(let push):
-                used.formUnion(push.rules)
-                if explain { continue }
-                try emit(envelope ? push.envelope(user: number).utf8 : push.bytes)
-                if !envelope {
-                    let headers = push.headers.fields.map { "\($0.name): \($0.value)" }.joined(separator: ", ")
-                    printError(
-                        "richpush compose: \(label): \(push.bytes.count) bytes; \(headers)".escapingControlCharacters)
+            guard let composed = Composer.composeUnlessCancelled(request, user: user) else {
+                return (.success(tally), index)
+            }
+            do throws(CommandFailure) {
+                switch composed {
+                case .success(let push):
+                    tally.used.formUnion(push.rules)
+                    if explain { continue }
+                    try emit(envelope ? push.envelope(user: number).utf8 : push.bytes)
+                    if !envelope {
+                        let headers = push.headers.fields.map { "\($0.name): \($0.value)" }.joined(separator: ", ")
+                        printError(
+                            "richpush compose: \(label): \(push.bytes.count) bytes; \(headers)"
+                                .escapingControlCharacters)
+                    }
+                    for warning in push.warnings {
+                        printError(
+                            "richpush compose: \(label): warning [\(warning.code)]: \(warning.message)"
+                                .escapingControlCharacters)
+                    }
+                case .failure(let refusal):
+                    tally.refused = true
+                    if envelope && !explain { try emit(ComposedPush.envelope(refusal: refusal, user: number).utf8) }
+                    printError("richpush compose: \(label): refused: \(refusal.line)".escapingControlCharacters)
                 }
-                for warning in push.warnings {
-                    printError(
-                        "richpush compose: \(label): warning [\(warning.code)]: \(warning.message)"
-                            .escapingControlCharacters)
-                }
-            case .failure(let refusal):
-                refused = true
-                if envelope && !explain { try emit(ComposedPush.envelope(refusal: refusal, user: number).utf8) }
-                printError("richpush compose: \(label): refused: \(refusal.line)".escapingControlCharacters)
+            } catch {
+                return (.failure(error), index)
             }
         }
-        if explain { printLine(table(ComposeRule.all.filter { used.contains($0.id) })) }
-        return refused ? .dataError : .success
+        return (.success(tally), users.count)
     }
 
     /// `--sdk NAME`, braze by default.
@@ -156,7 +188,7 @@ enum ComposeCommand {
     }
 
     /// One line on stdout.
-    static func emit(_ bytes: [UInt8]) throws {
+    static func emit(_ bytes: [UInt8]) throws(CommandFailure) {
         do { try SystemCall.writeAll(1, bytes + [UInt8(ascii: "\n")], path: "stdout") } catch {
             throw CommandFailure(.ioError, error.message)
         }

@@ -40,19 +40,34 @@ enum BrazeComposer {
         case fragment
     }
 
-    static func compose(_ root: JSONValue, options: ComposeOptions, user: JSONValue?) -> Result<
-        ComposedPush, ComposeRefusal
-    > {
+    /// The request's `apple_push` with its Liquid parsed, once for all its users; nil when the
+    /// request has no `apple_push` object (it is refused before anything is rendered).
+    static func document(of root: JSONValue) -> Liquid.Document? {
+        guard let (applePush, _) = try? locate(root), case .object = applePush else { return nil }
+        return Liquid.Document(applePush, path: "apple_push")
+    }
+
+    /// The request composed for `user`; nil when `checksCancellation` is set and the task was
+    /// cancelled while its Liquid rendered. `renderingLimit` replaces ``renderingLimit(_:)`` (the fuzz
+    /// target renders without one, to check that the limit never changes a push that composes).
+    static func compose(
+        _ root: JSONValue, document: Liquid.Document?, options: ComposeOptions, user: JSONValue?,
+        checksCancellation: Bool, renderingLimit limit: Int? = nil
+    ) -> Result<ComposedPush, ComposeRefusal>? {
         do throws(ComposeRefusal) {
-            return .success(try build(root, options: options, user: user))
+            return try build(
+                root, document: document, options: options, user: user, checksCancellation: checksCancellation,
+                limit: limit ?? renderingLimit(options)
+            ).map { .success($0) }
         } catch {
             return .failure(error)
         }
     }
 
-    private static func build(_ root: JSONValue, options: ComposeOptions, user: JSONValue?) throws(ComposeRefusal)
-        -> ComposedPush
-    {
+    private static func build(
+        _ root: JSONValue, document: Liquid.Document?, options: ComposeOptions, user: JSONValue?,
+        checksCancellation: Bool, limit: Int
+    ) throws(ComposeRefusal) -> ComposedPush? {
         let (applePush, shape) = try locate(root)
         guard case .object = applePush else {
             throw .badRequest(
@@ -68,7 +83,19 @@ enum BrazeComposer {
         if case .string(let id)? = root["campaign_id"] { campaign.append(("api_id", .string(id))) }
         let context = user.map { Liquid.Context(user: $0, campaign: campaign) }
         var report = Liquid.Report()
-        let push = Liquid.render(applePush, path: "apple_push", context: context, report: &report)
+        var renderer = Liquid.Renderer(context: context, checksCancellation: checksCancellation)
+        let push: JSONValue
+        do throws(Liquid.Interruption) {
+            push = try render(
+                document ?? Liquid.Document(applePush, path: "apple_push"), renderer: &renderer, limit: limit,
+                report: &report)
+        } catch {
+            switch error {
+            case .cancelled: return nil
+            case .pastLimit(let field, let reached, _, let whole):
+                throw renderingRefusal(field: field, reached: reached, payload: whole, options: options)
+            }
+        }
         if !report.fields.isEmpty { rules.append("liquid") }
         warnings += report.warnings(rendered: context != nil)
 
@@ -220,6 +247,141 @@ enum BrazeComposer {
         let composed = ComposedPush(
             payload: .object(payload), headers: headers, warnings: warnings, liquidFields: report.fields, rules: rules)
         return try checkSize(composed, options: options, liquid: !report.fields.isEmpty && context == nil)
+    }
+
+    /// The most bytes Liquid may render into one payload, or into one field outside it: Braze's
+    /// API limit, over which the payload is refused; for a dashboard message (a warning over 3,807
+    /// bytes), APNs' own 4,096, over which no send delivers it.
+    static func renderingLimit(_ options: ComposeOptions) -> Int {
+        options.dashboard ? ExtensionPolicy.PushType.alert.maxPayloadBytes : apiLimit
+    }
+
+    /// Fields whose text Braze puts into the payload as it is (after Liquid): their texts share one
+    /// budget. `asset_file_type` counts only beside `asset_url`; `alert`, `buttons` and `extra` are
+    /// read member by member.
+    static let payloadTextFields: Set<String> = [
+        "sound", "notification_group_thread_id", "category", "asset_url", "interruption_level", "custom_uri",
+    ]
+    /// Fields whose rendered text nothing reads: Braze checks that they are there, or ignores them.
+    static let unreadFields: Set<String> = ["message_variation_id", "send_to_most_recent_device_only"]
+    /// The members of a button that go into the payload.
+    static let buttonPayloadMembers: Set<String> = ["action_id", "action", "uri"]
+
+    /// `apple_push` rendered for one user, against the payload's budget.
+    ///
+    /// Every text Braze copies into the payload is charged to one budget of `limit` bytes: they are
+    /// all in the payload, at least as long as rendered, so past it the payload is over the limit
+    /// whatever the rest holds. A text outside the payload that some check reads (a header,
+    /// `badge`, `expiry`) has a budget of its own, the same size: no field Braze sends is longer
+    /// than a whole payload. A text nothing reads (an unknown field, a repeated key but the last,
+    /// a button's unknown member) is not rendered: its tags are only noted for the report.
+    private static func render(
+        _ document: Liquid.Document, renderer: inout Liquid.Renderer, limit: Int, report: inout Liquid.Report
+    ) throws(Liquid.Interruption) -> JSONValue {
+        var payload = Liquid.Budget(limit: limit, whole: true)
+        guard case .object(let members) = document else {
+            return try renderer.render(document, budget: &payload, report: &report)
+        }
+        let last = lastIndexes(members)
+        // Extra keys Braze writes itself (custom_uri, use_webview): the extra's own are left out (ab and
+        // aps are refused). A dashboard "$json:" text is charged as rendered, a few bytes more than the
+        // compact JSON sent: that budget, APNs' 4,096 bytes, is already above the dashboard's 3,807.
+        var taken: Set<String> = ["ab", "aps"]
+        if last["custom_uri"] != nil { taken.formUnion(["ab_uri", "ab_use_webview"]) }
+        if last["use_webview"] != nil { taken.insert("ab_use_webview") }
+        var rendered: [(key: String, value: JSONValue)] = []
+        rendered.reserveCapacity(members.count)
+        for (index, member) in members.enumerated() {
+            let key = member.key
+            let value: JSONValue
+            if last[key] != index || !knownFields.contains(key) || unreadFields.contains(key) {
+                value = try renderer.note(member.value, report: &report)
+            } else if key == "alert" || key == "extra", case .object(let inner) = member.value {
+                // Alert fields Braze knows go into aps.alert; every extra key it does not take goes in.
+                var parts: [(key: String, value: JSONValue)] = []
+                for part in inner {
+                    let kept =
+                        key == "alert"
+                        ? alertFields.contains { $0.request == part.key } : !taken.contains(part.key)
+                    parts.append(
+                        (
+                            part.key,
+                            kept
+                                ? try renderer.render(part.value, budget: &payload, report: &report)
+                                : try renderer.note(part.value, report: &report)
+                        ))
+                }
+                value = .object(parts)
+            } else if key == "buttons", case .array(let buttons) = member.value {
+                var items: [JSONValue] = []
+                for button in buttons {
+                    guard case .object(let parts) = button else {
+                        items.append(try renderer.note(button, report: &report))
+                        continue
+                    }
+                    let lastPart = lastIndexes(parts)
+                    var item: [(key: String, value: JSONValue)] = []
+                    for (partIndex, part) in parts.enumerated() {
+                        let kept = lastPart[part.key] == partIndex && buttonPayloadMembers.contains(part.key)
+                        item.append(
+                            (
+                                part.key,
+                                kept
+                                    ? try renderer.render(part.value, budget: &payload, report: &report)
+                                    : try renderer.note(part.value, report: &report)
+                            ))
+                    }
+                    items.append(.object(item))
+                }
+                value = .array(items)
+            } else if key == "alert" || payloadTextFields.contains(key)
+                || (key == "asset_file_type" && last["asset_url"] != nil)
+            {
+                value = try renderer.render(member.value, budget: &payload, report: &report)
+            } else if key == "extra" || key == "buttons" {
+                // Not an object (an array): refused by its type, which is all the refusal reads.
+                value = try renderer.note(member.value, report: &report)
+            } else {
+                var own = Liquid.Budget(limit: limit, whole: false)
+                value = try renderer.render(member.value, budget: &own, report: &report)
+            }
+            rendered.append((key, value))
+        }
+        return .object(rendered)
+    }
+
+    /// Each key's last place among `members`: the member Braze reads when a key repeats.
+    private static func lastIndexes(_ members: [(key: String, value: Liquid.Document)]) -> [String: Int] {
+        var last: [String: Int] = [:]
+        for (index, member) in members.enumerated() { last[member.key] = index }
+        return last
+    }
+
+    /// Rendering stopped past the limit: the size check's refusal (for a dashboard message, which has
+    /// no API answer, without Braze's status and words), naming the field where it stopped.
+    private static func renderingRefusal(
+        field: String, reached: Int, payload: Bool, options: ComposeOptions
+    ) -> ComposeRefusal {
+        let limit = options.dashboard ? "4,096" : "1,912"
+        let detail =
+            payload
+            ? "the text its Liquid renders for this user passes \(limit) bytes in \(field), where rendering stopped "
+                + "at \(reached) bytes"
+            : "\(field) renders to more than \(limit) bytes for this user (rendering stopped at \(reached) bytes), "
+                + "more than a whole push may hold"
+        let hint = "Shorten the text around the tags, or check this user's attributes: each tag copies its whole value."
+        guard !options.dashboard else {
+            return ComposeRefusal(
+                .applePushLengthExceeded, status: nil, brazeMessage: nil,
+                detail: (payload ? "the payload is more than APNs' 4,096 bytes, so no send delivers it: " : "")
+                    + detail
+                    + (payload
+                        ? " (Braze's limit for dashboard messages is 3,807 bytes)." : ", so no send delivers it."),
+                hint: hint)
+        }
+        return ComposeRefusal(
+            .applePushLengthExceeded, status: 400, brazeMessage: "Apple Push Length Exceeded",
+            detail: (payload ? "JSON payload is more than 1,912 bytes: " : "") + detail + ".", hint: hint)
     }
 
     /// The `apple_push` object and the shape it came in; a refusal for JSON that is none of them.

@@ -12,10 +12,18 @@
 /// }
 /// ```
 public enum Composer {
-    /// The request read once, ready to compose for one user or many.
+    /// The request read once, ready to compose for one user or many: its Liquid is parsed here, not per user.
     public struct Request: Sendable {
         let root: JSONValue
         let options: ComposeOptions
+        /// Braze's `apple_push` with its Liquid parsed; nil for the other dialects, or without one.
+        let document: Liquid.Document?
+
+        init(root: JSONValue, options: ComposeOptions) {
+            self.root = root
+            self.options = options
+            document = options.dialect == .braze ? BrazeComposer.document(of: root) : nil
+        }
     }
 
     /// Reads the request's JSON; a refusal when it is not JSON.
@@ -35,12 +43,47 @@ public enum Composer {
     }
 
     /// The request composed for one user (`nil`: Liquid is reported, not rendered).
+    ///
+    /// Liquid renders against Braze's size limit: once the texts it writes into the payload pass
+    /// it, rendering stops and the refusal is the size check's, so a short template and a long
+    /// value cost no more than the limit.
     public static func compose(_ request: Request, user: JSONValue? = nil) -> Result<ComposedPush, ComposeRefusal> {
         switch request.options.dialect {
-        case .braze: BrazeComposer.compose(request.root, options: request.options, user: user)
+        case .braze: braze(request, user: user)
         case .onesignal: OneSignalComposer.compose(request.root)
         case .airship: AirshipComposer.compose(request.root)
         }
+    }
+
+    /// ``compose(_:user:)`` with no limit on what Liquid renders, for the fuzz target: wherever this
+    /// composes a push within the limits, ``compose(_:user:)`` must compose the same one.
+    package static func composeRenderingWhole(_ request: Request, user: JSONValue?) -> Result<
+        ComposedPush, ComposeRefusal
+    > {
+        request.options.dialect == .braze
+            ? braze(request, user: user, renderingLimit: .max) : compose(request, user: user)
+    }
+
+    /// Braze's composition without looking for cancellation.
+    private static func braze(_ request: Request, user: JSONValue?, renderingLimit: Int? = nil) -> Result<
+        ComposedPush, ComposeRefusal
+    > {
+        let composed = BrazeComposer.compose(
+            request.root, document: request.document, options: request.options, user: user, checksCancellation: false,
+            renderingLimit: renderingLimit)
+        // Never nil: only a composition that looks for cancellation gives up.
+        return composed ?? .failure(ComposeRefusal(.notARequest, status: nil, brazeMessage: nil, detail: "cancelled."))
+    }
+
+    /// ``compose(_:user:)`` that gives up once the current task is cancelled (rendering looks
+    /// every 1,024 Liquid tags): nil then. For a loop over many users that a signal must stop.
+    package static func composeUnlessCancelled(_ request: Request, user: JSONValue?) -> Result<
+        ComposedPush, ComposeRefusal
+    >? {
+        if Task.isCancelled { return nil }
+        guard request.options.dialect == .braze else { return compose(request, user: user) }
+        return BrazeComposer.compose(
+            request.root, document: request.document, options: request.options, user: user, checksCancellation: true)
     }
 
     /// Reads and composes `bytes` in one step.

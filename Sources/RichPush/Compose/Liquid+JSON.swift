@@ -46,26 +46,130 @@ extension Liquid {
         }
     }
 
-    /// `value` with every string rendered for `context` (object keys are left alone); `path` names
-    /// the value in the report (`apple_push.alert.body`).
-    static func render(_ value: JSONValue, path: String, context: Context?, report: inout Report) -> JSONValue {
-        switch value {
-        case .string(let text):
-            let (rendered, notes) = render(text, context: context)
-            guard notes.holdsLiquid else { return value }
-            report.fields.append(path)
-            report.unrendered += notes.unrendered.map { (path, $0) }
-            report.empty += notes.empty.map { (path, $0) }
+    /// A JSON value with the Liquid of its strings parsed once (``Template``), for rendering per user.
+    ///
+    /// A part that holds no Liquid stays the value it is; a string that does keeps its field's path
+    /// (`apple_push.alert.body`), made once here rather than for every user.
+    indirect enum Document: Sendable {
+        /// Nothing below holds Liquid.
+        case plain(JSONValue)
+        /// A string holding Liquid, and the field it is in.
+        case text(Template, field: String)
+        case object([(key: String, value: Document)])
+        case array([Document])
+
+        /// `value` parsed; `path` names it in the report (`apple_push`).
+        init(_ value: JSONValue, path: String) {
+            var components: [String] = []
+            self = Self.parse(value, root: path, components: &components)
+        }
+
+        private static func parse(_ value: JSONValue, root: String, components: inout [String]) -> Document {
+            switch value {
+            case .string(let text):
+                let template = Template(text)
+                guard template.holdsLiquid else { return .plain(value) }
+                return .text(template, field: root + components.joined())
+            case .object(let members):
+                var parsed: [(key: String, value: Document)] = []
+                var liquid = false
+                for member in members {
+                    components.append("." + member.key)
+                    let document = parse(member.value, root: root, components: &components)
+                    components.removeLast()
+                    if case .plain = document {} else { liquid = true }
+                    parsed.append((member.key, document))
+                }
+                return liquid ? .object(parsed) : .plain(value)
+            case .array(let items):
+                var parsed: [Document] = []
+                var liquid = false
+                for (index, item) in items.enumerated() {
+                    components.append("[\(index)]")
+                    let document = parse(item, root: root, components: &components)
+                    components.removeLast()
+                    if case .plain = document {} else { liquid = true }
+                    parsed.append(document)
+                }
+                return liquid ? .array(parsed) : .plain(value)
+            case .number, .bool, .null:
+                return .plain(value)
+            }
+        }
+
+        /// The value as written.
+        var written: JSONValue {
+            switch self {
+            case .plain(let value): value
+            case .text(let template, _): .string(template.text)
+            case .object(let members): .object(members.map { ($0.key, $0.value.written) })
+            case .array(let items): .array(items.map(\.written))
+            }
+        }
+    }
+}
+
+extension Liquid.Renderer {
+    /// `document` with every string rendered, each charged to `budget`; each text holding Liquid
+    /// is added to `report`.
+    mutating func render(_ document: Liquid.Document, budget: inout Liquid.Budget, report: inout Liquid.Report)
+        throws(Liquid.Interruption) -> JSONValue
+    {
+        switch document {
+        case .plain(let value):
+            return value
+        case .text(let template, let field):
+            var notes = Liquid.Notes()
+            let rendered = try render(template, field: field, budget: &budget, notes: &notes)
+            report.add(notes, field: field)
             return .string(rendered)
         case .object(let members):
-            return .object(
-                members.map { ($0.key, render($0.value, path: path + "." + $0.key, context: context, report: &report)) }
-            )
+            var rendered: [(key: String, value: JSONValue)] = []
+            rendered.reserveCapacity(members.count)
+            for member in members {
+                rendered.append((member.key, try render(member.value, budget: &budget, report: &report)))
+            }
+            return .object(rendered)
         case .array(let items):
-            return .array(
-                items.enumerated().map { render($1, path: path + "[\($0)]", context: context, report: &report) })
-        case .number, .bool, .null:
-            return value
+            var rendered: [JSONValue] = []
+            rendered.reserveCapacity(items.count)
+            for item in items { rendered.append(try render(item, budget: &budget, report: &report)) }
+            return .array(rendered)
         }
+    }
+
+    /// `document` as written, with its texts' tags added to `report` as rendering would find them:
+    /// for a value that never reaches the payload, whose rendering nobody reads.
+    mutating func note(_ document: Liquid.Document, report: inout Liquid.Report) throws(Liquid.Interruption)
+        -> JSONValue
+    {
+        try noteTexts(document, report: &report)
+        return document.written
+    }
+
+    private mutating func noteTexts(_ document: Liquid.Document, report: inout Liquid.Report)
+        throws(Liquid.Interruption)
+    {
+        switch document {
+        case .plain: return
+        case .text(let template, let field):
+            var notes = Liquid.Notes()
+            try note(template, notes: &notes)
+            report.add(notes, field: field)
+        case .object(let members):
+            for member in members { try noteTexts(member.value, report: &report) }
+        case .array(let items):
+            for item in items { try noteTexts(item, report: &report) }
+        }
+    }
+}
+
+extension Liquid.Report {
+    /// One text's notes, under its field.
+    mutating func add(_ notes: Liquid.Notes, field: String) {
+        guard notes.holdsLiquid else { return }
+        fields.append(field)
+        unrendered += notes.unrendered.map { (field, $0) }
+        empty += notes.empty.map { (field, $0) }
     }
 }

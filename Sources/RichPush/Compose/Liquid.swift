@@ -7,6 +7,9 @@
 /// does; a `{% ... %}` tag, any other filter or variable, and a value that is a list or object stay
 /// as written, so the size checked for them is the text as written.
 ///
+/// A text is parsed once (``Template``) and rendered per user into a byte buffer that stops at a
+/// ``Budget``, so a short template cannot multiply a long value into more than the limit allows.
+///
 /// ```swift
 /// let context = Liquid.Context(user: .object([("first_name", .string("Ada"))]))
 /// let (text, notes) = Liquid.render("Hi {{${first_name} | default: 'there'}}", context: context)
@@ -31,11 +34,6 @@ public enum Liquid {
             self.campaign = campaign
             if case .object(let members)? = user["campaign"] { self.campaign = members + campaign }
         }
-
-        func standard(_ name: String) -> JSONValue? {
-            if let value = user[name] { return value }
-            return name == "user_id" ? user["external_id"] : nil
-        }
     }
 
     /// What happened to the tags of one text.
@@ -46,6 +44,8 @@ public enum Liquid {
         public var unrendered: [String] = []
         /// Tags whose value is missing for this user and that have no default: rendered empty.
         public var empty: [String] = []
+
+        package init() {}
     }
 
     /// Whether `text` holds Liquid at all.
@@ -54,148 +54,19 @@ public enum Liquid {
     }
 
     /// `text` with the tags ``Liquid`` knows rendered for `context`; with no context, nothing is rendered.
+    ///
+    /// No limit applies here: the output is the template's text and one copy of a value per tag.
     public static func render(_ text: String, context: Context?) -> (String, Notes) {
+        var renderer = Renderer(context: context)
+        var budget = Budget(limit: .max)
         var notes = Notes()
-        guard holdsLiquid(text) else { return (text, notes) }
-        notes.holdsLiquid = true
-        let characters = Array(text.unicodeScalars)
-        var output = String.UnicodeScalarView()
-        var index = 0
-        while index < characters.count {
-            let opening = index + 1 < characters.count && characters[index] == "{" ? characters[index + 1] : nil
-            guard opening == "{" || opening == "%" else {
-                output.append(characters[index])
-                index += 1
-                continue
-            }
-            let start = index
-            let end = closing(of: characters, from: start + 2, statement: opening == "%")
-            let tagEnd = end ?? characters.count
-            let tag = String(String.UnicodeScalarView(characters[start..<tagEnd]))
-            index = tagEnd
-            if opening == "%" || end == nil {
-                notes.unrendered.append(tag)
-                output.append(contentsOf: tag.unicodeScalars)
-                continue
-            }
-            let inner = String(String.UnicodeScalarView(characters[(start + 2)..<(tagEnd - 2)]))
-            switch evaluate(inner, context: context) {
-            case .value(let value):
-                output.append(contentsOf: value.unicodeScalars)
-            case .empty:
-                notes.empty.append(tag)
-            case .unrendered:
-                notes.unrendered.append(tag)
-                output.append(contentsOf: tag.unicodeScalars)
-            }
+        do {
+            let rendered = try renderer.render(Template(text), field: "", budget: &budget, notes: &notes)
+            return (rendered, notes)
+        } catch {
+            // Not reached: nothing is over an unlimited budget, and this renderer never checks for cancellation.
+            return (text, notes)
         }
-        return (String(output), notes)
-    }
-
-    /// The index just past the `}}` (or `%}`) that closes a tag opened before `start`, skipping
-    /// `${...}` and quoted text; nil when the text ends first.
-    private static func closing(of characters: [Unicode.Scalar], from start: Int, statement: Bool) -> Int? {
-        var index = start
-        var quote: Unicode.Scalar?
-        var inVariable = false
-        let first: Unicode.Scalar = statement ? "%" : "}"
-        while index < characters.count {
-            let character = characters[index]
-            if let open = quote {
-                if character == open { quote = nil }
-            } else if inVariable {
-                if character == "}" { inVariable = false }
-            } else if character == "'" || character == "\"" {
-                quote = character
-            } else if character == "$", index + 1 < characters.count, characters[index + 1] == "{" {
-                inVariable = true
-                index += 1
-            } else if character == first, index + 1 < characters.count, characters[index + 1] == "}" {
-                return index + 2
-            }
-            index += 1
-        }
-        return nil
-    }
-
-    private enum Evaluation {
-        case value(String)
-        case empty
-        case unrendered
-    }
-
-    /// One `{{ ... }}` expression: a known variable, then `default` filters only.
-    private static func evaluate(_ inner: String, context: Context?) -> Evaluation {
-        guard let context else { return .unrendered }
-        let parts = splitOutsideQuotes(inner, on: "|").map { $0.trimmingSpaces }
-        guard let head = parts.first else { return .unrendered }
-        let found: JSONValue?
-        if let name = variable(head, prefix: "${") {
-            guard standardAttributes.contains(name) else { return .unrendered }
-            found = context.standard(name)
-        } else if let name = variable(head, prefix: "custom_attribute.${") {
-            found = context.user["custom_attributes"]?[name]
-        } else if let name = variable(head, prefix: "campaign.${") {
-            found = context.campaign.last { $0.key == name }?.value
-        } else {
-            return .unrendered
-        }
-        var text: String?
-        switch found {
-        case .string(let string)?: text = string
-        case .number(let number)?: text = number
-        case .bool(let flag)?: text = flag ? "true" : nil
-        case .null?, nil: text = nil
-        case .array?, .object?: return .unrendered
-        }
-        if text == "" { text = nil }
-        for filter in parts.dropFirst() {
-            guard filter.hasPrefix("default"), let colon = filter.firstIndex(of: ":"),
-                filter[..<colon].trimmingSpaces == "default",
-                let fallback = quoted(filter[filter.index(after: colon)...].trimmingSpaces)
-            else { return .unrendered }
-            if text == nil { text = fallback }
-        }
-        return text.map { .value($0) } ?? .empty
-    }
-
-    /// `name` from `prefix + name + "}"`.
-    private static func variable(_ head: String, prefix: String) -> String? {
-        guard head.hasPrefix(prefix), head.hasSuffix("}"), head.count > prefix.count + 1 else { return nil }
-        let name = head.dropFirst(prefix.count).dropLast()
-        guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == " " }) else {
-            return nil
-        }
-        return String(name)
-    }
-
-    /// The text between matching single or double quotes that make up all of `text`.
-    private static func quoted(_ text: String) -> String? {
-        guard let first = text.first, first == "'" || first == "\"", text.count >= 2, text.last == first else {
-            return nil
-        }
-        let body = text.dropFirst().dropLast()
-        return body.contains(first) ? nil : String(body)
-    }
-
-    private static func splitOutsideQuotes(_ text: String, on separator: Character) -> [String] {
-        var parts: [String] = []
-        var current = ""
-        var quote: Character?
-        for character in text {
-            if let open = quote {
-                if character == open { quote = nil }
-            } else if character == "'" || character == "\"" {
-                quote = character
-            } else if character == separator {
-                parts.append(current)
-                current = ""
-                continue
-            }
-            current.append(character)
-        }
-        parts.append(current)
-        return parts
     }
 }
 
