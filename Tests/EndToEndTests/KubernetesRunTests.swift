@@ -51,6 +51,23 @@ import Testing
             environment: ["PATH": "/usr/bin:/bin", "HOME": "/tmp"].merging(environment) { $1 })
     }
 
+    /// The Job's `count` pods of `container`, started at once as the Job starts them (each with its
+    /// `JOB_COMPLETION_INDEX` and `environment(index)`), and each one's exit status once all have ended.
+    static func runPods(
+        _ container: [String: Any], count: Int, in root: String, environment: (Int) -> [String: String]
+    ) async throws -> [Int32] {
+        var running: [ChildProcess] = []
+        for index in 0..<count {
+            running.append(
+                try start(
+                    script(container), in: root,
+                    environment: environment(index).merging(["JOB_COMPLETION_INDEX": "\(index)"]) { $1 }))
+        }
+        var statuses: [Int32] = []
+        for process in running { statuses.append(await process.wait().0) }
+        return statuses
+    }
+
     @Test func twentyBenchPodsAndTheMergeRunInTheImage() async throws {
         if let reason = ImageScriptTests.chrootUnavailable {
             print("KubernetesRunTests: skipped: \(reason)")
@@ -68,20 +85,13 @@ import Testing
         // Ahead by enough for 20 processes to start on two cores and each make its trial download.
         let start = try WallTime(
             parsing: String(format: "%.0f", (WallClock.read().time + TimeScale.scaled(.seconds(12))).epochSeconds))
-        var running: [ChildProcess] = []
-        for index in 0..<pods {
-            running.append(
-                try Self.start(
-                    Self.script(bench), in: root,
-                    environment: [
-                        "JOB_COMPLETION_INDEX": "\(index)", "START_AT": start.rfc3339, "DEVICES": "60",
-                        "TARGET_URL": "https://127.0.0.1:\(server.httpsPort ?? 0)/hero.jpg",
-                    ]))
+        let statuses = try await Self.runPods(bench, count: pods, in: root) { _ in
+            [
+                "START_AT": start.rfc3339, "DEVICES": "60",
+                "TARGET_URL": "https://127.0.0.1:\(server.httpsPort ?? 0)/hero.jpg",
+            ]
         }
-        for (index, process) in running.enumerated() {
-            let (status, _) = await process.wait()
-            #expect(status == 0, "pod \(index) exited \(status)")
-        }
+        for (index, status) in statuses.enumerated() { #expect(status == 0, "pod \(index) exited \(status)") }
         let (merged, _) = try await Self.start(Self.script(merge), in: root, environment: [:]).wait()
         #expect(merged == 0, "the merge exited \(merged)")
         let report = try BenchReport.read(try Data(contentsOf: URL(fileURLWithPath: root + "/reports/merged.json")))
@@ -117,13 +127,8 @@ import Testing
                 """
             try payload.write(toFile: root + "/payloads/payload-\(index).json", atomically: false, encoding: .utf8)
         }
-        var running: [ChildProcess] = []
-        for index in 0..<pods {
-            running.append(
-                try Self.start(Self.script(batch), in: root, environment: ["JOB_COMPLETION_INDEX": "\(index)"]))
-        }
-        for (index, process) in running.enumerated() {
-            let (status, _) = await process.wait()
+        let statuses = try await Self.runPods(batch, count: pods, in: root) { _ in [:] }
+        for (index, status) in statuses.enumerated() {
             #expect(status == 0, "pod \(index) exited \(status)")
             let shard = root + "/reports/batch-shard-\(index + 1)"
             #expect(FileManager.default.fileExists(atPath: shard + "/summary.json"), "no summary from pod \(index)")
