@@ -68,17 +68,40 @@ import Testing
         return statuses
     }
 
-    @Test func twentyBenchPodsAndTheMergeRunInTheImage() async throws {
-        if let reason = ImageScriptTests.chrootUnavailable {
-            print("KubernetesRunTests: skipped: \(reason)")
-            return
+    /// What each run needs: the image's file system (nil, with the reason printed, where no chroot is
+    /// allowed), the embedded server standing in for the CDN, and the manifests' containers.
+    struct Rig {
+        let folder: String
+        let root: String
+        let server: AssetServer
+        let containers: [[String: Any]]
+
+        static func make() async throws -> Rig? {
+            if let reason = ImageScriptTests.chrootUnavailable {
+                print("KubernetesRunTests: skipped: \(reason)")
+                return nil
+            }
+            let folder = try Fixtures.temporaryFolder()
+            do {
+                let root = try await KubernetesRunTests.layOut(in: folder)
+                let containers = try KubernetesRunTests.containers()
+                return Rig(folder: folder, root: root, server: try Fixtures.startServer(), containers: containers)
+            } catch {
+                try? FileManager.default.removeItem(atPath: folder)
+                throw error
+            }
         }
-        let folder = try Fixtures.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let root = try await Self.layOut(in: folder)
-        let server = try Fixtures.startServer()
-        defer { server.stop() }
-        let containers = try Self.containers()
+
+        func cleanUp() {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+    }
+
+    @Test func twentyBenchPodsAndTheMergeRunInTheImage() async throws {
+        guard let rig = try await Rig.make() else { return }
+        defer { rig.cleanUp() }
+        let (root, server, containers) = (rig.root, rig.server, rig.containers)
         let bench = try #require(containers.first { $0["name"] as? String == "richpush-bench" })
         let merge = try #require(containers.first { $0["container"] as? String == "merge-bench" })
         let pods = try #require(bench["completions"] as? Int)
@@ -104,16 +127,9 @@ import Testing
     /// show (its asset answers 404) all exit 0, so the Job completes, with every shard's summary and
     /// JUnit file on the volume; the merge exits 1, its merged summary written all the same.
     @Test func aFailedGateCompletesTheShardsAndFailsTheMerge() async throws {
-        if let reason = ImageScriptTests.chrootUnavailable {
-            print("KubernetesRunTests: skipped: \(reason)")
-            return
-        }
-        let folder = try Fixtures.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let root = try await Self.layOut(in: folder)
-        let server = try Fixtures.startServer()
-        defer { server.stop() }
-        let containers = try Self.containers()
+        guard let rig = try await Rig.make() else { return }
+        defer { rig.cleanUp() }
+        let (root, server, containers) = (rig.root, rig.server, rig.containers)
         let batch = try #require(containers.first { $0["name"] as? String == "richpush-batch" })
         let merge = try #require(containers.first { $0["container"] as? String == "merge-batch" })
         let pods = try #require(batch["completions"] as? Int)

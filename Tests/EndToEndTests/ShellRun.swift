@@ -19,7 +19,7 @@ enum Shell {
         _ script: String, in directory: String, environment: [String: String] = [:], limit: Int = 120
     ) async throws -> ShellRun {
         var merged = ProcessInfo.processInfo.environment
-        merged["RP"] = RichPushBinary.underTest
+        merged["RP"] = RichPushBinary.path
         merged.merge(environment) { $1 }
         let result = try await ChildProcess.run(
             "/usr/bin/timeout", ["-s", "KILL", String(limit), "/bin/bash", "-c", script], directory: directory,

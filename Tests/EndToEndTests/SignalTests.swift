@@ -19,7 +19,7 @@ import Testing
         afterStart: Bool = false
     ) async throws -> Ending {
         let process = try ChildProcess.start(
-            RichPushBinary.underTest, arguments, directory: directory,
+            RichPushBinary.path, arguments, directory: directory,
             stdin: stdin.map { .descriptor($0.fileDescriptor) } ?? .null)
         // Sleeping and polling happen on a Dispatch thread: blocking Swift's cooperative pool would
         // stall every other test in the process.
@@ -151,7 +151,7 @@ import Testing
         }
         let out = folder + "/out"
         let process = try ChildProcess.start(
-            RichPushBinary.underTest,
+            RichPushBinary.path,
             [
                 command, "--out", out, "--budget", "30", "--cacert", Fixtures.caFile, "--connect-to",
                 "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)",

@@ -20,9 +20,6 @@ public enum RichPushBinary {
         return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("richpush").path
     }()
 
-    /// The same as ``path``.
-    public static var underTest: String { path }
-
     /// Runs the binary with `arguments`, feeding `stdin`, in `directory`; waits for it to exit.
     ///
     /// Output goes through files, not pipes, so a chatty child never blocks on a full pipe.
