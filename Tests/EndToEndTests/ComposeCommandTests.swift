@@ -37,6 +37,8 @@ import Testing
         ("refused-extra-ab.json", "400 \"Invalid Extra Push Payload\""),
         ("refused-too-long.json", "400 \"Apple Push Length Exceeded\": JSON payload is more than 1,912 bytes"),
         ("refused-no-recipients.json", "400 \"No Recipients\""),
+        ("refused-no-message.json", "400 \"No message to send\""),
+        ("refused-broadcast-with-recipients.json", "400 \"Bad Request\": the request sets broadcast: true"),
     ])
     func aRefusedRequestIsExit65WithBrazesWords(name: String, words: String) async throws {
         let run = try await RichPushBinary.run(["compose", Self.requests + "/" + name])
@@ -74,7 +76,7 @@ import Testing
         }
         #expect(all.stdout.contains("custom-uri") && all.stdout.contains("inferred"))
         let used = try await RichPushBinary.run(["compose", "--explain", Self.requests + "/buttons-yes-no.json"])
-        #expect(used.stdout.contains("button-category"))
+        #expect(used.stdout.contains("buttons ") && used.stdout.contains("category "), "\(used.stdout)")
         #expect(!used.stdout.contains("asset-url"))
         let oneSignal = try await RichPushBinary.run(["compose", "--explain", "--sdk", "onesignal"])
         #expect(oneSignal.stdout.contains("onesignal-attachments") && !oneSignal.stdout.contains("custom-uri"))
@@ -127,6 +129,24 @@ import Testing
         let report = try String(contentsOfFile: folder + "/report.json", encoding: .utf8)
         #expect(OutputSchemas.violations(of: report, against: "outcome") == [])
         #expect(report.contains("\"request\" : \"\(request)\""), "\(report)")
+    }
+
+    /// `compose --sdk X` writes what X's server delivers, so `process --sdk auto` runs the payload as X.
+    @Test(arguments: [
+        ("braze", "rich-image.json"), ("onesignal", "onesignal-attachments.json"), ("airship", "airship-media.json"),
+    ])
+    func processUnderAutoRunsAComposedPayloadAsItsSDK(sdk: String, request: String) async throws {
+        defer { cleanUp() }
+        let composed = try await RichPushBinary.run(
+            ["compose", "--sdk", sdk, ComposeCommandTests.requests + "/" + request])
+        #expect(composed.status == 0, "\(composed.stderr)")
+        let run = try await RichPushBinary.run(
+            ["process", "--sdk", "auto", "--out", folder + "/out"] + options, stdin: Data(composed.stdout.utf8),
+            directory: folder)
+        #expect(run.status == 0, "\(run.stderr)")
+        let outcome = try #require(try JSONValue.parse(Array(run.stdout.utf8))["richpush"])
+        #expect(outcome["sdk"] == .string(sdk), "\(outcome.text)")
+        #expect(outcome["verdict"] == .string("attached"), "\(outcome.text)")
     }
 
     /// A background push composed from content-available decides invocation: the extension never runs,

@@ -4,8 +4,22 @@
 /// `com.urbanairship.media_attachment` as written, the alert, title and subtitle become
 /// `aps.alert`, and `mutable_content: true` becomes `aps.mutable-content: 1`. Airship's own error
 /// words are not known, so refusals carry no status.
+///
+/// Every payload carries the two keys Airship's server adds to each push: `_`, the push id, and
+/// `com.urbanairship.metadata`, an opaque string. The SDK knows an Airship push by the metadata key
+/// (`isAirshipPush()`, urbanairship/ios-library:Airship/AirshipCore/Source/AirshipPush.swift@4c5c03b)
+/// and reports both in its push analytics; `process --sdk auto` knows Airship by it too, with or
+/// without a media attachment. Their values are the server's, so stand-ins are written.
 enum AirshipComposer {
     static let mediaKey = "com.urbanairship.media_attachment"
+    /// The key of the push id Airship's server writes.
+    static let pushIDKey = "_"
+    /// The key of Airship's opaque push metadata.
+    static let metadataKey = "com.urbanairship.metadata"
+    /// The push id written as `_`. Airship's server assigns it (the API answers with `push_ids`).
+    static let standInPushID = "00000000-0000-0000-0000-000000000000"
+    /// The metadata written: the server's value is opaque to the SDK, which only passes it on.
+    static let standInMetadata = "richpush-stand-in"
 
     static func compose(_ root: JSONValue) -> Result<ComposedPush, ComposeRefusal> {
         func refuse(_ detail: String, code: ComposeRefusal.Code = .invalidField, hint: String? = nil) -> Result<
@@ -91,6 +105,8 @@ enum AirshipComposer {
         }
         var payload: [(key: String, value: JSONValue)] = [("aps", .object(aps))]
         if let media { payload.append((mediaKey, media)) }
+        payload += [(pushIDKey, .string(standInPushID)), (metadataKey, .string(standInMetadata))]
+        rules += ["airship-push-id", "airship-metadata"]
         return .success(
             ComposedPush(
                 payload: .object(payload), headers: APNsHeaders(pushType: .alert), warnings: warnings, rules: rules))

@@ -2,6 +2,13 @@ import Foundation
 
 /// Braze's `apple_push` object to the payload and headers Braze delivers (the mapping of Braze's REST documentation, README "What to double-check";
 /// the rules are ``ComposeRule/braze``).
+///
+/// The refusals and the button rules name their source as `page@commit`, pages of the braze-docs repository:
+/// - `apple_object`: https://github.com/braze-inc/braze-docs/blob/5c1e9e0/_docs/_api/objects_filters/messaging/apple_object.md
+/// - `post_send_messages`: https://github.com/braze-inc/braze-docs/blob/d042d5b/_docs/_api/endpoints/messaging/send_messages/post_send_messages.md
+///   (and @042c649, an older version)
+/// - `parameters`: https://github.com/braze-inc/braze-docs/blob/a273b40/_docs/_api/parameters.md
+/// - `errors`: https://github.com/braze-inc/braze-docs/blob/043179b/_docs/_api/errors.md
 enum BrazeComposer {
     /// Braze's largest `/messages/send` payload for iOS, in bytes (400 Apple Push Length Exceeded above it).
     static let apiLimit = 1912
@@ -9,6 +16,21 @@ enum BrazeComposer {
     static let dashboardLimit = 3807
     /// More external ids and aliases than this in one request are refused.
     static let maximumRecipients = 50
+    /// The recipients list of a `/messages/send` body: with `broadcast: true` beside one, Braze answers
+    /// with an error (`post_send_messages@d042d5b`, the `broadcast` row; `parameters@a273b40`, Broadcast).
+    static let recipientLists = ["external_user_ids", "user_aliases"]
+    /// The members of `messages`, one per channel (`post_send_messages@d042d5b`; the two Windows
+    /// channels from the older `@042c649`). A `messages` with none of them has no message to send.
+    static let messageChannels: Set<String> = [
+        "android_push", "apple_push", "content_card", "email", "kindle_push", "web_push", "webhook", "whats_app",
+        "sms", "windows_phone8_push", "windows_universal_push",
+    ]
+    /// The top-level fields of a `/messages/send` body besides `messages` (`post_send_messages@d042d5b`):
+    /// JSON holding one of them is a whole request, never an `apple_push` object alone.
+    static let requestFields: Set<String> = [
+        "broadcast", "external_user_ids", "user_aliases", "segment_id", "audience", "campaign_id", "send_id",
+        "override_frequency_capping", "recipient_subscription_state",
+    ]
 
     static let assetFileTypes = ["aif", "gif", "jpg", "m4a", "mp3", "mp4", "png", "wav"]
     static let interruptionLevels = ["passive", "active", "time-sensitive", "critical"]
@@ -139,22 +161,24 @@ enum BrazeComposer {
             aps.append(("thread-id", .string(thread)))
             rules.append("thread-id")
         }
-        var category = try string(push, "category")
+        let category = try string(push, "category")
         let buttons = try composeButtons(push, category: category, warnings: &warnings)
-        if category == nil, let buttons, let inferred = defaultCategory(of: buttons.ids) {
-            category = inferred
-            rules.append("button-category")
-        } else if category == nil, buttons != nil {
+        if category == nil, let buttons {
+            // Braze's docs: action buttons need `category`; `buttons` only adds what they do
+            // (`apple_object@5c1e9e0`). No category is chosen for them, so iOS shows none.
+            let fix =
+                defaultCategory(of: buttons.ids).map {
+                    "Their action ids are those of Braze's default category \($0): give category: \"\($0)\"."
+                } ?? "Give the category the app registers for them."
             warnings.append(
                 Warning(
                     "buttons-without-category",
-                    "apple_push has buttons but no category, and their action ids are not those of one of "
-                        + "Braze's default categories: iOS shows buttons only for a category the app registers. "
-                        + "Give category."))
+                    "apple_push has buttons but no category: Braze shows action buttons only for the category "
+                        + "given (buttons only set what they do), so iOS shows none. " + fix))
         }
         if let category {
             aps.append(("category", .string(category)))
-            if push["category"] != nil { rules.append("category") }
+            rules.append("category")
         }
         if contentAvailable {
             aps.append(("content-available", .number("1")))
@@ -385,8 +409,14 @@ enum BrazeComposer {
     }
 
     /// The `apple_push` object and the shape it came in; a refusal for JSON that is none of them.
+    ///
+    /// A body with a field of `/messages/send` (``requestFields``) or `messages` is a whole request.
+    /// With no message object in it (no `messages`, or `messages` with none of ``messageChannels``)
+    /// Braze answers 400 "No message to send" (`errors@043179b`); an
+    /// `apple_push` beside the audience instead of inside `messages` is such a request. A `messages`
+    /// holding other channels only is a request Braze takes, but it sends nothing to iOS.
     private static func locate(_ root: JSONValue) throws(ComposeRefusal) -> (JSONValue, Shape) {
-        guard case .object = root else {
+        guard case .object(let fields) = root else {
             throw ComposeRefusal(
                 .notARequest, status: 400, brazeMessage: "Bad Request",
                 detail: "the request is \(root.typeName), not a JSON object.")
@@ -398,7 +428,17 @@ enum BrazeComposer {
                 hint: "Run it through 'richpush process' as it is.")
         }
         if let messages = root["messages"] {
+            guard case .object(let channels) = messages else {
+                throw .badRequest(
+                    .invalidField, "messages is \(messages.typeName), not an object of message objects.",
+                    hint: "Write messages as {\"apple_push\": {\"alert\": \"Hi\"}}.")
+            }
             guard let applePush = messages["apple_push"] else {
+                guard channels.contains(where: { messageChannels.contains($0.key) }) else {
+                    throw noMessageToSend(
+                        "the request's messages holds no message object (none of apple_push, android_push, "
+                            + "email, ...).", applePushOutside: false)
+                }
                 throw ComposeRefusal(
                     .notARequest, status: nil, brazeMessage: nil,
                     detail: "the request's messages has no apple_push, so Braze sends nothing to iOS.",
@@ -406,11 +446,31 @@ enum BrazeComposer {
             }
             return (applePush, .request)
         }
+        if let field = fields.first(where: { requestFields.contains($0.key) }) {
+            let outside = root["apple_push"] != nil
+            throw noMessageToSend(
+                "the request has \(field.key) but no messages"
+                    + (outside ? "; its apple_push is beside the audience, not inside messages." : "."),
+                applePushOutside: outside)
+        }
         if let applePush = root["apple_push"] { return (applePush, .fragment) }
         return (root, .fragment)
     }
 
-    /// The audience and campaign rules of `/messages/send`.
+    /// Braze's 400 "No message to send" (`errors@043179b`).
+    private static func noMessageToSend(_ detail: String, applePushOutside: Bool) -> ComposeRefusal {
+        ComposeRefusal(
+            .noMessageToSend, status: 400, brazeMessage: "No message to send", detail: detail,
+            hint: applePushOutside
+                ? "Move apple_push into messages: {\"messages\": {\"apple_push\": {...}}}."
+                : "Add the iOS message as messages.apple_push: {\"alert\": \"Hi\"}.")
+    }
+
+    /// The audience and campaign rules of `/messages/send`: `broadcast: true` beside a recipients list
+    /// (``recipientLists``) is Braze's documented error, which its error list does not name, so a 400
+    /// "Bad Request" (`post_send_messages@d042d5b`, `parameters@a273b40`); then more than 50 ids and
+    /// aliases, no audience without `broadcast: true` (400 No Recipients), and `campaign_id` without
+    /// `message_variation_id` (`errors@043179b`).
     private static func checkAudience(_ root: JSONValue, applePush: JSONValue) throws(ComposeRefusal) {
         func count(_ key: String) throws(ComposeRefusal) -> Int {
             guard let value = root[key] else { return 0 }
@@ -420,6 +480,16 @@ enum BrazeComposer {
             return items.count
         }
         let recipients = try count("external_user_ids") + count("user_aliases")
+        let broadcast = root["broadcast"] == .bool(true)
+        if broadcast, let list = recipientLists.first(where: { root[$0] != nil }) {
+            // Braze's docs forbid giving the list at all beside broadcast: true, so an empty one counts too.
+            throw .badRequest(
+                .broadcastWithRecipients,
+                "the request sets broadcast: true and also gives \(list); Braze refuses a recipients list beside "
+                    + "broadcast.",
+                hint: "Send to the listed users with broadcast: false (or no broadcast), or drop \(list) to send "
+                    + "to the whole segment or campaign audience.")
+        }
         if recipients > maximumRecipients {
             throw ComposeRefusal(
                 .tooManyRecipients, status: 400,
@@ -429,7 +499,7 @@ enum BrazeComposer {
                 hint: "Split the audience into requests of 50, or send to a segment_id.")
         }
         let audience = recipients > 0 || root["segment_id"] != nil || root["audience"] != nil
-        if !audience && root["broadcast"] != .bool(true) {
+        if !audience && !broadcast {
             throw ComposeRefusal(
                 .noRecipients, status: 400, brazeMessage: "No Recipients",
                 detail: "the request has no external_user_ids, user_aliases, segment_id or audience, and broadcast is "
@@ -500,6 +570,11 @@ enum BrazeComposer {
         var members: [(key: String, value: JSONValue)]
     }
 
+    /// `buttons` as `ab.ab_cat`, checked as Braze documents them (`apple_object@5c1e9e0`): each needs an
+    /// `action_id`; under an app-defined `category` (not one of ``defaultCategories``) `action` must be URI or
+    /// DEEP_LINK and `uri` is required (refused, 400 Bad Request); under a default category, an id outside it
+    /// or an action that button does not allow is a warning. Without a category they are still written (the
+    /// size counts them), and the caller warns that iOS shows no buttons.
     private static func composeButtons(_ push: JSONValue, category: String?, warnings: inout [Warning])
         throws(ComposeRefusal) -> Buttons?
     {
@@ -563,6 +638,12 @@ enum BrazeComposer {
                         "button-id-outside-category",
                         "\(place).action_id '\(id)' is not one of category \(defaults.category)'s "
                             + "(\(defaults.actions.joined(separator: ", "))): iOS shows that category's buttons only."))
+            } else if defaults != nil, let action, !allowedActions(of: id).contains(action) {
+                warnings.append(
+                    Warning(
+                        "button-action-not-allowed",
+                        "\(place).action is \(action), but Braze allows "
+                            + "\(allowedActions(of: id).joined(separator: ", ")) on its default button \(id)."))
             }
             var composed: [(key: String, value: JSONValue)] = []
             if let action { composed.append(("a_t", .string(action))) }
@@ -572,6 +653,12 @@ enum BrazeComposer {
             buttons.members.append((id, .object(composed)))
         }
         return buttons
+    }
+
+    /// The actions Braze allows on one of its default buttons (`apple_object@5c1e9e0`): the buttons
+    /// that decline, say no or cancel only close; the others open the app, a URI or a deep link.
+    static func allowedActions(of id: String) -> [String] {
+        ["ab_pb_decline", "ab_pb_no", "ab_pb_cancel"].contains(id) ? ["CLOSE"] : ["OPEN_APP", "URI", "DEEP_LINK"]
     }
 
     /// The default category whose action ids are exactly `ids` (in any order).

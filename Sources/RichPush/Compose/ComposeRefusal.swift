@@ -32,6 +32,12 @@ public struct ComposeRefusal: Error, Sendable, Equatable {
         public static let tooManyRecipients = Code(rawValue: "too-many-recipients")
         /// No recipients and no `broadcast: true` (Braze: 400 No Recipients).
         public static let noRecipients = Code(rawValue: "no-recipients")
+        /// `broadcast: true` beside a recipients list, `external_user_ids` or `user_aliases`, which Braze
+        /// documents as an error without naming it (400 Bad Request).
+        public static let broadcastWithRecipients = Code(rawValue: "broadcast-with-recipients")
+        /// A request body with no message object: no `messages`, or `messages` holding none of Braze's
+        /// channels (Braze: 400 No message to send).
+        public static let noMessageToSend = Code(rawValue: "no-message-to-send")
         /// `campaign_id` without `message_variation_id` (Braze: 400 Message Variant Unspecified).
         public static let messageVariantUnspecified = Code(rawValue: "message-variant-unspecified")
         /// No `alert` and no `content-available: true`.

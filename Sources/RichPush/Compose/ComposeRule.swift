@@ -70,7 +70,9 @@ public struct ComposeRule: Sendable, Equatable {
         ComposeRule(
             "thread-id", .braze, "notification_group_thread_id", "aps.thread-id", documented: false,
             "Groups notifications in Notification Center."),
-        ComposeRule("category", .braze, "category", "aps.category", documented: false, "As written."),
+        ComposeRule(
+            "category", .braze, "category", "aps.category", documented: false,
+            "As written; action buttons show only with it (buttons without it: warning)."),
         ComposeRule(
             "content-available", .braze, "content-available: true", "aps.content-available: 1", documented: false,
             "false leaves the key out."),
@@ -88,12 +90,8 @@ public struct ComposeRule: Sendable, Equatable {
         ComposeRule(
             "buttons", .braze, "buttons[{action_id, action, uri, use_webview}]",
             "ab.ab_cat{<action_id>{a_t, a_uri, a_use_webview}}", documented: false,
-            "The delivered key names are Braze's legacy sample's; a_t holds the action as written."),
-        ComposeRule(
-            "button-category", .braze, "buttons without category", "aps.category: the default category of their ids",
-            documented: false,
-            "ab_pb_accept+ab_pb_decline, ab_pb_yes+ab_pb_no, ab_pb_confirm+ab_pb_cancel, ab_pb_more name "
-                + "ab_cat_accept_decline, ab_cat_yes_no, ab_cat_confirm_cancel, ab_cat_more."),
+            "The delivered key names are Braze's legacy sample's; a_t holds the action as written. Written without "
+                + "a category too, though iOS then shows no buttons."),
         ComposeRule(
             "push-type", .braze, "alert / content-available", "apns-push-type header", documented: false,
             "alert when the payload has an alert, badge or sound; background for content-available alone."),
@@ -138,6 +136,14 @@ public struct ComposeRule: Sendable, Equatable {
         ComposeRule(
             "onesignal-alert", .onesignal, "headings.en, subtitle.en, contents.en", "aps.alert.title, subtitle, body",
             documented: false, "English only: richpush does not pick among the other languages."),
+        ComposeRule(
+            "onesignal-notification-id", .onesignal, "(the notification OneSignal creates)",
+            "custom.i: 00000000-0000-0000-0000-000000000000", documented: false,
+            "The server writes the notification's own UUID there (the SDK's receipts and sessions read it); "
+                + "richpush writes a stand-in."),
+        ComposeRule(
+            "onesignal-data", .onesignal, "data {key: value}", "custom.a", documented: false,
+            "The SDK's additionalData is custom.a in a payload without os_data."),
     ]
 
     static let airship: [ComposeRule] = [
@@ -151,5 +157,13 @@ public struct ComposeRule: Sendable, Equatable {
         ComposeRule(
             "airship-alert", .airship, "notification.ios.alert (or notification.alert), title, subtitle",
             "aps.alert.body, title, subtitle", documented: false, "ios.alert wins over the top-level alert."),
+        ComposeRule(
+            "airship-push-id", .airship, "(the push Airship creates)", "_: 00000000-0000-0000-0000-000000000000",
+            documented: false, "The server writes the push id there (the SDK's analytics read it); a stand-in."),
+        ComposeRule(
+            "airship-metadata", .airship, "(the push Airship creates)", "com.urbanairship.metadata: richpush-stand-in",
+            documented: false,
+            "The server's opaque string; the SDK knows an Airship push by this key (isAirshipPush), so richpush "
+                + "writes a stand-in."),
     ]
 }

@@ -4,7 +4,18 @@
 /// extension downloads from, with `mutable-content` so iOS runs it, and the English heading,
 /// subtitle and contents as the alert. OneSignal's own error words are not known, so refusals carry
 /// no status.
+///
+/// Every payload carries `custom.i`, the notification's id, as OneSignal's server delivers it: the SDK
+/// reads its fields from `custom` when there is no `os_data` dictionary (`i` the id, `a` the additional
+/// data, from the request's `data`), and without an id it sends no receipt and tracks no session
+/// (OneSignal/OneSignal-iOS-SDK:iOS_SDK/OneSignalSDK/OneSignalCore/Source/OSNotification.m@67f35f9,
+/// `parseOriginalPayload`; OneSignalExtension/OneSignalNotificationServiceExtensionHandler.m@c9b5142).
+/// It is also the key `process --sdk auto` knows OneSignal by.
 enum OneSignalComposer {
+    /// The notification id in `custom.i`. OneSignal's server gives each notification a UUID (the API
+    /// answers with it as `id`); a composer cannot know it, so this stand-in (the nil UUID) is written.
+    static let standInNotificationID = "00000000-0000-0000-0000-000000000000"
+
     static func compose(_ root: JSONValue) -> Result<ComposedPush, ComposeRefusal> {
         func refuse(_ detail: String, hint: String? = nil) -> Result<ComposedPush, ComposeRefusal> {
             .failure(ComposeRefusal(.invalidField, status: nil, brazeMessage: nil, detail: detail, hint: hint))
@@ -74,7 +85,18 @@ enum OneSignalComposer {
                     detail: "the request has no contents, headings or ios_attachments: nothing for iOS to show.",
                     hint: "Give contents: {\"en\": \"text\"}."))
         }
-        var payload: [(key: String, value: JSONValue)] = [("aps", .object(aps))]
+        var custom: [(key: String, value: JSONValue)] = [("i", .string(standInNotificationID))]
+        rules.append("onesignal-notification-id")
+        if let data = root["data"] {
+            guard case .object = data else {
+                return refuse(
+                    "data is \(data.typeName), not an object of key-value pairs.",
+                    hint: "Write data as {\"key\": \"value\"}.")
+            }
+            custom.append(("a", data))
+            rules.append("onesignal-data")
+        }
+        var payload: [(key: String, value: JSONValue)] = [("aps", .object(aps)), ("custom", .object(custom))]
         if let attachments { payload.append(("att", attachments)) }
         return .success(
             ComposedPush(

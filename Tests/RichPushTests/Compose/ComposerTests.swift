@@ -81,9 +81,9 @@ import Testing
             "apns-push-type: alert", "use-webview"
         ),
         (
-            #""alert":"Hi","buttons":[{"action_id":"ab_pb_yes","action":"OPEN_APP"},{"action_id":"ab_pb_no","action":"CLOSE"}]"#,
+            #""alert":"Hi","category":"ab_cat_yes_no","buttons":[{"action_id":"ab_pb_yes","action":"OPEN_APP"},{"action_id":"ab_pb_no","action":"CLOSE"}]"#,
             #"{"aps":{"alert":"Hi","category":"ab_cat_yes_no"},"ab":{"ab_cat":{"ab_pb_yes":{"a_t":"OPEN_APP"},"ab_pb_no":{"a_t":"CLOSE"}},"c":null}}"#,
-            "apns-push-type: alert", "button-category"
+            "apns-push-type: alert", "buttons"
         ),
         (
             #""alert":"Hi","category":"app_cat","buttons":[{"action_id":"open","action":"DEEP_LINK","uri":"app://x","use_webview":false}]"#,
@@ -160,6 +160,24 @@ import Testing
         ),
         (#"{"messages":{"apple_push":{"alert":"a"}}}"#, "no-recipients", 400, "No Recipients"),
         (
+            #"{"broadcast":true,"external_user_ids":["a"],"messages":{"apple_push":{"alert":"a"}}}"#,
+            "broadcast-with-recipients", 400, "Bad Request"
+        ),
+        (
+            #"{"broadcast":true,"user_aliases":[{"alias_name":"a","alias_label":"l"}],"messages":{"apple_push":{"alert":"a"}}}"#,
+            "broadcast-with-recipients", 400, "Bad Request"
+        ),
+        // Braze's docs forbid giving the list at all beside broadcast: an empty one is given too.
+        (
+            #"{"broadcast":true,"external_user_ids":[],"messages":{"apple_push":{"alert":"a"}}}"#,
+            "broadcast-with-recipients", 400, "Bad Request"
+        ),
+        (#"{"broadcast":true}"#, "no-message-to-send", 400, "No message to send"),
+        (#"{"external_user_ids":["a"],"messages":{}}"#, "no-message-to-send", 400, "No message to send"),
+        (#"{"segment_id":"s","messages":{"apple":{"alert":"a"}}}"#, "no-message-to-send", 400, "No message to send"),
+        (#"{"broadcast":true,"apple_push":{"alert":"a"}}"#, "no-message-to-send", 400, "No message to send"),
+        (#"{"broadcast":true,"messages":[{"apple_push":{"alert":"a"}}]}"#, "invalid-field", 400, "Bad Request"),
+        (
             #"{"broadcast":false,"external_user_ids":[],"messages":{"apple_push":{"alert":"a"}}}"#, "no-recipients",
             400, "No Recipients"
         ),
@@ -213,6 +231,43 @@ import Testing
         #expect(refused.status == status)
         #expect(refused.brazeMessage == message)
         #expect(refused.hint != nil || code == "invalid-field", "\(refused.line)")
+    }
+
+    /// Braze's docs (braze-docs `apple_object@5c1e9e0`): action buttons need `category`, and `buttons`
+    /// only sets what they do. Without it no category is made up from the buttons' ids: the payload has
+    /// none, so iOS shows no buttons, and the warning names the default category those ids belong to.
+    @Test func buttonsWithoutCategoryGetNoCategoryAndAWarning() throws {
+        let buttons =
+            #""buttons":[{"action_id":"ab_pb_yes","action":"OPEN_APP"},{"action_id":"ab_pb_no","action":"CLOSE"}]"#
+        let bare = try composed(#""alert":"Hi",\#(buttons)"#)
+        #expect(bare.payload["aps"]?["category"] == nil)
+        #expect(bare.payload["ab"]?["ab_cat"]?["ab_pb_yes"]?["a_t"] == .string("OPEN_APP"))
+        #expect(bare.warnings.map(\.code) == ["buttons-without-category"])
+        #expect(bare.warnings.first?.message.contains(#"give category: "ab_cat_yes_no""#) == true)
+        #expect(!bare.rules.contains("category"))
+        let given = try composed(#""alert":"Hi","category":"ab_cat_yes_no",\#(buttons)"#)
+        #expect(given.payload["aps"]?["category"] == .string("ab_cat_yes_no"))
+        #expect(given.warnings.isEmpty)
+        let own = try composed(#""alert":"Hi","buttons":[{"action_id":"rate","action":"URI","uri":"https://x"}]"#)
+        #expect(own.payload["aps"]?["category"] == nil)
+        #expect(own.warnings.first?.message.contains("the category the app registers") == true)
+    }
+
+    /// `broadcast: true` is for a whole segment or campaign audience; beside a recipients list Braze
+    /// answers with an error (braze-docs `post_send_messages@d042d5b`, `parameters@a273b40`). With a
+    /// segment or connected audience it composes, and a list without broadcast composes.
+    @Test func broadcastComposesWithASegmentButNotWithARecipientsList() throws {
+        let message = #""messages":{"apple_push":{"alert":"a"}}"#
+        for top in [#""broadcast":true"#, #""broadcast":true,"segment_id":"s""#, #""broadcast":true,"audience":{}"#] {
+            #expect(refusal(Array("{\(top),\(message)}".utf8)) == nil, "\(top)")
+        }
+        #expect(refusal(Array(#"{"broadcast":false,"external_user_ids":["a"],\#(message)}"#.utf8)) == nil)
+        for list in [#""external_user_ids":["a"]"#, #""user_aliases":[{"alias_name":"a","alias_label":"l"}]"#] {
+            let refused = try #require(
+                refusal(Array(#"{"broadcast":true,\#(list),"segment_id":"s",\#(message)}"#.utf8)))
+            #expect(refused.code == .broadcastWithRecipients)
+            #expect(refused.status == 400 && refused.brazeMessage == "Bad Request")
+        }
     }
 
     @Test func refusesMoreThanFiftyRecipientsCountingAliases() throws {
@@ -274,6 +329,14 @@ import Testing
         (#""alert":"a","asset_file_type":"jpg""#, "asset-type-without-url"),
         (#""alert":"a","buttons":[{"action_id":"go","action":"OPEN_APP"}]"#, "buttons-without-category"),
         (#""alert":"a","category":"ab_cat_yes_no","buttons":[{"action_id":"go"}]"#, "button-id-outside-category"),
+        (
+            #""alert":"a","category":"ab_cat_yes_no","buttons":[{"action_id":"ab_pb_no","action":"DEEP_LINK","uri":"x://"}]"#,
+            "button-action-not-allowed"
+        ),
+        (
+            #""alert":"a","category":"ab_cat_more","buttons":[{"action_id":"ab_pb_more","action":"CLOSE"}]"#,
+            "button-action-not-allowed"
+        ),
         (#""content-available":true,"apns_priority":10"#, "background-priority"),
         (#""alert":"a","collapse_id":"\#(String(repeating: "c", count: 65))""#, "collapse-id-too-long"),
         (#""alert":"a","custom_uri":"x://","extra":{"ab_uri":"y"}"#, "extra-key-collision"),
@@ -291,6 +354,17 @@ import Testing
         let android = try #require(
             refusal(Array(#"{"broadcast":true,"messages":{"android_push":{"alert":"a"}}}"#.utf8)))
         #expect(android.code == .notARequest)
+        #expect(android.status == nil, "Braze takes it and sends to Android: only iOS gets nothing")
+    }
+
+    /// An `apple_push` beside the audience is a request with no message, not a fragment: the hint says
+    /// where it goes. Alone, or wrapped with nothing else, it is a fragment.
+    @Test func anApplePushBesideTheAudienceIsNoMessage() throws {
+        let refused = try #require(refusal(Array(#"{"external_user_ids":["a"],"apple_push":{"alert":"a"}}"#.utf8)))
+        #expect(refused.code == .noMessageToSend)
+        #expect(refused.detail.contains("external_user_ids"), "\(refused.detail)")
+        #expect(refused.hint?.contains("Move apple_push into messages") == true)
+        #expect(refusal(Array(#"{"apple_push":{"alert":"a"}}"#.utf8)) == nil)
     }
 
     @Test func everyInferredRuleIsInTheTableAndTheEnvelopeNamesThoseUsed() throws {

@@ -11,10 +11,55 @@ import Testing
         let push = try Composer.compose(request, options: ComposeOptions(dialect: .onesignal)).get()
         #expect(
             push.payload.text
-                == #"{"aps":{"alert":{"title":"Hey","body":"Hello world!"},"mutable-content":1},"att":{"logo":"https://cdn.example.com/logo?s=200"}}"#
+                == #"{"aps":{"alert":{"title":"Hey","body":"Hello world!"},"mutable-content":1},"custom":{"i":"00000000-0000-0000-0000-000000000000"},"att":{"logo":"https://cdn.example.com/logo?s=200"}}"#
         )
-        #expect(push.rules == ["onesignal-attachments", "onesignal-mutable-content", "onesignal-alert"])
+        #expect(
+            push.rules == [
+                "onesignal-attachments", "onesignal-mutable-content", "onesignal-alert", "onesignal-notification-id",
+            ])
         #expect(push.headers.pushType == .alert)
+    }
+
+    /// The request's `data` is the SDK's additional data, `custom.a`, beside the notification id.
+    @Test func oneSignalDataBecomesCustomA() throws {
+        let request = Array(#"{"contents":{"en":"a"},"data":{"order":42,"deep":{"x":[1]}}}"#.utf8)
+        let push = try Composer.compose(request, options: ComposeOptions(dialect: .onesignal)).get()
+        #expect(
+            push.payload.text
+                == #"{"aps":{"alert":{"body":"a"}},"custom":{"i":"00000000-0000-0000-0000-000000000000","a":{"order":42,"deep":{"x":[1]}}}}"#
+        )
+        #expect(push.rules.contains("onesignal-data"))
+        let wrong = Composer.compose(
+            Array(#"{"contents":{"en":"a"},"data":[1]}"#.utf8), options: ComposeOptions(dialect: .onesignal))
+        guard case .failure(let refusal) = wrong else {
+            Issue.record("data as an array composed")
+            return
+        }
+        #expect(refusal.code == .invalidField && refusal.status == nil)
+    }
+
+    /// `compose --sdk X` writes what X's server delivers, so `process --sdk auto` (DialectDetection)
+    /// reads it as X: Braze's `ab`, OneSignal's `custom.i`, Airship's `com.urbanairship.metadata`, with
+    /// or without an attachment.
+    @Test(arguments: [
+        (ComposeDialect.braze, #"{"broadcast":true,"messages":{"apple_push":{"alert":"a"}}}"#),
+        (.braze, #"{"alert":"a","asset_url":"https://x.example/a.jpg","asset_file_type":"jpg"}"#),
+        (.braze, #"{"content-available":true}"#),
+        (.onesignal, #"{"contents":{"en":"a"}}"#),
+        (.onesignal, #"{"contents":{"en":"a"},"ios_attachments":{"id":"https://x.example/a.jpg"}}"#),
+        (.onesignal, #"{"mutable_content":true}"#),
+        (.airship, #"{"notification":{"alert":"a"}}"#),
+        (
+            .airship,
+            #"{"notification":{"ios":{"mutable_content":true,"media_attachment":{"url":"https://x.example/a.jpg"}}}}"#
+        ),
+    ])
+    func composedPayloadsAreDetectedAsTheirSDK(dialect: ComposeDialect, request: String) throws {
+        let push = try Composer.compose(Array(request.utf8), options: ComposeOptions(dialect: dialect)).get()
+        let sdk = try #require(Dialect.named(dialect.rawValue))
+        #expect(DialectDetection.detect(push.payload).name == sdk.name, "\(push.payload.text)")
+        // The bytes as written, parsed back: what `process --sdk auto` reads from stdin.
+        #expect(DialectDetection.detect(try JSONValue.parse(push.bytes)).name == sdk.name)
     }
 
     @Test(arguments: [
@@ -40,9 +85,10 @@ import Testing
         let push = try Composer.compose(request, options: ComposeOptions(dialect: .airship)).get()
         #expect(
             push.payload.text
-                == #"{"aps":{"alert":{"title":"title","subtitle":"sub","body":"alert"},"mutable-content":1},"com.urbanairship.media_attachment":{"url":"https://m.example/a.gif","options":{"time":10},"content":{"body":"b"}}}"#
+                == #"{"aps":{"alert":{"title":"title","subtitle":"sub","body":"alert"},"mutable-content":1},"com.urbanairship.media_attachment":{"url":"https://m.example/a.gif","options":{"time":10},"content":{"body":"b"}},"_":"00000000-0000-0000-0000-000000000000","com.urbanairship.metadata":"richpush-stand-in"}"#
         )
         #expect(push.warnings.isEmpty)
+        #expect(push.rules.suffix(2) == ["airship-push-id", "airship-metadata"])
     }
 
     @Test func airshipWithoutMutableContentWarnsAndLeavesItOut() throws {

@@ -108,6 +108,7 @@ import Testing
         let ten = String(repeating: Self.tag, count: 10)
         let request = try Self.request(
             #"{"alert":"Hi {{${first_name}}}","alert":"{{${first_name}}}","note":"\#(ten)","custom_uri":"app://x","#
+                + #""category":"ab_cat_yes_no","#
                 + #""buttons":[{"action_id":"ab_pb_yes","ab_note":"\#(ten)"},{"action_id":"ab_pb_no"}],"#
                 + #""collapse_id":"{{${first_name}}}","extra":{"ab_uri":"\#(ten)"}}"#)
         let push = try Composer.compose(request, user: Self.user(firstName: 1000)).get()

@@ -33,10 +33,21 @@ import Testing
         for code in [
             "invalid-extra-payload", "reserved-extra-key", "missing-asset-file-type", "unsupported-asset-file-type",
             "apple-push-length-exceeded", "button-rule", "too-many-recipients", "no-recipients",
-            "message-variant-unspecified",
+            "broadcast-with-recipients", "no-message-to-send", "message-variant-unspecified",
         ] {
             #expect(refused.contains(code), "no sample request is refused with \(code)")
         }
+    }
+
+    /// Every sample request that composes is read back by `--sdk auto` as the SDK it was composed for.
+    @Test func everyComposedSampleIsDetectedAsItsSDK() throws {
+        var composed = 0
+        for (name, expectation) in try expectations().rows {
+            guard case .success(let push) = try compose(name, expectation.dialect) else { continue }
+            #expect(DialectDetection.detect(push.payload).name == expectation.dialect.rawValue, "\(name)")
+            composed += 1
+        }
+        #expect(composed == 7)
     }
 
     /// A wrong expectation is caught: the check is not a tautology.
@@ -85,9 +96,9 @@ import Testing
         try text.replacingOccurrences(of: "reserved-extra-key\t400", with: "reserved-extra-key\t429")
             .write(toFile: expected, atomically: true, encoding: .utf8)
         let check = DemoRequests.check(folder: samples)
-        #expect(check.checked == 16)
+        #expect(check.checked == 18)
         #expect(check.mismatches.count == 1)
         #expect(check.mismatches.first?.hasPrefix("refused-extra-ab.json: expected reserved-extra-key (429)") == true)
-        #expect(check.text.hasPrefix("Requests: 1 of 16 do not compose"))
+        #expect(check.text.hasPrefix("Requests: 1 of 18 do not compose"))
     }
 }
