@@ -35,7 +35,7 @@ enum DialectInvariants {
                 let naming = dialect.name(
                     NamingInput(url: url, contentType: contentType, contentDisposition: disposition, declared: declared)
                 )
-                if let name = naming.name, dialect.naming != .declaredType, naming.skipped == nil {
+                if let name = naming.name, naming.skipped == nil {
                     require(!name.contains("/"), "\(dialect.name) named the file '\(name)'")
                 }
                 if let suffix = naming.fileExtension, let name = naming.name {
@@ -43,8 +43,15 @@ enum DialectInvariants {
                 }
             }
             guard let root else { continue }
-            if case .items(let items) = dialect.readMedia(root) {
-                require(!items.isEmpty, "\(dialect.name) read an empty list of items")
+            if case .items(let items, _) = dialect.readMedia(root) {
+                require(
+                    !items.isEmpty || dialect.textOverrides?.appliesWithoutMedia == true,
+                    "\(dialect.name) read an empty list of items")
+                for item in items where dialect.media.kind == .oneSignal {
+                    require(
+                        item.url.trimmingCharacters(in: .whitespaces) == item.url,
+                        "OneSignal's item '\(item.url)' is not trimmed")
+                }
             }
             for verdict in Verdict.allCases {
                 let delivered = dialect.delivered(verdict, attached: 1, root: root)

@@ -22,7 +22,10 @@ enum PayloadInvariants {
             if parsed == nil {
                 require(decided.verdict == .rejected, "unparseable bytes got the verdict \(decided.verdict)")
             }
-        case .attachment(let url, let declaredType, _, let attachmentRoot, let warnings):
+        case .media(let items, let attachmentRoot, let warnings):
+            require(items.count == 1, "Braze's extension read \(items.count) items")
+            let url = items.first?.url ?? ""
+            let declaredType = items.first?.declared ?? ""
             var attached = Outcome(
                 verdict: .attached, reason: .ok, message: "attached \(url) as \(declaredType)",
                 payloadBytes: bytes.count)

@@ -190,18 +190,23 @@ public struct BenchConfiguration: Sendable {
                 throw ConfigurationError(.unusableInput, "cannot read \(payloadPath)", setting: .payload)
             }
             let bytes = Array(data)
-            if let target = Self.dialectTarget(bytes, choice: policy.dialect, payloadPath: payloadPath) {
-                return (bytes, target)
+            var dialect = Dialect.braze
+            switch policy.dialect {
+            case .fixed(let fixed)?: dialect = fixed
+            case .auto?: dialect = (try? JSONValue.parse(bytes)).map(DialectDetection.detect) ?? .braze
+            case nil: break
             }
             guard
-                case .attachment(let attURL, let type, _, _, _) = PayloadInspector.inspect(
-                    bytes, pushType: policy.pushType)
+                case .media(let items, _, _) = PayloadInspector.inspect(
+                    bytes, pushType: policy.pushType, dialect: dialect),
+                let first = items.first
             else {
                 throw ConfigurationError(
                     .unusableInput,
                     "\(payloadPath) does not request an attachment; run it through the extension alone to see why",
                     setting: .payload)
             }
+            let (attURL, type) = (first.url, first.declared ?? "")
             return (bytes, BenchReport.Target(url: attURL, type: type, payload: payloadPath))
         }
         if let list = try urlList() {
@@ -237,21 +242,6 @@ public struct BenchConfiguration: Sendable {
                         + "\(Setting.ownsHost) to confirm you own that host and may load it.")
             }
         }
-    }
-
-    /// The first media URL of a payload another SDK's extension reads (`--sdk`), as the bench's target;
-    /// nil for Braze's, which the pipeline's own reader finds.
-    static func dialectTarget(_ bytes: [UInt8], choice: DialectChoice?, payloadPath: String) -> BenchReport.Target? {
-        guard let choice, let root = try? JSONValue.parse(bytes) else { return nil }
-        let dialect: Dialect
-        switch choice {
-        case .fixed(let fixed): dialect = fixed
-        case .auto: dialect = DialectDetection.detect(root)
-        }
-        guard dialect != .braze, case .items(let items) = dialect.readMedia(root), let first = items.first else {
-            return nil
-        }
-        return BenchReport.Target(url: first.url, type: first.declared ?? "", payload: payloadPath)
     }
 
     /// Refuses a target that is not on this machine unless ``ownsHost`` says it may be loaded.

@@ -27,7 +27,12 @@ public struct DeliveredContent: Sendable, Codable, Equatable {
 
 extension Dialect {
     /// What the user sees for an outcome of `verdict` with `attached` attachments, from payload `root`.
-    public func delivered(_ verdict: Verdict, attached: Int, root: JSONValue?) -> DeliveredContent {
+    /// `reason` refines it: an extension that raised (``ReasonCode/extensionRaised``) delivers nothing
+    /// of its own, so iOS shows the push as sent; a valid media payload without media (Airship) still
+    /// applies its text.
+    public func delivered(_ verdict: Verdict, attached: Int, root: JSONValue?, reason: ReasonCode? = nil)
+        -> DeliveredContent
+    {
         guard verdict != .rejected, let root else {
             return DeliveredContent(content: "nothing", attachments: 0, changes: [])
         }
@@ -44,8 +49,12 @@ extension Dialect {
         }
         let original = DeliveredContent(
             content: "original", title: title, subtitle: subtitle, body: body, attachments: 0, changes: [])
+        if reason == .extensionRaised { return original }
         let mode: Delivery
         switch verdict {
+        case .noAttachment where textOverrides != nil && textOverrides?.appliesWithoutMedia == true:
+            guard case .items(let items, _) = readMedia(root), items.isEmpty else { return original }
+            mode = .bestAttempt
         case .rejected, .notInvoked, .noAttachment: return original
         case .attached: mode = .bestAttempt
         case .fallback: mode = onFailure
@@ -63,7 +72,10 @@ extension Dialect {
         where change.keys.contains(where: { root.has($0) }) {
             copy.changes.append(change.what)
         }
-        if let overrides = textOverrides, verdict == .attached || (verdict == .fallback && overrides.keptOnFailure) {
+        if let overrides = textOverrides,
+            verdict == .attached || (verdict == .fallback && overrides.keptOnFailure)
+                || (verdict == .noAttachment && overrides.appliesWithoutMedia)
+        {
             if let text = root.string(at: overrides.title) {
                 copy.title = text
                 copy.changes.append("title from '\(Self.dotted(overrides.title))'")

@@ -5,27 +5,27 @@ extension Dialect {
         name: "braze", title: "Braze",
         source: "braze-inc/braze-swift-sdk (closed) and its published sample extension",
         media: .braze, markers: ["ab"], naming: .declaredType,
-        allowList: nil, onFailure: .original, onExpiry: .original,
+        allowList: nil, advisesImageSize: true, onFailure: .original, onExpiry: .original,
         inferred: ["timeouts and size checks of the closed Swift extension (the sample's are emulated)"])
 
     /// OneSignal's `OneSignalAttachmentHandler`.
     public static let oneSignal = Dialect(
         name: "onesignal", title: "OneSignal",
-        source: "OneSignal/OneSignal-iOS-SDK:OneSignalExtension/OneSignalAttachmentHandler.m@0540578",
-        media: .dictionary([["os_data", "att"], ["att"], ["at"]]), markers: ["os_data", "custom.i"],
+        source:
+            "OneSignal/OneSignal-iOS-SDK:iOS_SDK/OneSignalSDK/OneSignalExtension/OneSignalAttachmentHandler.m@00a9990 (5.0.2)",
+        media: .oneSignal, markers: ["os_data", "custom.i"],
         naming: .queryMIMEPath(mimeMap: oneSignalMIMEMap),
         allowList: ["aiff", "wav", "mp3", "mp4", "jpg", "jpeg", "png", "gif", "mpeg", "mpg", "avi", "m4a", "m4v"],
         allowListIsCaseSensitive: true, maxContentLength: 50_000_000, attachments: .sequentialUnordered,
         onFailure: .bestAttempt, onExpiry: .bestAttempt,
         bestAttemptChanges: [
-            ContentChange("action buttons registered as a category", keys: ["os_data.buttons", "buttons", "o"]),
+            ContentChange("action buttons registered as a category", keys: ["os_data.buttons", "buttons"]),
             ContentChange("badge", keys: ["os_data.badge", "aps.badge"]),
             ContentChange("collapse id in userInfo", keys: ["os_data.collapse_id"]),
         ],
         networkCalls: [.oneSignalReceipt],
         inferred: [
-            "the MIME map's entries beyond sound/m4a (no audio/wav, no image/webp)",
-            "the receipt flag's default (off unless --sdk-receipts)",
+            "the receipt flag's default (off unless --sdk-receipts)"
         ])
 
     /// Airship's `AirshipNotificationServiceExtension`.
@@ -41,14 +41,16 @@ extension Dialect {
         textOverrides: TextOverrides(
             title: ["com.urbanairship.media_attachment", "content", "title"],
             subtitle: ["com.urbanairship.media_attachment", "content", "subtitle"],
-            body: ["com.urbanairship.media_attachment", "content", "body"], keptOnFailure: false),
+            body: ["com.urbanairship.media_attachment", "content", "body"], keptOnFailure: false,
+            appliesWithoutMedia: true),
         inferred: ["whether iOS honours the type hint Airship passes for a name without a known extension"])
 
     /// Firebase Messaging's `FIRMessagingExtensionHelper` (12.19.0).
     public static let firebase = Dialect(
         name: "firebase", title: "Firebase",
-        source: "firebase/firebase-ios-sdk:FirebaseMessaging/Sources/FIRMessagingExtensionHelper.m (12.19.0)",
-        media: .url(path: ["fcm_options", "image"]), markers: ["fcm_options", "gcm.message_id", "google.c.a.e"],
+        source: "firebase/firebase-ios-sdk:FirebaseMessaging/Sources/FIRMessagingExtensionHelper.m@eed63a3 (12.19.0)",
+        media: .url(path: ["fcm_options", "image"], wrongType: .ignored),
+        markers: ["fcm_options", "gcm.message_id", "google.c.a.e"],
         naming: .suggestedFilename(imageSubtypeFallback: .sanitised, stem: .extensionOnly), onFailure: .original,
         onExpiry: .original,
         networkCalls: [.firebaseDelivered],
@@ -61,8 +63,9 @@ extension Dialect {
     public static let iterable = Dialect(
         name: "iterable", title: "Iterable",
         source: "Iterable/iterable-swift-sdk:notification-extension/ITBNotificationServiceExtension.swift@25cd00e",
-        media: .url(path: ["itbl", "attachment-url"]), markers: ["itbl"],
-        naming: .suggestedFilename(imageSubtypeFallback: .none), onFailure: .bestAttempt, onExpiry: .bestAttempt,
+        media: .url(path: ["itbl", "attachment-url"], wrongType: .ignored), markers: ["itbl"],
+        naming: .suggestedFilename(imageSubtypeFallback: .none, stem: .prefixed("")), onFailure: .bestAttempt,
+        onExpiry: .bestAttempt,
         bestAttemptChanges: [
             ContentChange("category named after itbl.messageId, with its action buttons", keys: ["itbl.actionButtons"])
         ],
@@ -72,12 +75,13 @@ extension Dialect {
     public static let cleverTap = Dialect(
         name: "clevertap", title: "CleverTap",
         source: "CleverTap/CTNotificationService:CTNotificationService/CTNotificationServiceExtension.m@9fb05bd",
-        media: .url(path: ["ct_mediaUrl"], type: ["ct_mediaType"]), gate: ["ct_mediaUrl", "ct_mediaType"],
+        media: .url(path: ["ct_mediaUrl"], type: ["ct_mediaType"], wrongType: .raises),
+        gate: ["ct_mediaUrl", "ct_mediaType"],
         gateMissing: .showsOriginal(.attachmentTypeMissing),
         markers: ["ct_mediaUrl", "wzrk_pn", "W$pn"],
         naming: .declaredKind(
             map: ["image": "jpg", "video": "mp4", "audio": "mp3"],
-            mimeFallback: ["image/jpeg": "jpg", "image/png": "png", "image/gif": "gif"]),
+            mimeFallback: ["image/jpeg": "jpeg", "image/png": "png", "image/gif": "gif"]),
         onFailure: .bestAttempt, onExpiry: .bestAttempt,
         networkCalls: [.cleverTapViewed],
         inferred: [
@@ -89,9 +93,10 @@ extension Dialect {
     public static let customerIO = Dialect(
         name: "customerio", title: "Customer.io",
         source: "customerio/customerio-ios@8b9ee36 (4.7.5), Sources/MessagingPush",
-        media: .url(path: ["CIO", "push", "image"]), gate: ["CIO-Delivery-ID", "CIO-Delivery-Token"],
+        media: .url(path: ["CIO", "push", "image"], wrongType: .ignored, gateNeedsStrings: true),
+        gate: ["CIO-Delivery-ID", "CIO-Delivery-Token"],
         markers: ["CIO-Delivery-ID", "CIO"],
-        naming: .suggestedFilename(imageSubtypeFallback: .none, nameRequired: true, stem: .prefixed("_")),
+        naming: .suggestedFilename(imageSubtypeFallback: .none, stem: .prefixed("_")),
         resourceTimeout: .seconds(30),
         onFailure: .original, onExpiry: .composedIfReady,
         networkCalls: [.customerIOMetric],
@@ -100,9 +105,10 @@ extension Dialect {
     /// Klaviyo's `KlaviyoExtension`.
     public static let klaviyo = Dialect(
         name: "klaviyo", title: "Klaviyo",
-        source: "klaviyo/klaviyo-swift-sdk:Sources/KlaviyoSwiftExtension/KlaviyoExtension.swift@67f35f9",
-        media: .url(path: ["rich-media"], type: ["rich-media-type"], defaultType: "jpg"),
-        markers: ["rich-media", "body._k"], naming: .declaredType, onFailure: .bestAttempt, onExpiry: .bestAttempt,
+        source: "klaviyo/klaviyo-swift-sdk:Sources/KlaviyoSwiftExtension/KlaviyoExtension.swift@67a8b4c",
+        media: .url(path: ["rich-media"], type: ["rich-media-type"], defaultType: "jpg", wrongType: .ignored),
+        markers: ["rich-media", "body._k"], naming: .declaredTypeAsWritten, onFailure: .bestAttempt,
+        onExpiry: .bestAttempt,
         bestAttemptChanges: [
             ContentChange("action buttons (body.action_buttons)", keys: ["body.action_buttons", "body.actions"]),
             ContentChange("badge (badge_config, in the klaviyo_app_group suite)", keys: ["badge_config"]),
@@ -134,7 +140,7 @@ extension Dialect {
     public static let notifee = Dialect(
         name: "notifee", title: "notifee",
         source: "invertase/notifee:ios/NotifeeCore/NotifeeCoreExtensionHelper.m@b73c76d",
-        media: .firstOf([["notifee_options", "ios", "attachments", "0", "url"], ["notifee_options", "image"]]),
+        media: .notifee,
         gate: ["notifee_options"], markers: ["notifee_options"],
         naming: .suggestedFilename(imageSubtypeFallback: .raw, stem: .extensionOnly), attachments: .firstOnly,
         onFailure: .bestAttempt, onExpiry: .original,

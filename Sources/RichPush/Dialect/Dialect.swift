@@ -1,8 +1,11 @@
 /// One push SDK's notification service extension, described as data: which keys it reads, which
 /// pushes it handles, how it names the file, what it delivers when it fails or runs out of time.
 ///
-/// The one pipeline (``ServiceExtension``) interprets a dialect; adding an SDK is adding a value to
-/// ``Dialect/all`` and its tests. Braze (``Dialect/braze``) is the pipeline's original behaviour.
+/// The one pipeline (``ServiceExtension``) interprets a dialect; Braze (``Dialect/braze``, the
+/// default) is a dialect like the others. An SDK whose extension has its own algorithm for reading
+/// its media has its own file in `Dialect/Extensions` (Braze, OneSignal, Airship, notifee), written
+/// like its source; the SDKs that read one URL share a reader (``MediaSource/Kind/url``). Each rule,
+/// with its citation, is in `docs/sdks.md`.
 /// The facts come from each SDK's public source (``source``; the README's SDK dialects section); a rule
 /// that is not stated anywhere is listed in ``inferred`` and every outcome of the dialect says so.
 ///
@@ -32,6 +35,8 @@ public struct Dialect: Sendable, Equatable {
     public var allowList: [String]? = nil
     /// Whether ``allowList`` is matched without lower-casing (OneSignal: `.JPG` is skipped).
     public var allowListIsCaseSensitive = false
+    /// Whether outcomes carry Braze's advice on image size (at most 5 MB, about 500 KB recommended).
+    public var advisesImageSize = false
     /// The SDK's own size check on the declared Content-Length, in bytes; `nil`: none.
     public var maxContentLength: Int64? = nil
     /// The download's timeout for the whole resource (Customer.io: 30 s); `nil`: the budget decides.
@@ -94,6 +99,9 @@ public struct Dialect: Sendable, Equatable {
         public var body: [String]
         /// Whether the overrides survive a failed download (Airship: no; notifee: yes, the copy carries them).
         public var keptOnFailure: Bool
+        /// Whether a valid media payload with no media still applies them (Airship:
+        /// `AirshipNotificationMutationProvider.swift@01e28d2:L37-L42`).
+        public var appliesWithoutMedia = false
     }
 }
 
@@ -115,36 +123,57 @@ public struct ContentChange: Sendable, Equatable {
 /// arrays stay visible to LeakSanitizer (an enum keeps its tag in a payload pointer's spare bits).
 public struct MediaSource: Sendable, Equatable {
     public enum Kind: String, Sendable, Equatable {
-        /// Braze's `ab.att` (the pipeline's original reader, ``PayloadInspector``).
+        /// Braze's `ab.att` (``BrazeExtension``).
         case braze
-        /// One string at a key path, with an optional declared type at another (and its default).
+        /// One string at a key path, with an optional declared type at another (and its default): the
+        /// shared reader of the SDKs whose extension reads one URL.
         case url
-        /// The first of several key paths that holds a string URL (notifee: `ios.attachments[0].url`, then `image`).
-        case firstOf = "first-of"
-        /// A dictionary `{id: url}` at the first key path present (OneSignal's `att`, `os_data.att`).
-        case dictionary
-        /// Airship's `media_attachment`: `urls[{url,url_id}]`, else `url` as a string or an array.
+        /// OneSignal's `att` dictionary, chosen by the payload's shape (``OneSignalExtension``).
+        case oneSignal = "onesignal"
+        /// Airship's `media_attachment`, decoded as its `Decodable` payload (``AirshipExtension``).
         case airship
+        /// notifee's `attachments[0]`, else `image` (``NotifeeExtension``).
+        case notifee
+    }
+
+    /// What an SDK that reads one URL does with a value of the wrong JSON type.
+    public enum WrongType: String, Sendable, Equatable {
+        /// The payload is refused with a reason (richpush's reading where the source does not settle it).
+        case refused
+        /// `as? String`: the value is treated as absent (the URL: no media; the type: the default).
+        case ignored
+        /// Used as a string without a check: the extension raises and iOS shows the push as sent.
+        case raises
     }
 
     public var kind: Kind
     /// The key paths read, in order.
     public var paths: [[String]]
     /// Where the declared type or kind is, for ``Kind/url``.
-    public var typePath: [String]?
+    public var typePath: [String]? = nil
     /// The declared type when the payload has none (Klaviyo: `jpg`).
-    public var defaultType: String?
+    public var defaultType: String? = nil
+    /// What a URL or type of the wrong JSON type does (``Kind/url``).
+    public var wrongType: WrongType = .refused
+    /// Whether the dialect's gate keys must be strings, not only present (Customer.io).
+    public var gateNeedsStrings = false
 
     public static let braze = MediaSource(
         kind: .braze, paths: [["ab", "att", "url"]], typePath: ["ab", "att", "type"])
 
-    public static func url(path: [String], type: [String]? = nil, defaultType: String? = nil) -> MediaSource {
-        MediaSource(kind: .url, paths: [path], typePath: type, defaultType: defaultType)
+    public static func url(
+        path: [String], type: [String]? = nil, defaultType: String? = nil, wrongType: WrongType = .refused,
+        gateNeedsStrings: Bool = false
+    ) -> MediaSource {
+        MediaSource(
+            kind: .url, paths: [path], typePath: type, defaultType: defaultType, wrongType: wrongType,
+            gateNeedsStrings: gateNeedsStrings)
     }
 
-    public static func firstOf(_ paths: [[String]]) -> MediaSource { MediaSource(kind: .firstOf, paths: paths) }
+    public static let oneSignal = MediaSource(kind: .oneSignal, paths: [["os_data", "att"], ["att"]])
 
-    public static func dictionary(_ paths: [[String]]) -> MediaSource { MediaSource(kind: .dictionary, paths: paths) }
+    public static let notifee = MediaSource(
+        kind: .notifee, paths: [["notifee_options", "ios", "attachments", "0", "url"], ["notifee_options", "image"]])
 
     public static func airship(_ path: [String]) -> MediaSource { MediaSource(kind: .airship, paths: [path]) }
 
@@ -153,7 +182,7 @@ public struct MediaSource: Sendable, Equatable {
         switch kind {
         case .braze, .url:
             return paths.map { $0.joined(separator: ".") } + (typePath.map { [$0.joined(separator: ".")] } ?? [])
-        case .firstOf, .dictionary: return paths.map { $0.joined(separator: ".") }
+        case .oneSignal, .notifee: return paths.map { $0.joined(separator: ".") }
         case .airship:
             let base = paths.first?.joined(separator: ".") ?? ""
             return [base + ".urls[].url", base + ".url"]
@@ -163,8 +192,10 @@ public struct MediaSource: Sendable, Equatable {
 
 /// How an SDK picks the extension of the file it hands to `UNNotificationAttachment`.
 public enum NamingRule: Sendable, Equatable {
-    /// The declared type is the extension (Braze, Klaviyo).
+    /// The declared type is the extension, read as Braze's API writes it (lower case, no dot) (Braze).
     case declaredType
+    /// The declared type appended after a dot as written (Klaviyo: `.png` gives `name..png`).
+    case declaredTypeAsWritten
     /// A declared kind mapped to an extension (CleverTap's image/video/audio), else the MIME type
     /// among a few, else nothing (`.`).
     case declaredKind(map: [String: String], mimeFallback: [String: String])
@@ -194,7 +225,8 @@ public enum NamingRule: Sendable, Equatable {
 
     public enum SubtypeFallback: String, Sendable, Equatable {
         case none
-        /// The subtype, refused when it contains `/` (Firebase 12.19.0).
+        /// The subtype, refused when it contains `/` (Firebase 12.19.0). Firebase (`containsString:`)
+        /// and notifee replace `image/` anywhere in the MIME type, so `x-image/png` gives `x-.png`.
         case sanitised
         /// `image/` replaced by `.`, with no check (notifee).
         case raw
@@ -204,6 +236,7 @@ public enum NamingRule: Sendable, Equatable {
     public var summary: String {
         switch self {
         case .declaredType: return "the declared type is the extension"
+        case .declaredTypeAsWritten: return "the declared type is appended after a dot, as written"
         case .declaredKind: return "declared kind (image .jpg, video .mp4, audio .mp3), else Content-Type jpeg/png/gif"
         case .fixed(let suffix): return "always .\(suffix)"
         case .suggestedFilename(let fallback, let required, _):

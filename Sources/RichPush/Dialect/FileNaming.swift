@@ -10,19 +10,19 @@ public struct NamingInput: Sendable, Equatable {
     public var contentDisposition: String?
     /// The payload's declared type or kind (`ab.att.type`, `rich-media-type`, `ct_mediaType`), as written.
     public var declared: String?
-    /// What the bytes are, for Airship's magic-byte hint.
-    public var sniffed: AttachmentFormat?
+    /// The body's first bytes, for Airship's own byte table.
+    public var head: [UInt8]
 
     public init(
         url: String, responseURL: String? = nil, contentType: String? = nil, contentDisposition: String? = nil,
-        declared: String? = nil, sniffed: AttachmentFormat? = nil
+        declared: String? = nil, head: [UInt8] = []
     ) {
         self.url = url
         self.responseURL = responseURL ?? url
         self.contentType = contentType
         self.contentDisposition = contentDisposition
         self.declared = declared
-        self.sniffed = sniffed
+        self.head = head
     }
 }
 
@@ -86,10 +86,32 @@ extension Dialect {
         let mimeText = input.contentType.map { "Content-Type: \($0)" } ?? "no Content-Type"
         switch naming {
         case .declaredType:
+            // Braze: the type as its API sends it (lower case, no dot); richpush reads a dot or capitals
+            // the same way and says so (`type-normalized`).
             guard let declared = input.declared, !declared.isEmpty else {
                 return none("\(title) appends the declared type, and there is none")
             }
-            return named(declared, rule: "declared-type", from: "declared type '\(declared)'")
+            return named(
+                AttachmentFormat.normalizedExtension(declared), rule: "declared-type",
+                from: "declared type '\(declared)'")
+        case .declaredTypeAsWritten:
+            // Klaviyo: `"\(name).\(type)"`, the type as written: `.png` makes `name..png`, `PNG` stays `.PNG`.
+            guard let declared = input.declared, !declared.isEmpty else {
+                return none("\(title) appends the declared type, and there is none")
+            }
+            let name = stand + "." + declared
+            if declared.contains("/") {
+                return Naming(
+                    name: name, fileExtension: nil, rule: "declared-type", from: "declared type '\(declared)'",
+                    skipped: "\(title) appends '\(declared)' as written, and its '/' makes a path, not a name: the "
+                        + "file cannot be written there, and no attachment is made")
+            }
+            guard let suffix = SuggestedFilename.pathExtension(name) else {
+                return Naming(
+                    name: name, fileExtension: nil, rule: "declared-type", from: "declared type '\(declared)'",
+                    skipped: "the name '\(name)' has no extension, so iOS cannot type the file")
+            }
+            return Naming(name: name, fileExtension: suffix, rule: "declared-type", from: "declared type '\(declared)'")
         case .declaredKind(let map, let mimeFallback):
             if let declared = input.declared, let suffix = map[declared] {
                 return named(suffix, rule: "declared-type", from: "declared kind '\(declared)'")
@@ -125,20 +147,29 @@ extension Dialect {
             if required && suggested.name == "unknown" {
                 return none("\(title) drops the image without a suggested filename")
             }
-            if let mime, mime.hasPrefix("image/") {
-                let subtype = String(mime.dropFirst("image/".count))
+            // Firebase and notifee: a MIME type that contains `image/` has every `image/` replaced by `.`
+            // and appended (`image/png` gives `.png`, `x-image/png` gives `x-.png`); Firebase refuses a
+            // result with a `/` in it, notifee appends it unchecked.
+            if let mime, mime.contains("image/"), fallback != .none {
+                let appended = mime.replacingOccurrences(of: "image/", with: ".")
+                let name = stand + appended
+                let suffix = SuggestedFilename.pathExtension(name)
+                let from = mimeText + " ('image/' replaced by '.')"
                 switch fallback {
                 case .none: break
                 case .sanitised:
-                    if !subtype.contains("/") && !subtype.isEmpty {
-                        return named(subtype, rule: "content-type", from: mimeText)
+                    if !appended.contains("/"), let suffix {
+                        return Naming(name: name, fileExtension: suffix, rule: "content-type", from: from)
                     }
                 case .raw:
-                    var naming = named(subtype, rule: "content-type", from: mimeText + " ('image/' replaced by '.')")
-                    if subtype.contains("/") {
+                    var naming = Naming(name: name, fileExtension: suffix, rule: "content-type", from: from)
+                    if appended.contains("/") {
+                        naming.fileExtension = nil
                         naming.skipped =
-                            "\(title) appends the subtype '\(subtype)' unsanitised, and its '/' makes a path, not a "
-                            + "name: the file lands outside its folder or nowhere, and no attachment is made"
+                            "\(title) appends '\(appended)' unsanitised, and its '/' makes a path, not a name: the "
+                            + "file lands outside its folder or nowhere, and no attachment is made"
+                    } else if suffix == nil {
+                        naming.skipped = "the name '\(name)' has no extension, so iOS cannot type the file"
                     }
                     return naming
                 }
@@ -148,7 +179,8 @@ extension Dialect {
                 from: "suggestedFilename '\(suggested.name)', \(mimeText)",
                 skipped: "the name '\(suggested.name)' has no extension, so iOS cannot type the file")
         case .queryMIMEPath(let mimeMap):
-            return oneSignalName(input, mime: mime, mimeText: mimeText, map: mimeMap, stand: stand)
+            return OneSignalExtension.name(
+                input, dialect: self, mime: mime, mimeText: mimeText, map: mimeMap, stand: stand)
         case .pathSuffixThenHint:
             let component = SuggestedFilename.lastPathComponent(input.url) ?? ""
             let lower = component.lowercased()
@@ -161,12 +193,17 @@ extension Dialect {
                         ? "'\(component)' ends with '\(matched)' but has no dot: Airship sets no type hint, and iOS "
                             + "finds no extension" : nil)
             }
-            let hint = mime.flatMap(AttachmentFormat.forMIME) ?? input.sniffed
-            let from = mime.flatMap(AttachmentFormat.forMIME) != nil ? mimeText : "the bytes (magic numbers)"
+            // The MIME type's hint only when its preferred extension is one of the 13; else Airship's byte table.
+            let mimeHint = AirshipExtension.typeHint(mime: mime)?.uti
+            let hint = mimeHint ?? AirshipExtension.typeHint(head: input.head)
+            let from = mimeHint != nil ? mimeText : "the bytes (Airship's own table of magic numbers)"
             var naming = Naming(
                 name: stand + "-" + component, fileExtension: SuggestedFilename.pathExtension(component),
-                rule: hint == nil ? "none" : "type-hint", from: from, typeHint: hint?.uti)
-            if hint == nil { naming.skipped = "no known extension, Content-Type or magic number" }
+                rule: hint == nil ? "none" : "type-hint", from: from, typeHint: hint)
+            if hint == nil {
+                naming.skipped =
+                    "no known extension, and neither \(mimeText) nor the first bytes are in Airship's tables"
+            }
             return naming
         case .mimeThenPath:
             if let mime, let format = AttachmentFormat.forMIME(mime) {
@@ -183,51 +220,6 @@ extension Dialect {
     public func accepts(_ suffix: String) -> Bool {
         guard let allowList else { return true }
         return allowList.contains(allowListIsCaseSensitive ? suffix : suffix.lowercased())
-    }
-
-    /// OneSignal's `supportedFileExtension` chain (read): `?filename=` with a supported extension, the
-    /// MIME map, the URL's path extension (case-sensitive), any query item with a supported extension.
-    private func oneSignalName(
-        _ input: NamingInput, mime: String?, mimeText: String, map: [String: String], stand: String
-    )
-        -> Naming
-    {
-        let query = URLQuery.items(of: input.url)
-        func supported(_ text: String) -> String? {
-            guard let suffix = SuggestedFilename.pathExtension(text), accepts(suffix) else { return nil }
-            return suffix
-        }
-        if let filename = query.first(where: { $0.name == "filename" })?.value, let suffix = supported(filename) {
-            return Naming(
-                name: stand + "." + suffix, fileExtension: suffix, rule: "query-filename", from: "?filename=\(filename)"
-            )
-        }
-        if let mime, let suffix = map[mime] {
-            return Naming(name: stand + "." + suffix, fileExtension: suffix, rule: "content-type", from: mimeText)
-        }
-        let component = SuggestedFilename.lastPathComponent(input.url) ?? ""
-        if let suffix = supported(component) {
-            return Naming(
-                name: stand + "." + suffix, fileExtension: suffix, rule: "url-path",
-                from: "the URL's path extension '.\(suffix)'")
-        }
-        for item in query {
-            if let value = item.value, let suffix = supported(value) {
-                return Naming(
-                    name: stand + "." + suffix, fileExtension: suffix, rule: "query-item",
-                    from: "?\(item.name)=\(value)")
-            }
-        }
-        let pathSuffix = SuggestedFilename.pathExtension(component)
-        let caseNote =
-            pathSuffix.map { suffix in
-                accepts(suffix.lowercased()) && !accepts(suffix)
-                    ? " ('.\(suffix)' is on its list only in lower case: OneSignal matches case-sensitively)" : ""
-            } ?? ""
-        return Naming(
-            name: nil, fileExtension: nil, rule: "none", from: mimeText,
-            skipped: "OneSignal found no supported extension in ?filename=, \(mimeText), the URL path or the query"
-                + caseNote + "; it skips the attachment")
     }
 }
 

@@ -2,6 +2,7 @@
 /// and declared type or kind.
 public struct MediaItem: Sendable, Equatable {
     public var id: String?
+    /// The text the SDK hands to its URL initialiser (after its own trimming, if it trims).
     public var url: String
     public var declared: String?
 
@@ -12,14 +13,20 @@ public struct MediaItem: Sendable, Equatable {
     }
 }
 
-/// What a dialect finds in a payload before anything is downloaded.
+/// What a dialect finds in a payload before anything is downloaded: the same four answers for every
+/// SDK, each SDK's extension file (`Dialect/Extensions`) deciding which applies.
 public enum MediaReading: Sendable, Equatable {
-    /// No media key: the push shows as sent, and richpush says which keys the SDK reads.
-    case none(String)
-    /// A media request the SDK does not act on (a gate key missing, a malformed value): its reason and message.
-    case refused(ReasonCode, String)
-    /// The items, in payload order (the SDK's own order is the dialect's ``Dialect/AttachmentPolicy``).
-    case items([MediaItem])
+    /// No media request: the push shows as sent. `why` names the keys the SDK reads; `hint`, a likely mistake.
+    case none(String, hint: String?)
+    /// A media request the SDK does not act on (a gate key missing, a malformed value): its reason,
+    /// message, hint, and the item when the payload named one.
+    case refused(ReasonCode, String, hint: String?, item: MediaItem?)
+    /// The SDK's code raises an uncaught exception on this payload (Objective-C `NSInvalidArgumentException`,
+    /// a Swift trap): the extension process dies and iOS shows the notification as sent.
+    case raises(String, item: MediaItem?)
+    /// The items, in payload order (the SDK's own order is the dialect's ``Dialect/AttachmentPolicy``),
+    /// and what the reading noticed.
+    case items([MediaItem], warnings: [Warning])
 }
 
 extension JSONValue {
@@ -45,6 +52,11 @@ extension JSONValue {
         self[key] != nil || at(key.split(separator: ".").map(String.init)) != nil
     }
 
+    /// The value of `key` as ``has(_:)`` finds it.
+    func value(of key: String) -> JSONValue? {
+        self[key] ?? at(key.split(separator: ".").map(String.init))
+    }
+
     /// The string at a key path, when it is one.
     func string(at path: [String]) -> String? {
         if case .string(let text)? = at(path) { return text }
@@ -61,133 +73,97 @@ extension Dialect {
         markers.contains { root.has($0) }
     }
 
-    /// The media request of `root` as this SDK's extension reads it.
+    /// The media request of `root` as this SDK's extension reads it: each SDK's own reader
+    /// (`Dialect/Extensions/*.swift`, transcribed from its source), or the shared one-URL reader.
     public func readMedia(_ root: JSONValue) -> MediaReading {
-        let keys = media.keys.joined(separator: ", ")
-        let missingGate = gate.filter { !root.has($0) }
         switch media.kind {
-        case .braze:
-            return .none("Braze's media is read by the pipeline's own reader")
-        case .url:
-            let path = media.paths.first ?? []
-            let typePath = media.typePath
-            let defaultType = media.defaultType
-            guard let value = root.at(path) else {
-                return .none("the payload has no '\(Self.dotted(path))', the key \(title)'s extension reads")
-            }
-            guard case .string(let url) = value else {
-                return .refused(.attachmentURLNotAString, "'\(Self.dotted(path))' is \(value.typeName), not a string.")
-            }
-            if !missingGate.isEmpty {
-                let missing = missingGate.map { "'\($0)'" }.joined(separator: " and ")
-                if case .showsOriginal(let reason) = gateMissing {
-                    let needed = gate.map { "'\($0)'" }.joined(separator: " and ")
-                    return .refused(
-                        reason,
-                        "\(title) needs \(gate.count > 1 ? "both " : "")\(needed); without \(missing) it shows the "
-                            + "original content.")
-                }
-                return .refused(
-                    .attachmentURLMissing,
-                    "\(title)'s extension reads '\(Self.dotted(path))' only when \(missing) "
-                        + (missingGate.count > 1 ? "are" : "is")
-                        + " present: without them it does not handle the push (it does not call the content handler; "
-                        + "the app's own code must), so no image shows.")
-            }
-            var declared = typePath.flatMap { root.string(at: $0) }
-            if declared == nil, let typePath, let typeValue = root.at(typePath) {
-                return .refused(
-                    .attachmentTypeNotAString, "'\(Self.dotted(typePath))' is \(typeValue.typeName), not a string.")
-            }
-            if declared == nil { declared = defaultType }
-            return .items([MediaItem(url: url, declared: declared)])
-        case .firstOf:
-            let paths = media.paths
-            if !missingGate.isEmpty { return .none("the payload has no '\(gate.joined(separator: "', '"))'") }
-            for path in paths {
-                if let url = root.string(at: path), url.count > 1 { return .items([MediaItem(url: url)]) }
-            }
-            return .none("the payload has none of \(keys)")
-        case .dictionary:
-            let paths = media.paths
-            guard let path = paths.first(where: { root.at($0) != nil }), let value = root.at(path) else {
-                return .none("the payload has none of \(keys), the keys \(title)'s extension reads")
-            }
-            guard case .object(let members) = value else {
-                return .refused(
-                    .attachmentNotAnObject,
-                    "'\(Self.dotted(path))' is \(value.typeName), not an object of {id: url}; \(title) attaches nothing."
-                )
-            }
-            let items = members.compactMap { member -> MediaItem? in
-                guard case .string(let url) = member.value else { return nil }
-                return MediaItem(id: member.key, url: url)
-            }
-            guard !items.isEmpty else {
-                return .refused(
-                    .attachmentURLMissing, "'\(Self.dotted(path))' holds no string URL; \(title) attaches nothing.")
-            }
-            return .items(items)
-        case .airship:
-            let path = media.paths.first ?? []
-            guard let value = root.at(path) else {
-                return .none("the payload has no '\(Self.dotted(path))', the key Airship's extension reads")
-            }
-            return Self.readAirship(value, key: Self.dotted(path))
+        case .braze: return BrazeExtension.read(root)
+        case .oneSignal: return OneSignalExtension.read(root)
+        case .airship: return AirshipExtension.read(root, key: media.paths.first ?? [])
+        case .notifee: return NotifeeExtension.read(root)
+        case .url: return readSingleURL(root)
         }
     }
 
-    /// `MediaAttachmentPayload`'s rules (its tests, read): `urls[{url,url_id}]` wins over `url`; `url`
-    /// is a string or an array (`[]` is valid, no media); any invalid field means no mutation at all.
-    static func readAirship(_ value: JSONValue, key: String) -> MediaReading {
-        guard case .object = value else {
+    /// The key whose URL messages about an item name (`ab.att.url`, `fcm_options.image`).
+    var urlKey: String {
+        switch media.kind {
+        case .airship: return Self.dotted(media.paths.first ?? []) + ".url"
+        default: return media.paths.first.map(Self.dotted) ?? "url"
+        }
+    }
+
+    /// One string URL at a key path and an optional declared type beside it: Firebase, Iterable,
+    /// CleverTap, Customer.io, Klaviyo, MoEngage and Expo read their media this way, each with its own
+    /// keys, gate and wrong-type rule (``MediaSource``).
+    private func readSingleURL(_ root: JSONValue) -> MediaReading {
+        let path = media.paths.first ?? []
+        guard let value = root.at(path) else {
+            return .none("the payload has no '\(Self.dotted(path))', the key \(title)'s extension reads", hint: nil)
+        }
+        guard case .string(let url) = value else {
+            let what = "'\(Self.dotted(path))' is \(value.typeName), not a string"
+            switch media.wrongType {
+            case .refused:
+                return .refused(.attachmentURLNotAString, what + ".", hint: nil, item: nil)
+            case .ignored:
+                return .none(
+                    what + ", and \(title)'s extension reads it only as a string (it skips the media)", hint: nil)
+            case .raises:
+                return .raises(
+                    what + ", and \(title)'s extension uses it as one without checking: it raises, and iOS shows the "
+                        + "notification as sent.", item: nil)
+            }
+        }
+        if media.wrongType == .ignored && url.isEmpty {
+            return .none("'\(Self.dotted(path))' is empty, and \(title)'s extension skips an empty URL", hint: nil)
+        }
+        // The gate: keys the extension needs before it handles the push (Customer.io: both delivery
+        // keys, as strings, `PushNotification.init?`; CleverTap: the media type).
+        let missingGate = gate.filter { key in
+            guard let gateValue = root.value(of: key) else { return true }
+            if media.gateNeedsStrings, case .string = gateValue { return false }
+            return media.gateNeedsStrings
+        }
+        if !missingGate.isEmpty {
+            let needed = gate.map { "'\($0)'" }.joined(separator: " and ")
+            let missing = missingGate.map { key in
+                root.value(of: key).map { "'\(key)' (\($0.typeName))" } ?? "'\(key)'"
+            }.joined(separator: " and ")
+            if case .showsOriginal(let reason) = gateMissing {
+                return .refused(
+                    reason,
+                    "\(title) needs \(gate.count > 1 ? "both " : "")\(needed); without \(missing) it shows the "
+                        + "original content.", hint: nil, item: MediaItem(url: url))
+            }
+            let condition = media.gateNeedsStrings ? "are strings" : (gate.count > 1 ? "are present" : "is present")
             return .refused(
-                .attachmentNotAnObject, "'\(key)' is \(value.typeName), not an object; Airship changes nothing.")
+                .attachmentURLMissing,
+                "\(title)'s extension reads '\(Self.dotted(path))' only when \(needed) \(condition); without "
+                    + "\(missing) it does not handle the push (it does not call the content handler; the app's own "
+                    + "code must), so no image shows.", hint: nil, item: MediaItem(url: url))
         }
-        func invalid(_ what: String) -> MediaReading {
-            .refused(.attachmentNotAnObject, "'\(key)' is invalid (\(what)): Airship does not mutate the notification.")
-        }
-        if let options = value["options"] {
-            guard case .object = options else { return invalid("'options' is not an object") }
-            if let crop = options["crop"] {
-                let parts = ["x", "y", "width", "height"].map { crop[$0] }
-                let inRange = parts.allSatisfy { part in
-                    if case .number(let text)? = part, let number = Double(text) { return (0...1).contains(number) }
-                    return false
+        var declared: String?
+        if let typePath = media.typePath, let typeValue = root.at(typePath) {
+            if case .string(let text) = typeValue {
+                declared = text
+            } else {
+                let what = "'\(Self.dotted(typePath))' is \(typeValue.typeName), not a string"
+                switch media.wrongType {
+                case .refused:
+                    return .refused(.attachmentTypeNotAString, what + ".", hint: nil, item: MediaItem(url: url))
+                case .ignored:
+                    // Klaviyo: `as? String ?? "jpg"`: any other value is the default.
+                    declared = nil
+                case .raises:
+                    return .raises(
+                        what + ": \(title)'s extension downloads the media, then compares the type as a string "
+                            + "without checking and raises; iOS shows the notification as sent.",
+                        item: MediaItem(url: url))
                 }
-                guard inRange else { return invalid("'options.crop' needs x, y, width and height, each in [0,1]") }
             }
         }
-        if let content = value["content"] {
-            guard case .object(let members) = content else { return invalid("'content' is not an object") }
-            for member in members {
-                guard case .string = member.value else { return invalid("'content.\(member.key)' is not a string") }
-            }
-        }
-        if let urls = value["urls"] {
-            guard case .array(let entries) = urls else { return invalid("'urls' is not an array") }
-            var items: [MediaItem] = []
-            for entry in entries {
-                guard case .string(let url)? = entry["url"] else {
-                    return invalid("an entry of 'urls' has no string 'url'")
-                }
-                var id: String?
-                if case .string(let text)? = entry["url_id"] { id = text }
-                items.append(MediaItem(id: id, url: url))
-            }
-            return items.isEmpty ? .none("'\(key).urls' is empty: no media") : .items(items)
-        }
-        switch value["url"] {
-        case .string(let url)?: return .items([MediaItem(url: url)])
-        case .array(let entries)?:
-            var items: [MediaItem] = []
-            for entry in entries {
-                guard case .string(let url) = entry else { return invalid("an element of 'url' is not a string") }
-                items.append(MediaItem(url: url))
-            }
-            return items.isEmpty ? .none("'\(key).url' is an empty array: no media") : .items(items)
-        case nil: return .refused(.attachmentURLMissing, "'\(key)' has no 'url' or 'urls'; Airship attaches nothing.")
-        case let other?: return invalid("'url' is \(other.typeName)")
-        }
+        if declared == nil { declared = media.defaultType }
+        return .items([MediaItem(url: url, declared: declared)], warnings: [])
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `ab.att.url` as the extension reads it: `URL(string:)` of the text, nothing trimmed or repaired.
+/// A media URL (`ab.att.url`, or another SDK's key) as the extension reads it: `URL(string:)` of the text, nothing trimmed or repaired.
 ///
 /// An extension built with a current SDK (iOS 17 and later) parses with RFC 3986 rules: characters it
 /// cannot keep (spaces, `|`, `^`, non-ASCII, a `%` without two hex digits) are percent-encoded, a
@@ -28,8 +28,12 @@ public struct AttachmentURL: Sendable, Equatable {
     /// The largest TCP port; `URL(string:)` accepts more, a connection cannot be made to it.
     public static let maxPort = 65535
 
-    public init(_ written: String) {
+    /// The payload key the text came from, for messages (`ab.att.url`, `fcm_options.image`).
+    public let key: String
+
+    public init(_ written: String, key: String = "ab.att.url") {
         self.written = written
+        self.key = key
         let url = URL(string: written)
         requested = url?.absoluteString
         scheme = url?.scheme?.lowercased()
@@ -40,7 +44,7 @@ public struct AttachmentURL: Sendable, Equatable {
     /// Why the device cannot request this URL at all (the extension's guard fails, UNError 100), with a
     /// hint; nil when it can (its scheme is judged later, by App Transport Security and the fetch policy).
     public var refusal: (message: String, hint: String?)? {
-        let shown = "'ab.att.url' ('\(written)')"
+        let shown = "'\(key)' ('\(written)')"
         guard let requested, let scheme else {
             if requested == nil, let first = written.unicodeScalars.first, Self.isWhitespace(first) {
                 return (
@@ -85,14 +89,14 @@ public struct AttachmentURL: Sendable, Equatable {
             warnings.append(
                 Warning(
                     "url-trailing-whitespace",
-                    "'ab.att.url' ends with whitespace, which URL(string:) keeps, percent-encoded: the device requests "
+                    "'\(key)' ends with whitespace, which URL(string:) keeps, percent-encoded: the device requests "
                         + "\(requested). Remove the whitespace at the end; the device does not trim it."))
         }
         if Self.hasStrayPercent(written) {
             warnings.append(
                 Warning(
                     "url-stray-percent",
-                    "'ab.att.url' has a '%' not followed by two hex digits; URL(string:) reads it as a literal percent "
+                    "'\(key)' has a '%' not followed by two hex digits; URL(string:) reads it as a literal percent "
                         + "sign (%25): the device requests \(requested). Write %25 for a percent sign, or fix the escape."
                 ))
         }
@@ -102,7 +106,7 @@ public struct AttachmentURL: Sendable, Equatable {
             warnings.append(
                 Warning(
                     "url-encoded",
-                    "URL(string:) \(what) in 'ab.att.url': the device requests \(requested). If the file on the server "
+                    "URL(string:) \(what) in '\(key)': the device requests \(requested). If the file on the server "
                         + "is named with these characters, nothing to fix; otherwise write the URL percent-encoded "
                         + "as you mean it."))
         }

@@ -2,30 +2,33 @@
 public enum Inspection: Sendable {
     /// Decided without downloading: rejected, not invoked, no attachment, or a malformed request.
     case decided(Outcome, root: JSONValue?)
-    /// An attachment to download: the URL, the declared type as written, and the format iOS will assume.
-    case attachment(url: String, declaredType: String, format: AttachmentFormat, root: JSONValue, warnings: [Warning])
+    /// Media to download: the items the SDK's extension reads, in payload order, and the warnings so far.
+    case media([MediaItem], root: JSONValue, warnings: [Warning])
 }
 
-/// Stages 1 to 3: is it a payload APNs accepts, would iOS run the extension, what does Braze's `ab.att` ask for.
+/// Stages 1 to 3 for every SDK: is it a payload APNs accepts, would iOS run the extension, what does the
+/// SDK's extension (``Dialect/readMedia(_:)``) ask for.
 ///
-/// Everything outside `aps.alert`, `aps.mutable-content` and `ab.att` is opaque and untouched.
+/// Everything outside `aps.alert`, `aps.mutable-content` and the SDK's own keys is opaque and untouched.
 public enum PayloadInspector {
     /// The `type` values Braze's REST API lets a campaign send.
-    public static let brazeAPITypes: Set<String> = ["aif", "gif", "jpg", "m4a", "mp3", "mp4", "png", "wav"]
+    public static var brazeAPITypes: Set<String> { BrazeExtension.apiTypes }
 
-    public static func inspect(_ bytes: [UInt8], pushType: ExtensionPolicy.PushType = .alert) -> Inspection {
+    /// The payload as `dialect`'s extension reads it (Braze's by default).
+    public static func inspect(_ bytes: [UInt8], pushType: ExtensionPolicy.PushType = .alert, dialect: Dialect = .braze)
+        -> Inspection
+    {
         switch envelope(bytes, pushType: pushType) {
-        case .decided(let inspection):
-            return inspection
+        case .decided(let outcome, let root):
+            return .decided(outcome, root: root)
         case .payload(let root, let size, let warnings):
-            let inspection = read(root, size: size, pushType: pushType)
-            return prepending(warnings, to: inspection)
+            return prepending(warnings, to: read(root, size: size, pushType: pushType, dialect: dialect))
         }
     }
 
     /// A payload read as far as every SDK reads it: APNs' size, JSON, an object with an `aps` dictionary.
     enum Envelope {
-        case decided(Inspection)
+        case decided(Outcome, root: JSONValue?)
         case payload(root: JSONValue, size: Int, warnings: [Warning])
     }
 
@@ -36,10 +39,66 @@ public enum PayloadInspector {
         case .decided(var outcome, let root):
             outcome.warnings = warnings + outcome.warnings
             return .decided(outcome, root: root)
-        case .attachment(let url, let declaredType, let format, let root, let more):
-            return .attachment(
-                url: url, declaredType: declaredType, format: format, root: root, warnings: warnings + more)
+        case .media(let items, let root, let more):
+            return .media(items, root: root, warnings: warnings + more)
         }
+    }
+
+    /// Stages 2 and 3 for a payload with an `aps` dictionary: the SDK's reading, and whether iOS runs
+    /// the extension. A payload that asks for no media shows as intended whether or not it runs.
+    static func read(_ root: JSONValue, size: Int, pushType: ExtensionPolicy.PushType, dialect: Dialect)
+        -> Inspection
+    {
+        func decided(
+            _ verdict: Verdict, _ reason: ReasonCode, _ message: String, hint: String?, item: MediaItem? = nil
+        ) -> Inspection {
+            var outcome = Outcome(verdict: verdict, reason: reason, message: message, hint: hint, payloadBytes: size)
+            outcome.url = item?.url
+            outcome.declaredType = item?.declared
+            return .decided(outcome, root: root)
+        }
+        let reading = dialect.readMedia(root)
+        if case .none(let why, let hint) = reading {
+            var outcome = Outcome(
+                verdict: .noAttachment, reason: .noAttachmentRequested,
+                message: "the payload asks \(dialect.title)'s extension for no attachment: \(why).", hint: hint,
+                payloadBytes: size)
+            if let other = otherSDK(root, reading: dialect) {
+                outcome.warnings.append(other.warning)
+                outcome.hint = outcome.hint ?? other.hint
+            }
+            return .decided(outcome, root: root)
+        }
+        // 2. Would iOS run the extension?
+        if let decision = invocation(aps: root["aps"] ?? .object([]), root: root, size: size, pushType: pushType) {
+            return .decided(decision, root: root)
+        }
+        // 3. The SDK's media request.
+        switch reading {
+        case .none(let why, let hint):
+            return decided(.noAttachment, .noAttachmentRequested, why, hint: hint)
+        case .refused(let reason, let message, let hint, let item):
+            return decided(.fallback, reason, message, hint: hint, item: item)
+        case .raises(let message, let item):
+            return decided(.fallback, .extensionRaised, message, hint: nil, item: item)
+        case .items(let items, let warnings):
+            return .media(items, root: root, warnings: warnings)
+        }
+    }
+
+    /// When `dialect` reads no media from `root` but another SDK's keys are there: a warning and a
+    /// hint naming that SDK, so a run without `--sdk` (Braze's extension) is not a false green.
+    static func otherSDK(_ root: JSONValue, reading dialect: Dialect) -> (warning: Warning, hint: String)? {
+        let detected = DialectDetection.detect(root)
+        guard detected != dialect, detected != .braze else { return nil }
+        let keys = detected.markers.filter { root.has($0) }.map { "'\($0)'" }.joined(separator: ", ")
+        return (
+            Warning(
+                "other-sdk-payload",
+                "the payload carries \(detected.title)'s keys (\(keys)), which \(dialect.title)'s extension does not "
+                    + "read: on a phone whose app uses \(dialect.title), no media shows."),
+            "check it as \(detected.title)'s extension reads it: --sdk \(detected.name) (or --sdk auto)."
+        )
     }
 
     /// Stage 1 for every dialect: APNs' rules and the payload's shape, up to a readable `aps`.
@@ -48,8 +107,7 @@ public enum PayloadInspector {
         // adds after it is not part of the payload.
         let size = bytes.count - bytes.reversed().prefix(while: { [0x20, 0x0A, 0x0D, 0x09].contains($0) }).count
         func decided(_ verdict: Verdict, _ reason: ReasonCode, _ message: String) -> Envelope {
-            .decided(
-                .decided(Outcome(verdict: verdict, reason: reason, message: message, payloadBytes: size), root: nil))
+            .decided(Outcome(verdict: verdict, reason: reason, message: message, payloadBytes: size), root: nil)
         }
         // 1. Read: APNs' rules.
         let limit = pushType.maxPayloadBytes
@@ -78,17 +136,19 @@ public enum PayloadInspector {
             return decided(.rejected, .invalidJSON, Self.invalidJSONMessage(bytes, error: "\(error)"))
         }
         warnings += duplicateKeyWarnings(root)
-        if let shape = shape(root, size: size) { return .decided(prepending(warnings, to: shape)) }
+        if var shape = shape(root, size: size) {
+            shape.outcome.warnings = warnings + shape.outcome.warnings
+            return .decided(shape.outcome, root: shape.root)
+        }
         return .payload(root: root, size: size, warnings: warnings)
     }
 
     /// Stage 1's last rules: an object with an `aps` dictionary; nil when the payload has them.
-    private static func shape(_ root: JSONValue, size: Int) -> Inspection? {
-        func decided(_ reason: ReasonCode, _ message: String, hint: String? = nil, root: JSONValue? = nil) -> Inspection
-        {
-            .decided(
-                Outcome(verdict: .rejected, reason: reason, message: message, hint: hint, payloadBytes: size),
-                root: root)
+    private static func shape(_ root: JSONValue, size: Int) -> (outcome: Outcome, root: JSONValue?)? {
+        func decided(_ reason: ReasonCode, _ message: String, hint: String? = nil, root: JSONValue? = nil) -> (
+            outcome: Outcome, root: JSONValue?
+        ) {
+            (Outcome(verdict: .rejected, reason: reason, message: message, hint: hint, payloadBytes: size), root)
         }
         guard case .object = root else {
             return decided(.notAnObject, "the payload is \(root.typeName), not a JSON object; APNs needs an object.")
@@ -103,92 +163,6 @@ public enum PayloadInspector {
             return decided(.apsNotAnObject, "'aps' is \(aps.typeName); APNs needs a dictionary.", root: root)
         }
         return nil
-    }
-
-    /// Stages 1 (the JSON's shape) to 3 for a parsed payload of `size` bytes.
-    private static func read(_ root: JSONValue, size: Int, pushType: ExtensionPolicy.PushType) -> Inspection {
-        func decided(
-            _ verdict: Verdict, _ reason: ReasonCode, _ message: String, hint: String? = nil, root: JSONValue? = nil
-        ) -> Inspection {
-            .decided(
-                Outcome(verdict: verdict, reason: reason, message: message, hint: hint, payloadBytes: size), root: root)
-        }
-        // The envelope checked the shape: an object with an `aps` dictionary.
-        let aps = root["aps"] ?? .object([])
-        // A payload that asks for no attachment shows as intended whether or not the extension runs.
-        guard case .object = root["ab"], let att = root["ab"]?["att"] else {
-            return decided(
-                .noAttachment, .noAttachmentRequested, "the payload asks for no attachment (no 'ab.att').",
-                hint: root["att"] != nil ? "'att' is at the top level; Braze reads it from inside 'ab'." : nil,
-                root: root)
-        }
-        // 2. Would iOS run the extension?
-        if let decision = invocation(aps: aps, root: root, size: size, pushType: pushType) {
-            return .decided(decision, root: root)
-        }
-        // 3. Braze's attachment request.
-        guard case .object = att else {
-            return decided(
-                .fallback, .attachmentNotAnObject,
-                "'ab.att' is \(att.typeName), not an object with 'url' and 'type'; the plain notification shows.",
-                root: root)
-        }
-        guard let urlValue = att["url"] else {
-            return decided(
-                .fallback, .attachmentURLMissing, "'ab.att' has no 'url'; the plain notification shows.", root: root)
-        }
-        guard case .string(let url) = urlValue else {
-            return decided(
-                .fallback, .attachmentURLNotAString, "'ab.att.url' is \(urlValue.typeName), not a string.", root: root)
-        }
-        guard let typeValue = att["type"] else {
-            return decided(
-                .fallback, .attachmentTypeMissing,
-                "'ab.att' has no 'type'; the extension cannot name the file, so iOS cannot attach it.", root: root)
-        }
-        guard case .string(let declared) = typeValue else {
-            return decided(
-                .fallback, .attachmentTypeNotAString, "'ab.att.type' is \(typeValue.typeName), not a string.",
-                root: root)
-        }
-        let normalized = AttachmentFormat.normalizedExtension(declared)
-        guard let format = AttachmentFormat.forExtension(declared) else {
-            let accepted = AttachmentFormat.all.flatMap(\.extensions).joined(separator: ", ")
-            return .decided(
-                withRequest(
-                    Outcome(
-                        verdict: .fallback, reason: .unsupportedType,
-                        message:
-                            "'ab.att.type' is '\(declared)', which is not a file extension iOS can attach "
-                            + "(UNError 101). Use one of: \(accepted).",
-                        hint: declared.contains("/") || declared.contains("..")
-                            ? "a type is a file extension, never a path; richpush never builds a path from it." : nil,
-                        payloadBytes: size), url: url, declared: declared), root: root)
-        }
-        var warnings: [Warning] = []
-        if normalized != declared {
-            warnings.append(
-                Warning(
-                    "type-normalized",
-                    "'ab.att.type' is '\(declared)'; read as '\(normalized)'. Braze's API sends lower case without a dot."
-                ))
-        }
-        if !brazeAPITypes.contains(normalized) {
-            warnings.append(
-                Warning(
-                    "type-outside-braze-api",
-                    "'\(normalized)' works on iOS, but Braze campaigns can only send "
-                        + brazeAPITypes.sorted().joined(separator: ", ") + "."))
-        }
-        return .attachment(url: url, declaredType: declared, format: format, root: root, warnings: warnings)
-    }
-
-    /// Attaches the request's URL and type to an outcome decided from them.
-    static func withRequest(_ outcome: Outcome, url: String, declared: String) -> Outcome {
-        var outcome = outcome
-        outcome.url = url
-        outcome.declaredType = declared
-        return outcome
     }
 
     /// iOS runs a service extension only for an alert push with `aps.mutable-content` equal to 1.

@@ -46,6 +46,9 @@ public enum AttachmentValidator {
         return validate(declared: format, sniff: sniff)
     }
 
+    /// `text` with a capital first letter and a final period.
+    static func sentence(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() + "." }
+
     private static func unrecognized(_ sniff: Sniff) -> Decision {
         let what = sniff.mime == "application/x-empty" ? "empty" : "\(sniff.mime) (\(sniff.description))"
         return .reject(
@@ -54,7 +57,30 @@ public enum AttachmentValidator {
                 + "Serve a JPEG, PNG, GIF, MP3, M4A, WAV, AIFF, MP4, MPEG or AVI file.")
     }
 
-    public static func validate(declared: AttachmentFormat, sniff: Sniff) -> Decision {
+    /// What names the type iOS reads, for the advice in a message: a payload key (`'ab.att.type'`), or
+    /// the file's name the SDK made from the response.
+    public enum TypeSource: Sendable, Equatable {
+        case key(String)
+        case fileName
+
+        func fix(_ suffix: String) -> String {
+            switch self {
+            case .key(let key): return "set '\(key)' to '\(suffix)'"
+            case .fileName: return "name the file '.\(suffix)'"
+            }
+        }
+
+        var fixEither: String {
+            switch self {
+            case .key(let key): return "Fix '\(key)' or the URL."
+            case .fileName: return "Fix the URL or what the server sends."
+            }
+        }
+    }
+
+    public static func validate(declared: AttachmentFormat, sniff: Sniff, typeSource: TypeSource = .key("ab.att.type"))
+        -> Decision
+    {
         guard let actual = sniff.format else { return unrecognized(sniff) }
         if actual == declared { return .attach(warnings: []) }
         if declared.name == "m4a" && actual.name == "mp4" && sniff.hasVideoTrack == false {
@@ -68,20 +94,20 @@ public enum AttachmentValidator {
                 .contentClassMismatch,
                 "the type says \(declared.attachmentClass.rawValue) (\(declared.extensions[0])) but the bytes are "
                     + "\(actual.attachmentClass.rawValue) (\(sniff.mime)); iOS cannot open them (UNError 101). "
-                    + "Fix 'ab.att.type' or the URL.")
+                    + typeSource.fixEither)
         }
         if declared.attachmentClass == .image {
             return .attach(warnings: [
                 Warning(
                     "image-format-mismatch",
                     "the type says \(declared.name) but the bytes are \(actual.name); iOS decodes images by content, "
-                        + "so it shows, but set 'ab.att.type' to '\(actual.extensions[0])'.")
+                        + "so it shows, but \(typeSource.fix(actual.extensions[0])).")
             ])
         }
         return .reject(
             .contentFormatMismatch,
             "the type says \(declared.name) but the bytes are \(actual.name) (\(sniff.mime)); iOS opens "
                 + "\(declared.attachmentClass.rawValue) by extension and would fail (UNError 101). "
-                + "Set 'ab.att.type' to '\(actual.extensions[0])'.")
+                + Self.sentence(typeSource.fix(actual.extensions[0])))
     }
 }

@@ -72,7 +72,7 @@ extension ServiceExtension {
         case .decided(let outcome, let decidedRoot):
             guard outcome.verdict != .rejected, outcome.verdict != .notInvoked, let decidedRoot else { return [] }
             root = decidedRoot
-        case .attachment(_, let attachmentRoot), .media(_, let attachmentRoot):
+        case .media(_, let attachmentRoot):
             root = attachmentRoot
         }
         let context = SDKCallContext(root: root, epochSeconds: Int(Date().timeIntervalSince1970))

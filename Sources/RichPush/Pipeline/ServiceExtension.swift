@@ -25,8 +25,9 @@ public struct ProcessResult: Sendable {
 
 /// The emulated Notification Service Extension: payload in, verdict, attachment and mutated payload out.
 ///
-/// Stages: read (APNs rules), invocation (`mutable-content`, alert), Braze's `ab.att`, policy (ATS,
-/// budget, caps), fetch, sniff and validate, store, emit. The budget is one deadline from the
+/// Stages: read (APNs rules), invocation (`mutable-content`, alert), the SDK's reading of its media
+/// keys (``Dialect``: Braze's `ab.att` by default), policy (ATS, budget, caps), fetch, the SDK's naming,
+/// Apple's rules (one judge for every SDK), store, emit. The budget is one deadline from the
 /// moment ``process(_:)`` starts, as on the device. Safe to call from many tasks at once.
 ///
 /// ```swift
@@ -91,47 +92,43 @@ public struct ServiceExtension: Sendable {
         await process(prepare(bytes), arrivedAt: arrival)
     }
 
-    /// A payload read once for many deliveries: stages 1 to 4 (APNs rules, invocation, Braze's
-    /// `ab.att`, policy) depend on the bytes and the policy only, so a bench reads its payload and
-    /// decides its URL once per run, and each device starts at the download, the part a phone
+    /// A payload read once for many deliveries: stages 1 to 4 (APNs rules, invocation, the SDK's
+    /// reading, policy) depend on the bytes and the policy only, so a bench reads its payload and
+    /// decides its URLs once per run, and each device starts at the download, the part a phone
     /// really does on its own. ``process(_:arrivedAt:)`` of the same bytes gives the same result.
     public struct PreparedPayload: Sendable {
         let bytes: [UInt8]
         let stage: Stage
-        /// The SDK dialect that reads it, when the run was given `--sdk` (nil: Braze, as before).
-        var dialect: Dialect? = nil
+        /// The SDK whose extension reads it (`--sdk`, detected with `--sdk auto`, Braze by default).
+        let dialect: Dialect
+        /// Whether outcomes name the SDK and what it delivers: the run was given `--sdk`.
+        let reportsSDK: Bool
 
         enum Stage: Sendable {
             /// Decided before any download: the outcome (its elapsed time is set per delivery).
             case decided(Outcome, root: JSONValue?)
-            /// An attachment: what the payload asks for, and what the policy says of its URL.
-            case attachment(Attachment, root: JSONValue)
-            /// Another SDK's media items (``Dialect``), each with what the policy says of its URL.
+            /// The SDK's media items, each with what the policy says of its URL.
             case media(MediaPlan, root: JSONValue)
-        }
-
-        struct Attachment: Sendable {
-            let url: String
-            let declared: String
-            let format: AttachmentFormat
-            let fileExtension: String
-            let warnings: [Warning]
-            let admission: Admission
         }
 
         /// The same payload asking for `url`: a bench template's expansion for one device, which
         /// differs from the URL the policy judged only in digits and letters of its path or query, so
         /// the judgement holds (the payload's bytes still name the judged URL; a bench emits none).
         func retargeted(to url: String) -> PreparedPayload {
-            guard case .attachment(let attachment, let root) = stage else { return self }
-            var admission = attachment.admission
+            guard case .media(let plan, let root) = stage, plan.items.count == 1, let planned = plan.items.first else {
+                return self
+            }
+            var admission = planned.admission
             if case .fetch(_, let policy, let cap) = admission {
                 admission = .fetch(url: url, policy: policy, cap: cap)
             }
-            let moved = Attachment(
-                url: url, declared: attachment.declared, format: attachment.format,
-                fileExtension: attachment.fileExtension, warnings: attachment.warnings, admission: admission)
-            return PreparedPayload(bytes: bytes, stage: .attachment(moved, root: root))
+            var item = planned.item
+            item.url = url
+            let moved = PlannedItem(
+                item: item, admission: admission, warnings: planned.warnings, format: planned.format)
+            return PreparedPayload(
+                bytes: bytes, stage: .media(MediaPlan(dialect: plan.dialect, items: [moved]), root: root),
+                dialect: dialect, reportsSDK: reportsSDK)
         }
     }
 
@@ -142,39 +139,20 @@ public struct ServiceExtension: Sendable {
         case fetch(url: String, policy: FetchPolicy, cap: Int64)
     }
 
-    /// Reads `bytes` as far as it can without a download (see ``PreparedPayload``).
-    public func prepare(_ bytes: [UInt8]) -> PreparedPayload {
-        guard let choice = policy.dialect else { return prepareBraze(bytes) }
-        return prepare(bytes, choice: choice)
-    }
-
-    /// Braze's reading of `bytes`: the pipeline's original stages 1 to 4.
-    func prepareBraze(_ bytes: [UInt8]) -> PreparedPayload {
-        switch inspect(bytes) {
-        case .decided(let outcome, let root):
-            return PreparedPayload(bytes: bytes, stage: .decided(outcome, root: root))
-        case .attachment(let url, let declared, let format, let root, let warnings):
-            let reading = AttachmentURL(url)
-            let admission = admit(reading, format: format, payloadBytes: bytes.count)
-            var urlWarnings: [Warning] = []
-            if case .fetch = admission { urlWarnings = reading.warnings }
-            let attachment = PreparedPayload.Attachment(
-                url: url, declared: declared, format: format,
-                fileExtension: AttachmentFormat.normalizedExtension(declared), warnings: warnings + urlWarnings,
-                admission: admission)
-            return PreparedPayload(bytes: bytes, stage: .attachment(attachment, root: root))
-        }
-    }
-
     /// Delivers a prepared payload that reached the device at `arrival` (see ``process(_:arrivedAt:)``).
     public func process(_ prepared: PreparedPayload, arrivedAt arrival: ContinuousClock.Instant) async
         -> ProcessResult
     {
-        if let dialect = prepared.dialect, !dialect.networkCalls.isEmpty {
-            return await processWithCalls(prepared, dialect: dialect, arrivedAt: arrival)
+        if prepared.reportsSDK, !prepared.dialect.networkCalls.isEmpty {
+            return await processWithCalls(prepared, dialect: prepared.dialect, arrivedAt: arrival)
         }
         var (outcome, root) = await run(prepared, deadline: arrival + policy.budget)
-        if let dialect = prepared.dialect { outcome = Self.finish(outcome, dialect: dialect, root: root) }
+        if prepared.reportsSDK {
+            outcome = Self.finish(outcome, dialect: prepared.dialect, root: root)
+        } else {
+            // Without --sdk the outcome keeps the shape it has always had: no SDK fields.
+            outcome.sdkFile = nil
+        }
         return emit(outcome, root: root, bytes: prepared.bytes, started: arrival)
     }
 
@@ -219,51 +197,9 @@ public struct ServiceExtension: Sendable {
         switch prepared.stage {
         case .decided(let outcome, let root):
             return (outcome, root)
-        case .attachment(let attachment, let root):
-            var outcome: Outcome
-            switch attachment.admission {
-            case .decided(let decided):
-                outcome = decided
-            case .fetch(let url, let policy, let cap):
-                outcome = await attach(
-                    FetchRequest(url: url, deadline: deadline, policy: policy), cap: cap, format: attachment.format,
-                    fileExtension: attachment.fileExtension, payloadBytes: prepared.bytes.count)
-            }
-            return (Self.describe(outcome, attachment), root)
         case .media(let plan, let root):
             return (await attach(plan, deadline: deadline, payloadBytes: prepared.bytes.count), root)
         }
-    }
-
-    /// The outcome with what the payload asked for and the payload's own warnings first.
-    @inline(never)
-    private static func describe(_ outcome: Outcome, _ attachment: PreparedPayload.Attachment) -> Outcome {
-        var outcome = outcome
-        outcome.url = attachment.url
-        outcome.declaredType = attachment.declared
-        outcome.warnings = attachment.warnings + outcome.warnings
-        return outcome
-    }
-
-    /// Stages 1 to 3: read, invocation, Braze's `ab.att` (out of the async frame, see ``attach``).
-    @inline(never)
-    private func inspect(_ bytes: [UInt8]) -> Inspection {
-        PayloadInspector.inspect(bytes, pushType: policy.pushType)
-    }
-
-    /// Stages 4 to 7 for a well-formed request.
-    ///
-    /// Async functions keep every value that might live across a suspension in a heap-allocated frame
-    /// for as long as the call lasts, so the async path holds only what crosses an `await`; the
-    /// checks and messages before and after run in synchronous functions (`@inline(never)` keeps them
-    /// out of the frame). With thousands of devices in flight this was most of a device's memory.
-    private func attach(
-        _ request: FetchRequest, cap: Int64, format: AttachmentFormat, fileExtension: String, payloadBytes: Int
-    ) async -> Outcome {
-        let exhaustion = DescriptorExhaustion.generation
-        let outcome = await fetchAndJudge(
-            request, cap: cap, format: format, fileExtension: fileExtension, payloadBytes: payloadBytes)
-        return Self.blamingDescriptorExhaustion(outcome, since: exhaustion)
     }
 
     /// The failures a host can cause that are really this process's own when it ran out of file
@@ -294,34 +230,6 @@ public struct ServiceExtension: Sendable {
         return blamed
     }
 
-    private func fetchAndJudge(
-        _ request: FetchRequest, cap: Int64, format: AttachmentFormat, fileExtension: String, payloadBytes: Int
-    ) async -> Outcome {
-        let deadline = request.deadline
-        // 5. Fetch into a temporary file in the output folder (or share one download of the URL, or
-        // keep nothing when there is no store).
-        switch await download(request) {
-        case .success(let (temporary, result)):
-            // Without a store (no temporary) nothing is written: the sniff is CPU work like the rest
-            // (libmagic on the bytes kept in memory, one cookie per core), done here without two
-            // thread hand-offs.
-            guard let temporary else {
-                return judge(
-                    nil, result: result, format: format, fileExtension: fileExtension, cap: cap, deadline: deadline,
-                    payloadBytes: payloadBytes)
-            }
-            // Writing blocks: it runs off the cooperative pool.
-            return await Offload.run {
-                defer { temporary.discard() }
-                return self.judge(
-                    temporary, result: result, format: format, fileExtension: fileExtension, cap: cap,
-                    deadline: deadline, payloadBytes: payloadBytes)
-            }
-        case .failure(let error):
-            return downloadFailure(error, cap: cap, format: format, payloadBytes: payloadBytes)
-        }
-    }
-
     /// Stage 4, policy (App Transport Security and the class cap): the outcome when the URL cannot be
     /// fetched, or the URL and policy to fetch it with.
     @inline(never)
@@ -338,7 +246,7 @@ public struct ServiceExtension: Sendable {
             return finish(.fallback, .invalidURL, message, hint: hint)
         }
         guard let requested = reading.requested, let scheme = reading.scheme else {
-            return finish(.fallback, .invalidURL, "'ab.att.url' ('\(url)') is not an absolute URL (UNError 100).")
+            return finish(.fallback, .invalidURL, "'\(reading.key)' ('\(url)') is not an absolute URL (UNError 100).")
         }
         if let app = policy.app {
             if case .blocked(_, let message, let hint) = app.transportSecurity.decide(requested) {
@@ -364,92 +272,6 @@ public struct ServiceExtension: Sendable {
         // The hash names the stored file; with no store (a bench without an output folder) it is not computed.
         fetchPolicy.hashesBody = store != nil
         return .fetch(url: requested, policy: fetchPolicy, cap: cap)
-    }
-
-    /// The outcome of a download that failed.
-    @inline(never)
-    private func downloadFailure(_ error: FetchError, cap: Int64, format: AttachmentFormat, payloadBytes: Int)
-        -> Outcome
-    {
-        var outcome = failure(error, cap: cap, format: format, payloadBytes: payloadBytes)
-        outcome.download = error.details.map(Outcome.Download.init)
-        outcome.trace = error.details?.trace?.rendered
-        return outcome
-    }
-
-    /// Stages 6 and 7: sniff, validate, store.
-    private func judge(
-        _ temporary: TemporaryFile?, result: FetchResult, format: AttachmentFormat, fileExtension: String, cap: Int64,
-        deadline: ContinuousClock.Instant, payloadBytes: Int
-    ) -> Outcome {
-        func finish(_ verdict: Verdict, _ reason: ReasonCode, _ message: String) -> Outcome {
-            Outcome(verdict: verdict, reason: reason, message: message, payloadBytes: payloadBytes)
-        }
-        if result.bytes > cap {
-            var outcome = failure(
-                FetchError(.tooLarge, "shared download over the cap"), cap: cap, format: format,
-                payloadBytes: payloadBytes)
-            outcome.download = Outcome.Download(result)
-            outcome.trace = result.trace?.rendered
-            return outcome
-        }
-        var warnings: [Warning] = []
-        let sniff: Sniff
-        do { sniff = try sniffs.sniff(body: result.body, with: sniffer) } catch {
-            var outcome = finish(
-                .fallback, .storageFailed, "cannot sniff the download: \(error.message) (UNError 104).")
-            outcome.download = Outcome.Download(result)
-            outcome.trace = result.trace?.rendered
-            return outcome
-        }
-        if let header = result.contentType, let sniffed = sniff.format, AttachmentFormat.forMIME(header) != sniffed {
-            warnings.append(
-                Warning(
-                    "content-type-mismatch",
-                    "the server sends Content-Type '\(header)' for \(sniffed.name) bytes; iOS ignores it, "
-                        + "but other SDKs and caches rely on it."))
-        }
-        if format.attachmentClass == .image && result.bytes > policy.brazeImageAdvisoryBytes {
-            warnings.append(
-                Warning(
-                    "image-over-braze-advice",
-                    "the image is \(result.bytes) bytes; Braze advises at most 5 MB (about 500 KB recommended)."))
-        }
-        let decision = AttachmentValidator.validate(declared: format, sniff: sniff)
-        var outcome: Outcome
-        switch decision {
-        case .reject(let reason, let message):
-            outcome = finish(.fallback, reason, message)
-        case .attach(let more):
-            warnings += more
-            guard ContinuousClock.now < deadline else {
-                outcome = finish(.expired, .deadlineExceeded, "the budget ran out before the attachment was stored.")
-                break
-            }
-            // 7. Store under a generated name with the normalised declared extension, which iOS reads.
-            let known = result.body.sha256.map { (sha256: $0, bytes: result.bytes) }
-            guard let store, let temporary else {
-                outcome = finish(.attached, .ok, "the \(format.attachmentClass.rawValue) would show (\(format.uti)).")
-                outcome.attachment = Outcome.Attachment(
-                    file: nil, uti: format.uti, bytes: result.bytes, sha256: nil,
-                    type: fileExtension, attachmentClass: format.attachmentClass)
-                break
-            }
-            do {
-                let stored = try store.commit(temporary, fileExtension: fileExtension, known: known)
-                outcome = finish(.attached, .ok, "the \(format.attachmentClass.rawValue) would show (\(format.uti)).")
-                outcome.attachment = Outcome.Attachment(
-                    file: stored.path, uti: format.uti, bytes: stored.bytes, sha256: stored.sha256,
-                    type: fileExtension, attachmentClass: format.attachmentClass)
-            } catch {
-                outcome = finish(.fallback, .storageFailed, "\(error.message) (UNError 104).")
-            }
-        }
-        outcome.download = Outcome.Download(result)
-        outcome.trace = result.trace?.rendered
-        outcome.sniff = sniff
-        outcome.warnings += warnings
-        return outcome
     }
 
     /// Downloads into a new temporary file, or links the run's shared download of the URL.
@@ -497,52 +319,6 @@ public struct ServiceExtension: Sendable {
             .hint(budget: policy.budget, kind: format.name.uppercased())
     }
 
-    /// A response that is not 2xx (a 4xx, a 5xx, or a 3xx URLSession does not follow): what the phone shows.
-    ///
-    /// A download task does not fail on an HTTP status: it completes with the response body saved and
-    /// no error. Braze's extension (its published sample, read; the Swift SDK's extension is closed) only
-    /// checks the task's error, so it moves that body under the declared type and creates the
-    /// attachment from it. The phone then shows what iOS makes of those bytes: nearly always an HTML or
-    /// JSON error page, which UNNotificationAttachment refuses (the plain notification shows); a server
-    /// that answers 404 with a placeholder image gets that image shown, not the asset.
-    func errorBodyOutcome(_ error: FetchError, format: AttachmentFormat, payloadBytes: Int) -> Outcome {
-        let status = error.details?.httpStatus ?? 0
-        let bytes = error.details?.bytes ?? 0
-        let suffix = format.extensions[0]
-        let said =
-            "\(error.message). A download task does not fail on an HTTP status: Braze's extension saves the "
-            + "\(bytes)-byte response body as .\(suffix) and creates the attachment from it"
-        let sniff = error.details.flatMap { try? sniffs.sniff(body: $0.body, with: sniffer) }
-        guard let sniff, case .attach = AttachmentValidator.validate(declared: format, sniff: sniff) else {
-            let what =
-                sniff.map { $0.mime == "application/x-empty" ? "empty" : "\($0.mime) (\($0.description))" }
-                ?? "unreadable"
-            var outcome = Outcome(
-                verdict: .fallback, reason: .httpStatus,
-                message: said + ", which iOS refuses: the body is \(what), not \(format.name) (UNError 101); "
-                    + "the phone shows the plain notification.",
-                payloadBytes: payloadBytes)
-            outcome.sniff = sniff
-            return outcome
-        }
-        var outcome = Outcome(
-            verdict: .attached, reason: .ok,
-            message: said + ": the body is \(sniff.format?.name ?? format.name) bytes, so the phone shows the "
-                + "server's error \(format.attachmentClass.rawValue) instead of the asset (richpush does not store it).",
-            payloadBytes: payloadBytes)
-        outcome.warnings = [
-            Warning(
-                "error-body-attached",
-                "HTTP \(status): the error response is itself a \(format.attachmentClass.rawValue), which the phone "
-                    + "shows in place of the asset; fix the URL or the object behind it.")
-        ]
-        outcome.attachment = Outcome.Attachment(
-            file: nil, uti: format.uti, bytes: bytes, sha256: nil, type: suffix, attachmentClass: format.attachmentClass
-        )
-        outcome.sniff = sniff
-        return outcome
-    }
-
     @inline(never)
     func failure(_ error: FetchError, cap: Int64, format: AttachmentFormat, payloadBytes: Int) -> Outcome {
         func make(_ verdict: Verdict, _ reason: ReasonCode, _ message: String? = nil) -> Outcome {
@@ -582,7 +358,9 @@ public struct ServiceExtension: Sendable {
             outcome.tlsProblem = error.tlsProblem
             return outcome
         case .stalled: return make(.fallback, .stalled)
-        case .httpStatus: return errorBodyOutcome(error, format: format, payloadBytes: payloadBytes)
+        case .httpStatus:
+            // The one judge names and judges an error body like any other (``ServiceExtension/judge``).
+            return make(.fallback, .httpStatus)
         case .truncated: return make(.fallback, .truncated)
         case .connectionReset: return make(.fallback, .connectionReset)
         case .protocolError: return make(.fallback, .protocolError)

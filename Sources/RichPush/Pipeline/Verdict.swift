@@ -74,6 +74,9 @@ public enum ReasonCode: String, Sendable, Codable, CaseIterable, CustomStringCon
     case contentClassMismatch = "content-class-mismatch"
     case contentFormatMismatch = "content-format-mismatch"
     case storageFailed = "storage-failed"
+    /// The SDK's extension raises an uncaught exception on this payload (a value of a type its code does
+    /// not check): the extension process dies and iOS shows the notification as sent.
+    case extensionRaised = "extension-raised"
     // expired
     case deadlineExceeded = "deadline-exceeded"
     case cancelled
@@ -99,7 +102,7 @@ public enum ReasonCode: String, Sendable, Codable, CaseIterable, CustomStringCon
             .atsBlocked,
             .schemeNotAllowed, .redirectNotAllowed, .tooManyRedirects, .dnsFailed, .connectFailed, .connectTimeout,
             .tlsFailed, .stalled, .httpStatus, .truncated, .connectionReset, .protocolError, .transferFailed,
-            .tooManyOpenFiles, .deadlineExceeded, .cancelled, .requestRefused:
+            .tooManyOpenFiles, .deadlineExceeded, .cancelled, .requestRefused, .extensionRaised:
             // No UNError: iOS fails these before or outside UNNotificationAttachment.
             return nil
         }

@@ -78,10 +78,11 @@ import Testing
             made.target
                 == BenchReport.Target(url: "https://127.0.0.1:8443/images/hero.jpg?v=2", type: "jpg", payload: nil))
         // The payload is one the extension would download.
-        guard case .attachment(let url, let type, _, _, _) = PayloadInspector.inspect(made.bytes) else {
+        guard case .media(let items, _, _) = PayloadInspector.inspect(made.bytes), let item = items.first else {
             Issue.record("the payload made for --url requests no attachment")
             return
         }
+        let (url, type) = (item.url, item.declared)
         #expect(url == "https://127.0.0.1:8443/images/hero.jpg?v=2")
         #expect(type == "jpg")
         // --type wins over the extension; an unknown type is refused with what to give.

@@ -37,8 +37,8 @@ import Testing
         #expect(deliveries.payloads.count == 2)
         for index in 0..<10 {
             let (chosen, prepared, network) = deliveries.device(index)
-            guard case .attachment(let attachment, _) = prepared.stage,
-                case .fetch(let url, let fetchPolicy, _) = attachment.admission
+            guard case .media(let plan, _) = prepared.stage, let planned = plan.items.first,
+                case .fetch(let url, let fetchPolicy, _) = planned.admission
             else {
                 Issue.record("the payload asks for an attachment the policy allows")
                 continue

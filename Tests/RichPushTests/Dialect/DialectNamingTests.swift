@@ -116,8 +116,9 @@ import Testing
     @Test func airshipHintsTheTypeFromTheBytesWhenTheServerSaysNothing() throws {
         let png = try #require(AttachmentFormat.forExtension("png"))
         let naming = Dialect.airship.name(
-            NamingInput(url: "https://cdn.example.com/img/photo", contentType: "application/octet-stream", sniffed: png)
-        )
+            NamingInput(
+                url: "https://cdn.example.com/img/photo", contentType: "application/octet-stream",
+                head: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]))
         #expect(naming.typeHint == "public.png")
         #expect(naming.iosFormat == png)
     }

@@ -35,7 +35,7 @@ import Testing
     ])
     func readsItsOwnKeys(sdk: String, payload: String, count: Int) throws {
         let dialect = try #require(Dialect.named(sdk))
-        guard case .items(let items) = dialect.readMedia(try root(payload)) else {
+        guard case .items(let items, _) = dialect.readMedia(try root(payload)) else {
             Issue.record("\(sdk) read no media from \(payload)")
             return
         }
@@ -45,26 +45,26 @@ import Testing
 
     @Test func klaviyoDefaultsTheTypeToJpg() throws {
         let reading = Dialect.klaviyo.readMedia(try root(#"{"rich-media":"https://x/1"}"#))
-        #expect(reading == .items([MediaItem(url: "https://x/1", declared: "jpg")]))
+        #expect(reading == .items([MediaItem(url: "https://x/1", declared: "jpg")], warnings: []))
     }
 
     @Test func gatesRefuseWhatTheSDKDoesNotHandle() throws {
         let cio = Dialect.customerIO.readMedia(try root(#"{"CIO":{"push":{"image":"https://x/1.jpg"}}}"#))
-        guard case .refused(let reason, let message) = cio else {
+        guard case .refused(let reason, let message, _, _) = cio else {
             Issue.record("\(cio)")
             return
         }
         #expect(reason == .attachmentURLMissing)
         #expect(message.contains("CIO-Delivery-ID"))
         let ct = Dialect.cleverTap.readMedia(try root(#"{"ct_mediaUrl":"https://x/1.jpg"}"#))
-        #expect({ if case .refused(.attachmentTypeMissing, _) = ct { true } else { false } }())
+        #expect({ if case .refused(.attachmentTypeMissing, _, _, _) = ct { true } else { false } }())
         // Airship: an invalid field means no mutation at all.
         let crop = Dialect.airship.readMedia(
             try root(#"{"com.urbanairship.media_attachment":{"url":"https://x/1.jpg","options":{"crop":{"x":0}}}}"#))
-        #expect({ if case .refused(.attachmentNotAnObject, _) = crop { true } else { false } }())
-        // Airship: url: [] is valid and yields no media.
+        #expect({ if case .refused(.attachmentNotAnObject, _, _, _) = crop { true } else { false } }())
+        // Airship: url: [] is valid and yields no media (its 'content' text still applies).
         let empty = Dialect.airship.readMedia(try root(#"{"com.urbanairship.media_attachment":{"url":[]}}"#))
-        #expect({ if case .none = empty { true } else { false } }())
+        #expect(empty == .items([], warnings: []))
         // A Braze payload means nothing to OneSignal.
         let braze = Dialect.oneSignal.readMedia(try root(#"{"ab":{"att":{"url":"https://x/1.jpg","type":"jpg"}}}"#))
         #expect({ if case .none = braze { true } else { false } }())

@@ -19,7 +19,9 @@ import Testing
     /// extension whatever its case: lower case and one leading dot change nothing the device sees.
     @Test(arguments: [("JPG", "jpg"), ("Png", "png"), (".gif", "gif"), (".MP4", "mp4"), ("jpeg", "jpeg")])
     func aTypeInAnotherCaseOrWithOneDotIsTheExtensionTheDeviceReads(type: String, expected: String) {
-        guard case .attachment(_, let declared, let format, _, let warnings) = inspect(payload(type: type)) else {
+        guard case .media(let items, _, let warnings) = inspect(payload(type: type)),
+            let declared = items.first?.declared, let format = AttachmentFormat.forExtension(declared)
+        else {
             Issue.record("'\(type)' is an extension iOS reads")
             return
         }
@@ -46,7 +48,7 @@ import Testing
         let text =
             #"{"aps":{"alert":"Hi","mutable-content":\#(value)},"ab":{"att":{"url":"https://cdn.example.com/a.jpg","type":"jpg"}}}"#
         switch inspect(text) {
-        case .attachment:
+        case .media:
             #expect(invoked, "\(value) must not run the extension")
         case .decided(let outcome, _):
             #expect(!invoked, "\(value) runs the extension: \(outcome.reason)")

@@ -68,7 +68,7 @@ import Testing
 
     @Test func acceptsMutableContentOneWrittenAsADecimal() {
         let text = #"{"aps":{"alert":{"title":"t"},"mutable-content":1.0},"# + Self.attachment + "}"
-        guard case .attachment = PayloadInspector.inspect(Array(text.utf8)) else {
+        guard case .media = PayloadInspector.inspect(Array(text.utf8)) else {
             Issue.record("1.0 is the number 1")
             return
         }
@@ -103,8 +103,8 @@ import Testing
 
     @Test func normalisesTheDeclaredTypeAndWarns() {
         let text = #"{"aps":{"alert":"hi","mutable-content":1},"ab":{"att":{"url":"https://c/a","type":".JPEG"}}}"#
-        guard
-            case .attachment(_, let declared, let format, _, let warnings) = PayloadInspector.inspect(Array(text.utf8))
+        guard case .media(let items, _, let warnings) = PayloadInspector.inspect(Array(text.utf8)),
+            let declared = items.first?.declared, let format = AttachmentFormat.forExtension(declared)
         else {
             Issue.record("expected an attachment request")
             return
@@ -126,7 +126,7 @@ import Testing
     }
 
     @Test func anAlertPushWithTheSamePayloadRunsIt() {
-        guard case .attachment = PayloadInspector.inspect(Array(Self.fullAttachment.utf8), pushType: .alert) else {
+        guard case .media = PayloadInspector.inspect(Array(Self.fullAttachment.utf8), pushType: .alert) else {
             Issue.record("an alert push with mutable-content 1 and ab.att asks for the attachment")
             return
         }
@@ -150,7 +150,7 @@ import Testing
         // Whitespace inside strings counts; escaped quotes do not end a string.
         let tricky = Array(#"{ "a b" : "x \" y" , "c":[ 1 , 2 ] }"#.utf8)
         #expect(PayloadInspector.compactSize(tricky) == #"{"a b":"x \" y","c":[1,2]}"#.utf8.count)
-        guard case .attachment(_, _, _, _, let warnings) = PayloadInspector.inspect(bytes) else {
+        guard case .media(_, _, let warnings) = PayloadInspector.inspect(bytes) else {
             Issue.record("a payload whose compact JSON fits is not rejected")
             return
         }
@@ -193,9 +193,9 @@ import Testing
         case .decided(let outcome, _):
             #expect(outcome.reason == reason)
             warnings = outcome.warnings
-        case .attachment(_, let declared, _, _, let more):
+        case .media(let items, _, let more):
             #expect(reason == .ok)
-            #expect(declared == "jpg")
+            #expect(items.first?.declared == "jpg")
             warnings = more
         }
         let warning = try #require(warnings.first { $0.code == "duplicate-key" })
