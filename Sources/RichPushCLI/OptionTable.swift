@@ -34,8 +34,8 @@ extension Option {
             + "for (Customer.io's) is waited.", example: "350")
     static let sdkReceipts = Option(
         "--sdk-receipts", nil,
-        "Emulate the calls an app turns on: OneSignal's App Group receipt flag (its receipt, 0-24 s after "
-            + "display) and CleverTap's recordNotificationViewedEventWithData: in the extension (Notification "
+        "Emulate the calls an app turns on: OneSignal's App Group receipt flag (its receipt, started with the "
+            + "download and sent a whole 0-24 s after arrival) and CleverTap's recordNotificationViewedEventWithData: in the extension (Notification "
             + "Viewed, 1 s after arrival).")
     static let binaryMegabytes = Option(
         "--binary-mb", nil, "Count Apple's size caps in 2^20-byte megabytes (default 10^6-byte ones).")

@@ -12,8 +12,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Seconds ahead: room for three processes to start, each with its server and trial download,
         // on a machine the other suites keep busy (at the suite's start, 8 s was once not enough for
-        // one shard), stretched with its load. The processes are started 0.8 s apart.
-        let lead = TimeScale.scaled(.seconds(15))
+        // one shard, and 15 s once not enough for the third), stretched with its load. The processes
+        // are started 0.8 s apart.
+        let lead = TimeScale.scaled(.seconds(25))
         // Whole milliseconds, as the option is given and the report writes it.
         let start = try WallTime(
             parsing: String(format: "%.3f", (WallClock.read().time + lead + .seconds(1)).epochSeconds))

@@ -3,15 +3,18 @@ import Foundation
 /// The SDKs' own network calls as each SDK's source builds them (names of the source functions in
 /// each doc comment). Account ids, keys and tokens are stand-ins: richpush has none of the app's.
 extension SDKCall {
-    /// OneSignal's receipt: `PUT /notifications/{id}/report_received` after display, 0 to 24 s later
-    /// (`OneSignalReceiveReceiptsController`), when the App Group flag is set.
+    /// OneSignal's receipt: `PUT /notifications/{id}/report_received`, started right after the payload
+    /// is parsed, before the download, and sent after a whole-second delay of 0 to 24 s from arrival
+    /// (`OneSignalNotificationServiceExtensionHandler.m@00a9990:L72-L80,L140-L146`,
+    /// `OneSignalReceiveReceiptsController.m@00a9990:L95-L109`), when the App Group flag is set. The
+    /// id is `os_data.i` when `os_data` is a dictionary, else `custom.i` (`OSNotification.m@00a9990:L58-L69,L84-L106`).
     static let oneSignalReceipt = SDKCall(
-        name: "receipt", method: "PUT", path: "/notifications/{id}/report_received", start: .afterDisplay,
-        jitterSeconds: 24, optIn: true, condition: "the App Group flag OSUD_RECEIVE_RECEIPTS_ENABLED is set"
+        name: "receipt", method: "PUT", path: "/notifications/{id}/report_received", start: .withDownload(delay: .zero),
+        jitterSeconds: 24, optIn: true, condition: "the App Group flag OS_ENABLE_RECEIVE_RECEIPTS is set"
     ) { context in
-        guard let id = context.root.string(at: ["os_data", "i"]) ?? context.root.string(at: ["custom", "i"]) else {
-            return nil
-        }
+        let osData = context.root["os_data"]
+        let id = osData?.isObject == true ? osData?["i"]?.stringValue : context.root.string(at: ["custom", "i"])
+        guard let id, !id.isEmpty else { return nil }
         let body: JSONValue = .object([
             ("app_id", .string("richpush-app")), ("player_id", .null), ("device_type", .number("0")),
         ])

@@ -212,6 +212,7 @@ extension ServiceExtension {
                 // saved, named and handed to iOS like any other; richpush does not store it.
                 var statusContext = context
                 statusContext.status = details.httpStatus
+                statusContext.statusText = error.message
                 return (name(nil, result: details, context: statusContext), nil)
             }
             let format = planned.format ?? Self.placeholderFormat
@@ -240,6 +241,8 @@ extension ServiceExtension {
         let payloadBytes: Int
         /// The HTTP status of an error body the SDK saved anyway; nil for a 2xx.
         var status: Int?
+        /// What the download said of that status (a 3xx URLSession does not follow, say).
+        var statusText: String? = nil
     }
 
     /// Stage 6, the SDK's part: it names the file and applies its own checks (a Content-Length limit,
@@ -289,7 +292,8 @@ extension ServiceExtension {
         if let status = context.status {
             let what = naming?.iosFormat?.attachmentClass.rawValue ?? "image"
             outcome.message =
-                "the server answered HTTP \(status). A download task does not fail on an HTTP status: "
+                (context.statusText ?? "the server answered HTTP \(status)")
+                + ". A download task does not fail on an HTTP status: "
                 + "\(dialect.title)'s extension saves the \(result.bytes)-byte response body and hands it to iOS: "
                 + outcome.message
                 + (outcome.verdict == .attached

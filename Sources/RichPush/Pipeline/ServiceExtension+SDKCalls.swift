@@ -2,7 +2,7 @@ import Foundation
 
 /// The SDKs' own network calls (``SDKCall``, described in each dialect): Customer.io's delivery
 /// metric, which display waits for; CleverTap's Notification Viewed, beside the download; OneSignal's
-/// receipt, after display with a jitter. They go to `--sdk-endpoint` only; without one their time is
+/// receipt, beside the download with a jitter from arrival. They go to `--sdk-endpoint` only; without one their time is
 /// modelled (``SDKCallPolicy``). Nothing here knows an SDK: each call's description says when it
 /// starts, how long it may take and what it sends.
 extension ServiceExtension {
@@ -87,13 +87,17 @@ extension ServiceExtension {
         }
     }
 
-    /// OneSignal's 0-to-24-s jitter, drawn once per notification id (stable, so runs compare).
+    /// OneSignal's 0-to-24-s jitter, drawn once per notification id (stable, so runs compare): whole
+    /// seconds, as `arc4random_uniform(25)` draws them, when the bound is a second or more (a shorter
+    /// bound, which tests set, is drawn in fractions).
     func jitter(for id: String) -> Duration { Self.jitter(for: id, max: policy.sdkCalls.maxJitter) }
 
     static func jitter(for id: String, max: Duration = .seconds(24)) -> Duration {
         var hash: UInt64 = 14_695_981_039_346_656_037
         for byte in id.utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
-        return max * (Double(hash % 10_000) / 10_000)
+        let seconds = Int(max.inSeconds.rounded(.down))
+        guard seconds >= 1 else { return max * (Double(hash % 10_000) / 10_000) }
+        return .seconds(Int(hash % UInt64(seconds + 1)))
     }
 
     /// The calls that start after display, one after another: each up to 30 s after display
