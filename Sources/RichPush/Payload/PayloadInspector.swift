@@ -65,7 +65,7 @@ public enum PayloadInspector {
                 payloadBytes: size)
             if let other = otherSDK(root, reading: dialect) {
                 outcome.warnings.append(other.warning)
-                outcome.hint = outcome.hint ?? other.hint
+                outcome.hint = other.hint + (outcome.hint.map { " If it is for \(dialect.title): " + $0 } ?? "")
             }
             return .decided(outcome, root: root)
         }
