@@ -91,9 +91,13 @@ extension Dialect {
             guard let declared = input.declared, !declared.isEmpty else {
                 return none("\(title) appends the declared type, and there is none")
             }
-            return named(
-                AttachmentFormat.normalizedExtension(declared), rule: "declared-type",
-                from: "declared type '\(declared)'")
+            let suffix = AttachmentFormat.normalizedExtension(declared)
+            guard !suffix.contains("/"), SuggestedFilename.pathExtension(stand + "." + suffix) == suffix else {
+                return none(
+                    "the declared type '\(declared)' is not a file extension (a type is never a path)",
+                    from: "declared type '\(declared)'")
+            }
+            return named(suffix, rule: "declared-type", from: "declared type '\(declared)'")
         case .declaredTypeAsWritten:
             // Klaviyo: `"\(name).\(type)"`, the type as written: `.png` makes `name..png`, `PNG` stays `.PNG`.
             guard let declared = input.declared, !declared.isEmpty else {
