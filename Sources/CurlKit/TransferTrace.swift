@@ -114,7 +114,13 @@ public struct TransferTrace: Sendable, Equatable {
                     return
                 }
                 let text = Self.escaping(String(decoding: bytes, as: UTF8.self))
-                lines.append(Line(kind, kind == .headerOut ? Self.maskingCredentials(text) : text))
+                let kept =
+                    switch kind {
+                    case .headerOut: Self.maskingCredentials(text)
+                    case .info: Self.maskingUser(text)
+                    default: text
+                    }
+                lines.append(Line(kind, kept))
             }
         }
     }
@@ -135,6 +141,13 @@ public struct TransferTrace: Sendable, Equatable {
             scheme = String(value[..<space]) + " "
         }
         return String(line[...colon]) + " " + scheme + "[redacted]"
+    }
+
+    /// libcurl's note of the user a URL's credentials name (`Server auth using Basic with user 'ana'`)
+    /// with the name masked; other lines unchanged.
+    static func maskingUser(_ line: String) -> String {
+        guard let range = line.range(of: " with user '") else { return line }
+        return String(line[..<range.upperBound]) + "[redacted]'"
     }
 
     /// The text with C0 and C1 controls, DEL and the Unicode line separators as visible escapes (the

@@ -13,9 +13,10 @@ func printError(_ text: String) {
 
 /// The stderr writer: `write(2)` on descriptor 2, errors ignored.
 enum StandardError {
-    /// Writes `text` as it is; a failure (EPIPE, EBADF, ENOSPC, ...) is ignored.
+    /// Writes `text` without URL credentials; a failure (EPIPE, EBADF, ENOSPC, ...) is ignored.
     static func write(_ text: String) {
-        try? SystemCall.writeAll(2, Array(text.utf8))
+        // A URL's user name and password never reach the terminal or a CI log (URLCredentials).
+        try? SystemCall.writeAll(2, Array(URLCredentials.stripped(text).utf8))
     }
 }
 

@@ -61,8 +61,43 @@ import Testing
         #expect(sent.contains("Proxy-Authorization: Bearer [redacted]"), "\(sent)")
         #expect(sent.contains("Cookie: [redacted]"), "\(sent)")
         // base64("ana:s3cret-pass"), the token and the cookie appear nowhere in the trace.
-        for secret in ["YW5hOnMzY3JldC1wYXNz", "tok-123456789", "session=abcdef"] {
+        for secret in ["YW5hOnMzY3JldC1wYXNz", "tok-123456789", "session=abcdef", "s3cret-pass", "'ana'"] {
             #expect(!run.stderr.contains(secret), "\(secret) in \(run.stderr)")
+            #expect(!run.stdout.contains(secret), "\(secret) in \(run.stdout)")
+        }
+        #expect(run.stdout.contains(#""url":"https://cdn.example.com/hero.png""#), "\(run.stdout)")
+    }
+
+    /// A URL's user name and password reach no output: not the outcome (its `url`, `effective_url`,
+    /// messages), the report, stderr, nor bench's JSON, HTML and log; the payload's own member passes
+    /// through as the device receives it, with the `url-credentials` warning.
+    @Test func urlCredentialsReachNoOutput() async throws {
+        defer { cleanUp() }
+        let secret = "s3cret-pass"
+        for asset in ["hero.png", "missing.png"] {
+            let payloadFile = folder + "/p.json"
+            try Self.payload("https://ana:\(secret)@cdn.example.com/\(asset)", type: "png").write(
+                to: URL(fileURLWithPath: payloadFile))
+            let report = folder + "/report-\(asset).json"
+            let run = try await RichPushBinary.run(
+                ["process", payloadFile, "--out", folder + "/out", "--report", report, "-v"] + mapping)
+            let outcome = try JSONValue.parse(Array(run.stdout.utf8))["richpush"]
+            #expect(outcome?["url"] == .string("https://cdn.example.com/\(asset)"), "\(run.stdout)")
+            #expect(outcome.map { !$0.text.contains(secret) } == true, "\(run.stdout)")
+            #expect(outcome.map { $0.text.contains(#""code":"url-credentials""#) } == true, "\(run.stdout)")
+            #expect(!run.stderr.contains(secret) && !run.stderr.contains("ana:"), "\(run.stderr)")
+            let stored = try String(contentsOfFile: report, encoding: .utf8)
+            #expect(!stored.contains(secret), "\(stored)")
+        }
+        let outputs = ["b.json", "b.html", "b.csv"].map { folder + "/" + $0 }
+        let bench = try await RichPushBinary.run(
+            [
+                "bench", "--url", "https://ana:\(secret)@cdn.example.com/hero.png", "--devices", "3", "--json",
+                outputs[0], "--html", outputs[1], "--log", outputs[2],
+            ] + mapping)
+        #expect(bench.status == 0, "\(bench.stderr)")
+        for text in [bench.stdout, bench.stderr] + (try outputs.map { try String(contentsOfFile: $0, encoding: .utf8) }) {
+            #expect(!text.contains(secret), "\(text)")
         }
     }
 

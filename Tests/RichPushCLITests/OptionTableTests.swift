@@ -175,6 +175,25 @@ import Testing
         }
     }
 
+    /// Every release build the README and the docs show names the product: without `--product`, SwiftPM
+    /// also builds the test support target, which imports Testing, a module the static standard library
+    /// has no build of (`swift build -c release --static-swift-stdlib` alone fails).
+    @Test func everyReleaseBuildTheDocsShowNamesTheProduct() throws {
+        var texts = [try String(contentsOfFile: Fixtures.root + "/README.md", encoding: .utf8)]
+        for name in try FileManager.default.contentsOfDirectory(atPath: Fixtures.root + "/docs")
+        where name.hasSuffix(".md") {
+            texts.append(try String(contentsOfFile: Fixtures.root + "/docs/" + name, encoding: .utf8))
+        }
+        var builds = 0
+        for text in texts {
+            for line in text.split(separator: "\n") where line.contains("swift build -c release") {
+                builds += 1
+                #expect(line.contains("--product"), "a release build without --product: \(line)")
+            }
+        }
+        #expect(builds >= 2)
+    }
+
     @Test func anUndeclaredOptionIsRefusedBeforeAnythingRuns() throws {
         let options = ProcessCommand.command.allOptions
         #expect(throws: UsageError.self) { _ = try Arguments(["--budgte", "3"], options: options) }

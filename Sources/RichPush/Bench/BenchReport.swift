@@ -197,7 +197,10 @@ public struct BenchReport: Sendable, Codable, Equatable {
     /// 2xx, 3xx, 4xx, 5xx and no_response -> devices.
     public var statusClasses: [String: Int] = [:]
 
+    /// A report of `target` (its URL kept without a user name or password, ``URLCredentials``).
     public init(target: Target, config: Config, shards: [Int]) {
+        var target = target
+        target.url = URLCredentials.stripped(target.url)
         self.target = target
         self.config = config
         self.shards = shards

@@ -251,7 +251,7 @@ public struct BurstRunner: Sendable {
         device.sdkCalls = outcome.sdkCalls ?? []
         device.index = place.index
         device.entry = place.entry
-        device.url = place.url
+        device.url = URLCredentials.stripped(place.url)
         if let download = outcome.download {
             device.cache = download.cache
             device.httpVersion = download.httpVersion ?? ""

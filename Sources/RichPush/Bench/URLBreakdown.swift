@@ -83,7 +83,8 @@ public struct URLBreakdown: Sendable, Codable, Equatable {
 
     public init(_ list: URLList) {
         file = list.file
-        entries = list.entries.map(\.template.text)
+        // As written, without a URL's user name or password (URLCredentials).
+        entries = list.entries.map { URLCredentials.stripped($0.template.text) }
         if entries.count <= Self.maxRows {
             rows = [:]
         } else {

@@ -84,6 +84,11 @@ public final class FetchSession: Sendable {
         case .success(let result): report.record(result)
         case .failure(let error): report.record(error)
         }
+        // Without a URL's user name or password (URLCredentials).
+        report.url = URLCredentials.stripped(report.url)
+        report.message = URLCredentials.stripped(report.message)
+        report.hint = URLCredentials.stripped(report.hint)
+        report.download = report.download?.strippingURLCredentials()
         return report
     }
 }

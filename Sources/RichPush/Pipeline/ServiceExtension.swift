@@ -162,7 +162,8 @@ public struct ServiceExtension: Sendable {
         _ outcome: Outcome, root: JSONValue?, bytes: [UInt8], started: ContinuousClock.Instant,
         displayedAt: ContinuousClock.Instant? = nil
     ) -> ProcessResult {
-        var outcome = outcome
+        // A URL's user name and password never reach what richpush prints or stores.
+        var outcome = outcome.strippingURLCredentials()
         // To 0.01 ms, what a wall time means here (the JSON then reads 52.31, not 52.309871).
         outcome.elapsedMilliseconds = Rounding.milliseconds(((displayedAt ?? .now) - started).inMilliseconds)
         // Path A: the delivery event is recorded now and sent by the command after the verdicts.
