@@ -42,7 +42,8 @@ extension ActiveTransfer {
                         ? [String(cString: rp_easy_last_header(easy, "Location")), redirectURL, effectiveURL].first {
                             !$0.isEmpty
                         } ?? "" : "",
-                    redirectURL: redirectURL, osErrno: code == CURLE_OK ? 0 : long(CURLINFO_OS_ERRNO)))
+                    redirectURL: redirectURL, osErrno: code == CURLE_OK ? 0 : long(CURLINFO_OS_ERRNO),
+                    message: code == CURLE_OUT_OF_MEMORY ? message : ""))
         let failure = classified.map(CurlLoop.blamingDescriptorExhaustion)
         // An error status's body is kept only for a caller that asked to read it (an API's message).
         let keepsBody = classified == nil || (classified == .httpStatus && !pending.spec.failOnHTTPError)

@@ -19,6 +19,8 @@ struct TransferFacts: Sendable {
     var redirectURL: String
     /// The system error libcurl saw (CURLINFO_OS_ERRNO).
     var osErrno: Int
+    /// libcurl's error text (only read where a code is ambiguous: CURLE_OUT_OF_MEMORY).
+    var message = ""
     /// When the transfer ended, against the spec's deadline.
     var now: ContinuousClock.Instant = .now
 }
@@ -77,6 +79,12 @@ enum TransferClassification {
         case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP3:
             return .protocolError
         case CURLE_ABORTED_BY_CALLBACK: return .engineStopped
+        case CURLE_OUT_OF_MEMORY:
+            // libcurl 7.88 refuses response headers over CURL_MAX_HTTP_HEADER with this code (its note,
+            // "Avoided giant realloc for header", reaches only the verbose log, not the error text); the
+            // answer is the server's fault. Before the request was sent it is a real allocation failure.
+            return facts.hopConnected || facts.message.localizedCaseInsensitiveContains("header")
+                ? .headersTooLarge : .other
         default: return .other
         }
     }

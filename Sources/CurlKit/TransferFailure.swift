@@ -43,8 +43,15 @@ public enum TransferFailure: Sendable, Equatable {
     case connectionReset
     /// The reply was not valid HTTP.
     case protocolError
+    /// The response's headers passed libcurl's limit (``TransferFailure/headerLimit`` bytes): libcurl
+    /// 7.88 reports it as CURLE_OUT_OF_MEMORY once the request was sent, which is no memory shortage of
+    /// this process.
+    case headersTooLarge
     /// A 3xx answer to a transfer that does not follow redirects: `location` is the absolute target.
     case redirect(location: String)
     /// Anything else; the outcome's `diagnostic` says what libcurl reported.
     case other
+
+    /// The most response header bytes libcurl takes (CURL_MAX_HTTP_HEADER, 100 KiB).
+    public static let headerLimit = 100 * 1024
 }

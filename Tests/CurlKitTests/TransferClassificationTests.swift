@@ -25,6 +25,14 @@ import Testing
             now: start + elapsed)
     }
 
+    /// libcurl 7.88 reports response headers over its 100 KB limit as CURLE_OUT_OF_MEMORY: once the
+    /// request was sent that is the server's answer, before it a real allocation failure.
+    @Test func outOfMemoryAfterTheRequestIsHeadersTooLarge() {
+        #expect(
+            TransferClassification.classify(Self.facts(CURLE_OUT_OF_MEMORY, status: 200)) == .headersTooLarge)
+        #expect(TransferClassification.classify(Self.facts(CURLE_OUT_OF_MEMORY, hopConnected: false)) == .other)
+    }
+
     @Test func successIsDecidedByTheStatus() {
         #expect(TransferClassification.classify(Self.facts(CURLE_OK, status: 200)) == nil)
         #expect(TransferClassification.classify(Self.facts(CURLE_OK, status: 204)) == nil)

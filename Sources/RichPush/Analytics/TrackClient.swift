@@ -134,12 +134,13 @@ public final class TrackClient: Sendable {
             return .neverLeft
         case .cancelled?, .engineStopped?, .deadlineExceeded?, .stalled?, .redirectRefused?, .tooManyRedirects?,
             .declaredTooLarge?, .capExceeded?, .writeFailed?, .truncated?, .connectionReset?, .protocolError?,
-            .other?:
+            .headersTooLarge?, .other?:
             return .maybeDelivered
         }
     }
 
     private static func describe(_ outcome: TransferOutcome) -> String {
+        if outcome.failure == .headersTooLarge { return "the answer's headers are over libcurl's 100 KB limit" }
         let failure = outcome.failure.map { "\($0)" } ?? "no answer"
         return outcome.diagnostic.isEmpty ? failure : failure + " (" + outcome.diagnostic + ")"
     }

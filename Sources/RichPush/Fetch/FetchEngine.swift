@@ -124,9 +124,17 @@ public final class FetchEngine: Sendable {
         let outcome = await group.transfer(spec, writingTo: -1)
         switch outcome.failure {
         case nil, .httpStatus?: return (outcome.httpStatus, nil)
+        case .headersTooLarge?:
+            return (nil, Self.headersTooLargeText(url))
         case let failure?:
             return (nil, outcome.diagnostic.isEmpty ? "\(failure)" : outcome.diagnostic)
         }
+    }
+
+    /// What a response whose headers passed libcurl's limit is reported as (never "Out of memory").
+    static func headersTooLargeText(_ url: String) -> String {
+        "\(url) answered with response headers over \(TransferFailure.headerLimit / 1024) KB, the most libcurl "
+            + "(the client richpush downloads with) reads; a server fault: no CDN or API sends headers that size"
     }
 
     /// Downloads `request.url`, writing the body to `descriptor` as it arrives (-1 discards it).
@@ -436,6 +444,8 @@ public final class FetchEngine: Sendable {
                 (.connectionReset, "the connection to \(url) was reset or closed")
             case .protocolError:
                 (.protocolError, "\(url) did not answer with valid HTTP")
+            case .headersTooLarge:
+                (.protocolError, Self.headersTooLargeText(url))
             case .redirect(let location):
                 (
                     .httpStatus,
@@ -462,7 +472,7 @@ public final class FetchEngine: Sendable {
             error.hint = "give a CA file in PEM form that holds at least one certificate"
         case .cancelled, .engineStopped, .deadlineExceeded, .connectTimeout, .stalled, .schemeRefused, .redirectRefused,
             .malformedURL, .dnsFailed, .connectFailed, .outOfDescriptors, .tooManyRedirects, .declaredTooLarge,
-            .capExceeded, .writeFailed, .httpStatus, .truncated, .connectionReset, .protocolError, .redirect, .other:
+            .capExceeded, .writeFailed, .httpStatus, .truncated, .connectionReset, .protocolError, .headersTooLarge, .redirect, .other:
             break
         }
         return .failure(error)
