@@ -23,8 +23,8 @@ extension ServiceExtension {
         let blocking = calls.filter(\.call.blocksDisplay)
         let beside = calls.filter { !$0.call.blocksDisplay && $0.call.start != .afterDisplay }
         // Customer.io runs the metric beside the image (`async let`) and waits for both.
-        async let blockingReports = performAll(blocking, arrival: arrival, deadline: deadline)
-        async let besideReports = performAll(beside, arrival: arrival, deadline: nil)
+        async let blockingReports = performAll(blocking, arrival: arrival)
+        async let besideReports = performAll(beside, arrival: arrival)
         var (outcome, root) = await run(prepared, deadline: deadline)
         var reports = await blockingReports
         outcome = Self.finish(outcome, dialect: dialect, root: root)
@@ -32,9 +32,10 @@ extension ServiceExtension {
             outcome = Self.expiredByCall(outcome, dialect: dialect, root: root, reports: reports)
         }
         let displayed = ContinuousClock.now
-        // The extension's process lives on after display for the calls still running; those that
-        // start after display do not wait for those beside the download.
-        async let afterReports = performAfterDisplay(calls.filter { $0.call.start == .afterDisplay }, displayed)
+        // The extension's process lives on after display for the calls still running, up to the
+        // budget; those that start after display do not wait for those beside the download.
+        async let afterReports = performAfterDisplay(
+            calls.filter { $0.call.start == .afterDisplay }, displayed, processEnd: deadline)
         reports += await besideReports
         reports += await afterReports
         outcome.sdkCalls = reports.isEmpty ? nil : reports
@@ -101,42 +102,47 @@ extension ServiceExtension {
     }
 
     /// The calls that start after display, one after another: each up to 30 s after display
-    /// (OneSignal's MAX_NSE_LIFETIME), or its own timeout from its start.
-    private func performAfterDisplay(_ calls: [PlannedCall], _ displayed: ContinuousClock.Instant) async
-        -> [SDKCallReport]
-    {
+    /// (OneSignal's MAX_NSE_LIFETIME), or its own timeout from its start, and never past `processEnd`.
+    private func performAfterDisplay(
+        _ calls: [PlannedCall], _ displayed: ContinuousClock.Instant, processEnd: ContinuousClock.Instant
+    ) async -> [SDKCallReport] {
         var reports: [SDKCallReport] = []
         for planned in calls {
             let until = displayed + planned.jitter + (planned.call.timeout ?? .seconds(30))
             reports.append(
-                await perform(planned, startingAt: displayed, deadline: min(until, displayed + .seconds(30))))
+                await perform(
+                    planned, startingAt: displayed, deadline: min(until, displayed + .seconds(30), processEnd),
+                    processEnd: processEnd))
         }
         return reports
     }
 
     /// The calls that start with the download, one after another, each from its own start
-    /// (arrival plus its delay): `deadline` (the budget, for a call display waits for) and the
-    /// call's own timeout bound each.
-    private func performAll(
-        _ calls: [PlannedCall], arrival: ContinuousClock.Instant, deadline: ContinuousClock.Instant?
-    )
-        async -> [SDKCallReport]
-    {
+    /// (arrival plus its delay): the budget and the call's own timeout bound each.
+    ///
+    /// The emulated extension's process ends with the budget (`--budget`, which a command never
+    /// outlives): a call beside the download whose jitter starts it later is reported not sent, and
+    /// one still waiting for its answer then is cut off, as when iOS ends the process. On a phone the
+    /// process may live on for a while after display; no source says how long, so richpush does not
+    /// count on it.
+    private func performAll(_ calls: [PlannedCall], arrival: ContinuousClock.Instant) async -> [SDKCallReport] {
         var reports: [SDKCallReport] = []
         for planned in calls {
             var start = arrival
             if case .withDownload(let delay) = planned.call.start { start = arrival + delay }
-            var until = deadline ?? start + (planned.call.timeout ?? policy.budget)
+            var until = arrival + policy.budget
             if let timeout = planned.call.timeout { until = min(until, start + timeout) }
-            reports.append(await perform(planned, startingAt: start, deadline: until))
+            reports.append(await perform(planned, startingAt: start, deadline: until, processEnd: arrival + policy.budget))
         }
         return reports
     }
 
     /// Sends one call to the endpoint at `start` plus its jitter, or models it: a blocking call's
-    /// modelled time is waited, as the phone would wait for the answer.
+    /// modelled time is waited, as the phone would wait for the answer. A call with no answer when
+    /// the process ends (`processEnd`, the budget) says it was cut off.
     private func perform(
-        _ planned: PlannedCall, startingAt start: ContinuousClock.Instant, deadline: ContinuousClock.Instant
+        _ planned: PlannedCall, startingAt start: ContinuousClock.Instant, deadline: ContinuousClock.Instant,
+        processEnd: ContinuousClock.Instant
     )
         async -> SDKCallReport
     {
@@ -170,6 +176,11 @@ extension ServiceExtension {
         report.modelled = false
         report.status = status
         report.error = error
+        if status == nil, deadline >= processEnd, ContinuousClock.now >= processEnd {
+            report.error =
+                "cut off: no answer when the extension's process ended with the budget "
+                + "(\(Rounding.seconds(policy.budget.inSeconds)) s)"
+        }
         report.latencyMilliseconds = (ContinuousClock.now - started).inMilliseconds
         return report
     }

@@ -283,6 +283,20 @@ import Testing
         #expect(call.status == 200, "\(String(describing: call.error))")
     }
 
+    /// The extension's process ends with the budget: CleverTap's call (1 s after arrival, 10 s of its own
+    /// timeout) to an endpoint that holds its answer is cut off then, not at its own timeout, so a
+    /// command never outlives `--budget`.
+    @Test func aCallStillWaitingWhenTheBudgetEndsIsCutOff() async throws {
+        defer { rig.cleanUp() }
+        let outcome = try await process(Self.cleverTap, budget: .seconds(4)) {
+            $0.sdkCalls.endpoint = "https://cdn.example.com/?delay=\(TimeScale.scaled(60) * 1000)"
+            $0.sdkCalls.receipts = true
+        }
+        let call = try #require(outcome.sdkCalls?.first)
+        #expect(call.status == nil)
+        #expect(call.error?.hasPrefix("cut off: no answer when the extension's process ended") == true, "\(call)")
+    }
+
     @Test func cleverTapsViewedEventCarriesThePayloadsWzrkKeys() throws {
         let call = try #require(Dialect.cleverTap.networkCalls.first)
         #expect(call.start == .withDownload(delay: .seconds(1)) && call.timeout == .seconds(10) && call.optIn)
