@@ -44,11 +44,15 @@ public struct DescriptorBudget: Sendable, Equatable {
         public var relayShare: Int
         /// Each download's attachment is written to a temporary file.
         public var storing: Bool
+        /// Descriptors the run holds whatever its downloads, beyond the ``reserve``: the shaping
+        /// relay's own (its epoll set, wake-up event, timer and a listener per route), 0 without one.
+        public var fixed: Int
 
-        public init(concurrency: Int, relayShare: Int, storing: Bool) {
+        public init(concurrency: Int, relayShare: Int, storing: Bool, fixed: Int = 0) {
             self.concurrency = concurrency
             self.relayShare = max(0, relayShare)
             self.storing = storing
+            self.fixed = max(0, fixed)
         }
 
         /// Descriptors one download in flight holds.
@@ -136,12 +140,12 @@ public struct DescriptorBudget: Sendable, Equatable {
     /// Descriptors a run needs in all: what is open now, the reserve, and each download's share.
     public func needed(_ need: Need) -> Int {
         let (downloads, overflow) = need.concurrency.multipliedReportingOverflow(by: need.perDownload)
-        return overflow ? Int.max : open + Self.reserve + downloads
+        return overflow ? Int.max : open + Self.reserve + need.fixed + downloads
     }
 
     /// The most downloads at once that fit, or 0 when not even one does.
     public func fitting(_ need: Need) -> Int {
-        max(0, (limit - open - Self.reserve) / need.perDownload)
+        max(0, (limit - open - Self.reserve - need.fixed) / need.perDownload)
     }
 
     /// Nil when `need` fits; otherwise the sentence that says why not and what to do, naming
@@ -153,7 +157,9 @@ public struct DescriptorBudget: Sendable, Equatable {
         guard total > limit else { return nil }
         var text =
             "\(setting) \(need.concurrency) needs about \(total) open files (\(need.perDownload) per download: "
-            + "\(need.parts); \(open) already open; \(Self.reserve) kept for richpush itself), but this process may "
+            + "\(need.parts); \(open) already open; \(Self.reserve) kept for richpush itself"
+            + (need.fixed > 0 ? "; \(need.fixed) for the network profile's relay itself" : "")
+            + "), but this process may "
             + "open only \(limit) (ulimit -n; the hard limit is \(Self.text(forLimit: hardLimit))). "
         if total <= hardLimit {
             text += "Raise it with 'ulimit -n \(total)'"

@@ -12,6 +12,10 @@ import Testing
         #expect(budget.needed(need) == 30 + DescriptorBudget.reserve + 400)
         #expect(budget.shortfall(need, option: "--concurrency") == nil)
         #expect(budget.fitting(need) == (1024 - 30 - DescriptorBudget.reserve) / 4)
+        // What the run holds beside its downloads (the relay's own) counts once.
+        let relayed = DescriptorBudget.Need(concurrency: 100, relayShare: 2, storing: true, fixed: 4)
+        #expect(budget.needed(relayed) == budget.needed(need) + 4)
+        #expect(budget.fitting(relayed) == (1024 - 30 - DescriptorBudget.reserve - 4) / 4)
         let huge = DescriptorBudget.Need(concurrency: Int.max, relayShare: 2, storing: true)
         #expect(budget.needed(huge) == Int.max, "saturates")
         #expect(DescriptorBudget.Need(concurrency: 1, relayShare: 0, storing: false).perDownload == 1)

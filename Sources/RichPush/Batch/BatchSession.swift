@@ -40,7 +40,8 @@ public struct BatchSession: Sendable {
         // them as the host's fault (the limit is raised to the hard limit first).
         let need = DescriptorBudget.Need(
             concurrency: min(configuration.concurrency, items.count),
-            relayed: configuration.policy.fetch.network != nil || configuration.networkMix != nil, storing: true)
+            relayed: configuration.policy.fetch.network != nil || configuration.networkMix != nil, storing: true,
+            profiles: configuration.networkMix?.entries.count ?? 1)
         if let shortfall = DescriptorBudget.current(raising: true).shortfall(need, setting: .concurrency) {
             throw ConfigurationError(.tooFewDescriptors, shortfall)
         }

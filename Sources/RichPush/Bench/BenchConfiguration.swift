@@ -259,7 +259,7 @@ public struct BenchConfiguration: Sendable {
     public var descriptorNeed: DescriptorBudget.Need {
         DescriptorBudget.Need(
             concurrency: min(concurrency, devices), relayed: policy.fetch.network != nil || networkMix != nil,
-            storing: keepFolder != nil)
+            storing: keepFolder != nil, profiles: networkMix?.entries.count ?? 1)
     }
 
     /// Refuses a concurrency the process cannot hold open files for: `too-few-descriptors`, with the numbers
