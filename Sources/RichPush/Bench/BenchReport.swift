@@ -524,6 +524,10 @@ public struct BenchReport: Sendable, Codable, Equatable {
 
     /// Reads a report written by ``json()``.
     public static func read(_ data: Data) throws(BenchReportError) -> BenchReport {
+        // Before any decoder: a file larger than any report is refused in one pass over its bytes.
+        do throws(ReportDamage) { try ReportDamage.checkSize(of: [UInt8](data)) } catch {
+            throw BenchReportError("not a report richpush wrote (\(error.message))")
+        }
         struct Header: Decodable { var schema: String? }
         let header = try? BatchJSON.decoder.decode(Header.self, from: data)
         guard let schema = header?.schema, schema.hasPrefix("richpush.bench/") else {

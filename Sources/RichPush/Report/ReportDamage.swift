@@ -41,6 +41,59 @@ public struct ReportDamage: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The most entries one array or object of a report holds: `--urls` lists and shard lists stop at
+    /// 100,000 (``URLList/maxEntries``, ``BenchReport/maxShards``); a histogram has fewer buckets.
+    static let maxContainerEntries = 100_000
+    /// The most values a whole report holds (a 100,000-entry URL breakdown and every histogram).
+    static let maxValues = 2_000_000
+    /// The deepest nesting a report has (a few levels; 64 leaves room).
+    static let maxDepth = 64
+
+    /// Throws when the JSON `bytes` hold more than any report can (a container past
+    /// ``maxContainerEntries``, more than ``maxValues`` values, nesting past ``maxDepth``): one pass
+    /// over the bytes, before any decoder builds them (a 200 MB series took 20 to 30 s to decode only
+    /// to be refused). Whether the text is valid JSON is the decoder's to say.
+    static func checkSize(of bytes: [UInt8]) throws(ReportDamage) {
+        var entries: [Int] = []  // per open container: separators seen, +1 once a value began
+        var values = 0
+        var inString = false
+        var escaped = false
+        for (offset, byte) in bytes.enumerated() {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                guard entries.count < maxDepth else {
+                    throw ReportDamage("nesting at byte \(offset) is deeper than \(maxDepth) levels: no report is")
+                }
+                entries.append(0)
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): _ = entries.popLast()
+            case UInt8(ascii: ","):
+                values += 1
+                guard values <= maxValues else {
+                    throw ReportDamage("the file holds more than \(maxValues) values: no report does")
+                }
+                guard let last = entries.indices.last else { continue }
+                entries[last] += 1
+                guard entries[last] < maxContainerEntries else {
+                    throw ReportDamage(
+                        "an array or object reaches \(maxContainerEntries) entries at byte \(offset): no report holds "
+                            + "that many")
+                }
+            default: continue
+            }
+        }
+    }
+
     /// Throws when an object anywhere in the JSON `bytes` repeats a key: richpush never writes one, a
     /// decoder would keep only one of them silently, and an edited report is not a measurement.
     static func checkKeysAreUnique(in bytes: [UInt8]) throws(ReportDamage) {

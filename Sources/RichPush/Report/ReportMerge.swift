@@ -118,10 +118,13 @@ public struct ReportMerge: Sendable {
         var merged: BatchSummary?
         var check = MergeCheck()
         for file in files {
-            guard let data = Self.contents(of: file), let summary = Self.batchSummary(data) else {
-                throw ConfigurationError(
-                    .unusableInput, "\(file) is not a batch summary.json (give every shard's OUTDIR/summary.json)")
+            let notASummary = ConfigurationError(
+                .unusableInput, "\(file) is not a batch summary.json (give every shard's OUTDIR/summary.json)")
+            guard let data = Self.contents(of: file) else { throw notASummary }
+            do throws(ReportDamage) { try ReportDamage.checkSize(of: [UInt8](data)) } catch {
+                throw ConfigurationError(.unusableInput, "\(file): not a summary richpush wrote (\(error.message))")
             }
+            guard let summary = Self.batchSummary(data) else { throw notASummary }
             do throws(ReportDamage) {
                 try ReportDamage.checkKeysAreUnique(in: [UInt8](data))
                 try summary.check()
@@ -168,8 +171,10 @@ public struct ReportMerge: Sendable {
         return Data(bytes)
     }
 
-    /// The batch summary in `data`, or nil when it is not one.
+    /// The batch summary in `data`, or nil when it is not one (nor the size of one: that is decided
+    /// before the decoder runs, ``ReportDamage/checkSize(of:)``).
     static func batchSummary(_ data: Data) -> BatchSummary? {
-        try? BatchJSON.decoder.decode(BatchSummary.self, from: data)
+        guard (try? ReportDamage.checkSize(of: [UInt8](data))) != nil else { return nil }
+        return try? BatchJSON.decoder.decode(BatchSummary.self, from: data)
     }
 }
