@@ -26,7 +26,7 @@ extension Liquid {
             }
             var warnings: [Warning] = []
             if !unrendered.isEmpty {
-                let named = unrendered.map { "\($0.tag) in \($0.field)" }.joined(separator: ", ")
+                let named = Self.naming(unrendered)
                 warnings.append(
                     Warning(
                         "liquid-left-as-written",
@@ -35,7 +35,7 @@ extension Liquid {
                             + "test send."))
             }
             if !empty.isEmpty {
-                let named = empty.map { "\($0.tag) in \($0.field)" }.joined(separator: ", ")
+                let named = Self.naming(empty)
                 warnings.append(
                     Warning(
                         "liquid-empty",
@@ -43,6 +43,28 @@ extension Liquid {
                             + "| default: '...' or the attribute."))
             }
             return warnings
+        }
+
+        /// The most distinct tags a warning names; the rest are counted.
+        static let namedTags = 5
+
+        /// `tag in field` for each distinct tag and field, in the order first seen, a repeated one with
+        /// its count, at most ``namedTags`` of them and then how many more: a warning stays a line
+        /// whatever the template (40,000 empty tags per user wrote 1.8 MB of warning per user).
+        static func naming(_ tags: [(field: String, tag: String)]) -> String {
+            var order: [String] = []
+            var counts: [String: Int] = [:]
+            for item in tags {
+                let name = "\(item.tag) in \(item.field)"
+                if counts[name] == nil { order.append(name) }
+                counts[name, default: 0] += 1
+            }
+            var text = order.prefix(namedTags).map { name in
+                let count = counts[name] ?? 1
+                return count > 1 ? "\(name) (\(count) times)" : name
+            }.joined(separator: ", ")
+            if order.count > namedTags { text += " and \(order.count - namedTags) more" }
+            return text
         }
     }
 

@@ -182,3 +182,22 @@ import Testing
         #expect(template.tags == 3)
     }
 }
+
+/// A warning stays a line whatever the template: 40,000 empty tags per user wrote 1.8 MB of
+/// `liquid-empty` per user (36 GB of stderr for 20,000 users).
+@Suite struct LiquidWarningSizeTests {
+    @Test func repeatedTagsAreCountedAndAtMostFiveNamed() throws {
+        let request = try LiquidBudgetTests.titled(tags: 40_000)
+        guard case .success(let push) = Composer.compose(request, user: LiquidBudgetTests.user(firstName: 0)) else {
+            Issue.record("40,000 empty tags render an empty title, which Braze accepts")
+            return
+        }
+        let warning = try #require(push.warnings.first { $0.code == "liquid-empty" })
+        #expect(warning.message.hasPrefix("{{${first_name}}} in apple_push.alert.title (40000 times) has no value"))
+        #expect(warning.message.utf8.count < 300, "\(warning.message)")
+        let names = (0..<8).map { (field: "f\($0)", tag: "{{${t}}}") } + [(field: "f0", tag: "{{${t}}}")]
+        #expect(
+            Liquid.Report.naming(names)
+                == "{{${t}}} in f0 (2 times), {{${t}}} in f1, {{${t}}} in f2, {{${t}}} in f3, {{${t}}} in f4 and 3 more")
+    }
+}
