@@ -124,6 +124,9 @@ enum BenchCommand {
         run: { try await run($0) })
 
     static func run(_ arguments: Arguments) async throws -> ExitCode {
+        // Until the burst's work starts (reading a --urls list included), a signal ends the bench at once.
+        let setup = TerminationSignal.exitOnSignal()
+        defer { TerminationSignal.remove(setup) }
         var arguments = arguments
         var options = try BenchOptions(parsing: &arguments)
         // Checked on the clock before anything opens or starts: a start a day away or long past is a mistake.
@@ -147,6 +150,7 @@ enum BenchCommand {
         // The block captures constants, not the mutable options; the session lives for it only.
         let settled = options
         return try await BenchSession.with(options.configuration) { session in
+            TerminationSignal.remove(setup)
             let trial = await runInterruptibly { await session.trial() }
             if let problem = trial.value, !trial.interrupted {
                 printError("richpush bench: \(problem.message)")

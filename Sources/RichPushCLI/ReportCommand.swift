@@ -69,6 +69,9 @@ enum ReportCommand {
         run: { try run($0) })
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
+        // Reading and merging has nothing to finish: the first SIGINT or SIGTERM ends it.
+        let exit = TerminationSignal.exitOnSignal()
+        defer { TerminationSignal.remove(exit) }
         var arguments = arguments
         let json = try arguments.value("--json")
         let html = try arguments.value("--html")

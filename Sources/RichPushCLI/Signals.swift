@@ -76,6 +76,18 @@ enum TerminationSignal {
         return token
     }
 
+    /// Makes the first signal end the process at once, exit 130, with its temporary files removed (as a
+    /// second signal does), until the token is given to ``remove(_:)``: for work that has nothing to
+    /// finish, reading and checking inputs (`report merge`, bench reading `--urls`), whose loops then
+    /// need no checks of their own. Outputs are temporaries until committed, so nothing is left.
+    static func exitOnSignal() -> Int {
+        onSignal {
+            TemporaryFile.removeAllLive()
+            printError("richpush: interrupted.")
+            _exit(ExitCode.interrupted.rawValue)
+        }
+    }
+
     /// Forgets a reaction registered by ``onSignal(_:)``.
     static func remove(_ token: Int) {
         state.withLock { _ = $0.reactions.removeValue(forKey: token) }
