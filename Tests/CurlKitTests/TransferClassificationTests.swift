@@ -98,7 +98,7 @@ import Testing
         (CURLE_WEIRD_SERVER_REPLY, .protocolError), (CURLE_HTTP2, .protocolError),
         (CURLE_BAD_CONTENT_ENCODING, .protocolError), (CURLE_HTTP3, .protocolError),
         (CURLE_ABORTED_BY_CALLBACK, .engineStopped),
-        (CURLE_OUT_OF_MEMORY, .other), (CURLE_FAILED_INIT, .other), (CURLE_READ_ERROR, .other),
+        (CURLE_OUT_OF_MEMORY, .headersTooLarge), (CURLE_FAILED_INIT, .other), (CURLE_READ_ERROR, .other),
     ])
     func eachResultHasItsFailure(code: CURLcode, failure: TransferFailure) {
         #expect(TransferClassification.classify(Self.facts(code)) == failure, "CURLcode \(code.rawValue)")
