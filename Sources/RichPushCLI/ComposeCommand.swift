@@ -103,6 +103,9 @@ enum ComposeCommand {
         return tally.refused ? .dataError : .success
     }
 
+    /// The most distinct users' results kept for reuse.
+    static let reusedResults = 4096
+
     /// What composing every user came to.
     struct Tally: Sendable {
         var refused = false
@@ -116,12 +119,18 @@ enum ComposeCommand {
         explain: Bool
     ) -> (outcome: Result<Tally, CommandFailure>, done: Int) {
         var tally = Tally()
+        // Users whose attributes the Liquid reads are the same get the same result: composed once
+        // (a template of 40,000 tags rendered for each of 20,000 users took 4.5 minutes).
+        var composedFor: [[UInt8]: Result<ComposedPush, ComposeRefusal>] = [:]
         for (index, user) in users.enumerated() {
             let number = numbered ? index + 1 : nil
             let label = number.map { "\(shown) (user \($0))" } ?? shown
-            guard let composed = Composer.composeUnlessCancelled(request, user: user) else {
+            let key = request.renderingKey(for: user)
+            guard let composed = key.flatMap({ composedFor[$0] }) ?? Composer.composeUnlessCancelled(request, user: user)
+            else {
                 return (.success(tally), index)
             }
+            if let key, composedFor[key] == nil, composedFor.count < Self.reusedResults { composedFor[key] = composed }
             do throws(CommandFailure) {
                 switch composed {
                 case .success(let push):

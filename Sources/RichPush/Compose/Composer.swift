@@ -18,11 +18,14 @@ public enum Composer {
         let options: ComposeOptions
         /// Braze's `apple_push` with its Liquid parsed; nil for the other dialects, or without one.
         let document: Liquid.Document?
+        /// What `document`'s Liquid reads of a user, found once (``renderingKey(for:)``).
+        let readAttributes: Liquid.Document.ReadAttributes?
 
         init(root: JSONValue, options: ComposeOptions) {
             self.root = root
             self.options = options
             document = options.dialect == .braze ? BrazeComposer.document(of: root) : nil
+            readAttributes = document?.readAttributes
         }
     }
 

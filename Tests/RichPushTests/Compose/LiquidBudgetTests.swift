@@ -201,3 +201,54 @@ import Testing
                 == "{{${t}}} in f0 (2 times), {{${t}}} in f1, {{${t}}} in f2, {{${t}}} in f3, {{${t}}} in f4 and 3 more")
     }
 }
+
+/// Users whose attributes the Liquid reads are the same compose the same: `compose --user` reuses the
+/// result (40,000 tags for 20,000 users took 4.5 minutes, each user rendered anew).
+@Suite struct RenderingKeyTests {
+    static let request = try? Composer.read(
+        Array(
+            #"{"broadcast":true,"messages":{"apple_push":{"alert":{"title":"Hi {{${first_name}}} {{${user_id}}}","body":"{{custom_attribute.${tier} | default: 'x'}} {{campaign.${name}}}"}}}}"#
+                .utf8)
+    ).get()
+
+    static func user(_ text: String) throws -> JSONValue { try JSONValue.parse(Array(text.utf8)) }
+
+    @Test func theKeyHoldsWhatTheLiquidReadsAndNothingElse() throws {
+        let request = try #require(Self.request)
+        let ana = try #require(request.renderingKey(for: try Self.user(#"{"first_name":"Ana","external_id":"a","city":"X"}"#)))
+        // An attribute no tag reads does not change the key.
+        #expect(request.renderingKey(for: try Self.user(#"{"first_name":"Ana","external_id":"a","city":"Y"}"#)) == ana)
+        // user_id falls back to external_id, as the renderer reads it.
+        #expect(request.renderingKey(for: try Self.user(#"{"first_name":"Ana","user_id":"a"}"#)) == ana)
+        // Each read attribute, custom and campaign ones included, changes it.
+        for other in [
+            #"{"first_name":"Bo","external_id":"a"}"#, #"{"first_name":"Ana","external_id":"b"}"#,
+            #"{"first_name":"Ana","external_id":"a","custom_attributes":{"tier":"gold"}}"#,
+            #"{"first_name":"Ana","external_id":"a","campaign":{"name":"c"}}"#,
+            #"{"first_name":"Ana","first_name":"Bo","external_id":"a"}"#,
+        ] {
+            #expect(request.renderingKey(for: try Self.user(other)) != ana, "\(other)")
+        }
+        #expect(request.renderingKey(for: nil) == nil)
+    }
+
+    @Test func usersWithOneKeyComposeTheSame() throws {
+        let request = try #require(Self.request)
+        let users = try [
+            #"{"first_name":"Ana","external_id":"a","city":"X"}"#, #"{"first_name":"Ana","user_id":"a"}"#,
+            #"{"first_name":"","external_id":"a"}"#, #"{"external_id":"a","z":1}"#,
+        ].map(Self.user)
+        for first in users {
+            for second in users where request.renderingKey(for: first) == request.renderingKey(for: second) {
+                let one = Composer.compose(request, user: first)
+                let two = Composer.compose(request, user: second)
+                switch (one, two) {
+                case (.success(let a), .success(let b)):
+                    #expect(a.bytes == b.bytes && a.warnings == b.warnings)
+                case (.failure(let a), .failure(let b)): #expect(a.line == b.line)
+                default: Issue.record("one composed, the other refused")
+                }
+            }
+        }
+    }
+}
