@@ -126,7 +126,8 @@ enum ComposeCommand {
             let number = numbered ? index + 1 : nil
             let label = number.map { "\(shown) (user \($0))" } ?? shown
             let key = request.renderingKey(for: user)
-            guard let composed = key.flatMap({ composedFor[$0] }) ?? Composer.composeUnlessCancelled(request, user: user)
+            guard
+                let composed = key.flatMap({ composedFor[$0] }) ?? Composer.composeUnlessCancelled(request, user: user)
             else {
                 return (.success(tally), index)
             }

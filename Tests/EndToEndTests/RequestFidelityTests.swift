@@ -96,7 +96,8 @@ import Testing
                 outputs[0], "--html", outputs[1], "--log", outputs[2],
             ] + mapping)
         #expect(bench.status == 0, "\(bench.stderr)")
-        for text in [bench.stdout, bench.stderr] + (try outputs.map { try String(contentsOfFile: $0, encoding: .utf8) }) {
+        for text in [bench.stdout, bench.stderr] + (try outputs.map { try String(contentsOfFile: $0, encoding: .utf8) })
+        {
             #expect(!text.contains(secret), "\(text)")
         }
     }

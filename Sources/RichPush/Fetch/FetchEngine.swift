@@ -472,7 +472,8 @@ public final class FetchEngine: Sendable {
             error.hint = "give a CA file in PEM form that holds at least one certificate"
         case .cancelled, .engineStopped, .deadlineExceeded, .connectTimeout, .stalled, .schemeRefused, .redirectRefused,
             .malformedURL, .dnsFailed, .connectFailed, .outOfDescriptors, .tooManyRedirects, .declaredTooLarge,
-            .capExceeded, .writeFailed, .httpStatus, .truncated, .connectionReset, .protocolError, .headersTooLarge, .redirect, .other:
+            .capExceeded, .writeFailed, .httpStatus, .truncated, .connectionReset, .protocolError, .headersTooLarge,
+            .redirect, .other:
             break
         }
         return .failure(error)

@@ -132,7 +132,8 @@ extension ServiceExtension {
             if case .withDownload(let delay) = planned.call.start { start = arrival + delay }
             var until = arrival + policy.budget
             if let timeout = planned.call.timeout { until = min(until, start + timeout) }
-            reports.append(await perform(planned, startingAt: start, deadline: until, processEnd: arrival + policy.budget))
+            reports.append(
+                await perform(planned, startingAt: start, deadline: until, processEnd: arrival + policy.budget))
         }
         return reports
     }

@@ -90,7 +90,8 @@ extension Outcome {
     /// and the `url-credentials` warning when the payload's media URL carried them.
     public func strippingURLCredentials() -> Outcome {
         var outcome = self
-        let carried = [url].compactMap { $0 }.contains(where: URLCredentials.appear(in:))
+        let carried =
+            [url].compactMap { $0 }.contains(where: URLCredentials.appear(in:))
             || (attachments ?? []).contains { URLCredentials.appear(in: $0.url) }
         outcome.message = URLCredentials.stripped(message)
         outcome.hint = URLCredentials.stripped(hint)

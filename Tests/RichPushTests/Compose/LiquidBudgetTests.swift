@@ -198,7 +198,8 @@ import Testing
         let names = (0..<8).map { (field: "f\($0)", tag: "{{${t}}}") } + [(field: "f0", tag: "{{${t}}}")]
         #expect(
             Liquid.Report.naming(names)
-                == "{{${t}}} in f0 (2 times), {{${t}}} in f1, {{${t}}} in f2, {{${t}}} in f3, {{${t}}} in f4 and 3 more")
+                == "{{${t}}} in f0 (2 times), {{${t}}} in f1, {{${t}}} in f2, {{${t}}} in f3, {{${t}}} in f4 and 3 more"
+        )
     }
 }
 
@@ -215,7 +216,8 @@ import Testing
 
     @Test func theKeyHoldsWhatTheLiquidReadsAndNothingElse() throws {
         let request = try #require(Self.request)
-        let ana = try #require(request.renderingKey(for: try Self.user(#"{"first_name":"Ana","external_id":"a","city":"X"}"#)))
+        let ana = try #require(
+            request.renderingKey(for: try Self.user(#"{"first_name":"Ana","external_id":"a","city":"X"}"#)))
         // An attribute no tag reads does not change the key.
         #expect(request.renderingKey(for: try Self.user(#"{"first_name":"Ana","external_id":"a","city":"Y"}"#)) == ana)
         // user_id falls back to external_id, as the renderer reads it.
