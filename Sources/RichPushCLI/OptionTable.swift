@@ -17,6 +17,16 @@ extension Option {
         "The apns-push-type: alert (default; the only type that runs the extension), voip (5120-byte limit, others "
             + "4096), background, liveactivity, location, complication, fileprovider, mdm or pushtotalk.",
         example: "voip")
+    static let ios = Option(
+        "--ios", "VERSION",
+        "The phone's iOS version: 15, 16, 17 or 18, with a minor if you like (default 17.5). Before 17, "
+            + "URL(string:) runs the RFC 1738/1808 parser: a media URL with a space, brace, quote, pipe or "
+            + "non-ASCII character is nil and the plain notification shows.", example: "16")
+    static let linkedSDK = Option(
+        "--linked-sdk", "VERSION",
+        "The iOS SDK the service extension was built with (default: DTSDKName in --app's built Info.plist, "
+            + "else the --ios version). An extension linked before 17 parses URLs the old way on every iOS.",
+        example: "16")
     static let sdk = Option(
         "--sdk", "NAME",
         "Emulate this SDK's service extension: braze (default), onesignal, airship, firebase, iterable, clevertap, "
@@ -162,8 +172,8 @@ extension OptionGroup {
         OptionGroup(
             "Extension options",
             [
-                .budget(default: budgetDefault), .pushType, .sdk, .sdkEndpoint, .sdkLatency, .sdkReceipts,
-                .binaryMegabytes,
+                .budget(default: budgetDefault), .pushType, .ios, .linkedSDK, .sdk, .sdkEndpoint, .sdkLatency,
+                .sdkReceipts, .binaryMegabytes,
             ])
     }
     static let app = OptionGroup("App options", [.app, .servicePlist, .contentPlist, .requireKey])

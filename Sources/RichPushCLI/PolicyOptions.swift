@@ -54,10 +54,32 @@ struct PolicyOptions {
         let download = try TLSOptions(parsing: &arguments)
         policy.fetch = download.policy
         try readApp(&arguments)
-        if !download.userAgentGiven, let app = policy.app, app.servicePlist != nil {
-            policy.fetch.userAgent =
-                DeviceUserAgent(bundleName: app.bundleName, bundleVersion: app.bundleVersion).description
+        let ios = try arguments.value("--ios").map { text in
+            guard let version = IOSVersion(parsing: text) else { throw Self.versionError("--ios", text) }
+            return version
         }
+        let linked = try arguments.value("--linked-sdk").map { text in
+            guard let version = IOSVersion(parsing: text) else { throw Self.versionError("--linked-sdk", text) }
+            return version
+        }
+        if ios != nil || linked != nil || policy.app?.linkedSDK != nil {
+            let phone = ios ?? DeviceVersion.standard.ios
+            policy.device = DeviceVersion(ios: phone, linkedSDK: linked ?? policy.app?.linkedSDK ?? phone)
+        }
+        if !download.userAgentGiven, policy.device != .standard || policy.app?.servicePlist != nil {
+            policy.fetch.userAgent =
+                DeviceUserAgent(
+                    bundleName: policy.app?.bundleName, bundleVersion: policy.app?.bundleVersion, ios: policy.device.ios
+                ).description
+        }
+    }
+
+    /// The usage error for a version richpush cannot judge.
+    static func versionError(_ option: String, _ text: String) -> UsageError {
+        UsageError(
+            "\(option) '\(text.escapingControlCharacters)' is not an iOS version richpush has facts for: give "
+                + IOSVersion.supportedMajors.map(String.init).joined(separator: ", ")
+                + ", optionally with a minor (17.5)")
     }
 
     /// `--app`, `--service-plist`, `--content-plist`, `--require-key`: a plist or folder that cannot be

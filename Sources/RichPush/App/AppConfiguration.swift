@@ -22,6 +22,10 @@ public struct AppConfiguration: Sendable, Equatable {
     public var bundleName: String?
     /// The service extension's `CFBundleVersion` (its build number, the User-Agent's second part).
     public var bundleVersion: String?
+    /// The SDK the service extension was built with, from the keys Xcode writes into a built product's
+    /// Info.plist: `DTSDKName` (`iphoneos17.5`), else `DTPlatformVersion` (`17.5`); nil in a source
+    /// folder's plist, which has neither, or for a version richpush has no facts for.
+    public var linkedSDK: IOSVersion?
 
     public init() {}
 
@@ -33,6 +37,7 @@ public struct AppConfiguration: Sendable, Equatable {
             self.servicePlist = servicePlist
             transportSecurity = AppTransportSecurity(PropertyList.dictionary(plist.root, "NSAppTransportSecurity"))
             (bundleName, bundleVersion) = Self.bundleIdentity(plist)
+            linkedSDK = Self.linkedSDK(plist)
         }
         for path in contentPlists {
             let plist = try PropertyList(contentsOf: path)
@@ -71,6 +76,7 @@ public struct AppConfiguration: Sendable, Equatable {
                 configuration.transportSecurity = AppTransportSecurity(
                     PropertyList.dictionary(plist.root, "NSAppTransportSecurity"))
                 (configuration.bundleName, configuration.bundleVersion) = bundleIdentity(plist)
+                configuration.linkedSDK = linkedSDK(plist)
             case contentExtensionPoint?:
                 configuration.contentExtensions.append(try contentExtension(plist))
             default:
@@ -92,6 +98,16 @@ public struct AppConfiguration: Sendable, Equatable {
         let name =
             PropertyList.string(plist.root, "CFBundleName") ?? PropertyList.string(plist.root, "CFBundleExecutable")
         return (name, PropertyList.string(plist.root, "CFBundleVersion"))
+    }
+
+    /// `DTSDKName` without its platform prefix (`iphoneos17.5`), else `DTPlatformVersion`.
+    static func linkedSDK(_ plist: PropertyList) -> IOSVersion? {
+        if let name = PropertyList.string(plist.root, "DTSDKName"), name.lowercased().hasPrefix("iphoneos"),
+            let version = IOSVersion(parsing: String(name.dropFirst("iphoneos".count)))
+        {
+            return version
+        }
+        return PropertyList.string(plist.root, "DTPlatformVersion").flatMap { IOSVersion(parsing: $0) }
     }
 
     private static func extensionPoint(_ plist: PropertyList) -> String? {

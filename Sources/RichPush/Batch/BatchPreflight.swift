@@ -106,7 +106,7 @@ public enum BatchPreflight {
         func seconds(_ duration: Duration?) -> String {
             duration.map { String(format: "%g s", $0.inSeconds) } ?? "off"
         }
-        return [
+        var options = [
             "budget": seconds(policy.budget),
             "push-type": policy.pushType.rawValue,
             "binary-mb": policy.binaryMegabytes ? "on" : "off",
@@ -121,6 +121,12 @@ public enum BatchPreflight {
             "reuse": fetch.connections == .shared ? "on" : "off",
             "share-downloads": sharedDownloads ? "on" : "off",
         ]
+        // Only when not the default, so that a run recorded before these settings existed resumes.
+        if policy.device != .standard {
+            options["ios"] = policy.device.ios.description
+            options["linked-sdk"] = policy.device.linkedSDK.description
+        }
+        return options
     }
 
     /// The digest of the options that decide verdicts, for a run's ``RunIdentity``: those of

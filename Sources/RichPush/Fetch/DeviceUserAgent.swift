@@ -3,7 +3,9 @@
 /// CFNetwork builds it from the extension's bundle (its `CFBundleName`, else `CFBundleExecutable`, and
 /// its `CFBundleVersion`) and the system's CFNetwork and Darwin versions. The defaults are those of an
 /// iPhone on iOS 17.5 (CFNetwork 1496.0.7, Darwin 23.5.0) as server logs show them; Apple does not
-/// document which CFNetwork version each iOS release carries.
+/// document which CFNetwork version each iOS release carries. For another iOS major, the versions of
+/// its release richpush has a source for (``versions``; docs/url-parsing-by-ios-version.md, section e):
+/// 17.5 and 17.0's from the firmware, 15.6, 16.6 and 18.0 from User-Agent strings in public code.
 ///
 /// ```swift
 /// DeviceUserAgent(bundleName: "NotificationService", bundleVersion: "42").description
@@ -19,21 +21,34 @@ public struct DeviceUserAgent: Sendable, Equatable, CustomStringConvertible {
     /// The build used when the bundle gives none: Xcode's default `CURRENT_PROJECT_VERSION`.
     public static let defaultBundleVersion = "1"
 
+    /// iOS major -> (CFNetwork, Darwin) of the release richpush has a source for.
+    public static let versions: [Int: (cfNetwork: String, darwin: String)] = [
+        15: ("1335.0.3", "21.6.0"), 16: ("1410.0.3", "22.6.0"), 17: (cfNetworkVersion, darwinVersion),
+        18: ("1568.100.1", "24.0.0"),
+    ]
+
     /// The product name (CFBundleName or CFBundleExecutable).
     public var bundleName: String
     /// The build number (CFBundleVersion).
     public var bundleVersion: String
+    /// The CFNetwork and Darwin versions the phone's release carries.
+    public var cfNetwork: String
+    public var darwin: String
 
-    /// A user agent for the bundle; a name or version that is missing, empty or still an unexpanded
-    /// Xcode build setting (`$(PRODUCT_NAME)`) gets the default, as the built product would carry a real one.
-    public init(bundleName: String? = nil, bundleVersion: String? = nil) {
+    /// A user agent for the bundle on `ios` (default 17.5); a name or version that is missing, empty or
+    /// still an unexpanded Xcode build setting (`$(PRODUCT_NAME)`) gets the default, as the built
+    /// product would carry a real one.
+    public init(bundleName: String? = nil, bundleVersion: String? = nil, ios: IOSVersion? = nil) {
         self.bundleName = Self.usable(bundleName).map(Self.productToken) ?? Self.defaultBundleName
         self.bundleVersion = Self.usable(bundleVersion).map(Self.productToken) ?? Self.defaultBundleVersion
+        let versions = ios.flatMap { Self.versions[$0.major] } ?? (Self.cfNetworkVersion, Self.darwinVersion)
+        cfNetwork = versions.cfNetwork
+        darwin = versions.darwin
     }
 
     /// The header value.
     public var description: String {
-        "\(bundleName)/\(bundleVersion) CFNetwork/\(Self.cfNetworkVersion) Darwin/\(Self.darwinVersion)"
+        "\(bundleName)/\(bundleVersion) CFNetwork/\(cfNetwork) Darwin/\(darwin)"
     }
 
     private static func usable(_ text: String?) -> String? {

@@ -30,21 +30,62 @@ public struct AttachmentURL: Sendable, Equatable {
 
     /// The payload key the text came from, for messages (`ab.att.url`, `fcm_options.image`).
     public let key: String
+    /// The parser `URL(string:)` runs on the phone judged (``DeviceVersion/urlParser``).
+    public let parser: URLParser
+    /// Why the RFC 1738/1808 parser (iOS 16 and earlier, or an extension linked against an older SDK)
+    /// returns nil for the text (``legacyRefusal(of:)``); nil when it accepts it.
+    public let legacyProblem: String?
 
-    public init(_ written: String, key: String = "ab.att.url") {
+    /// The text as `parser` reads it. RFC 3986 is this toolchain's Foundation, which implements it;
+    /// RFC 1738/1808 is CoreFoundation's check, then the text as written.
+    public init(_ written: String, key: String = "ab.att.url", parser: URLParser = .rfc3986) {
         self.written = written
         self.key = key
+        self.parser = parser
+        legacyProblem = Self.legacyRefusal(of: written)
         let url = URL(string: written)
-        requested = url?.absoluteString
-        scheme = url?.scheme?.lowercased()
-        hasHost = url?.host.map { !$0.isEmpty } ?? false
-        port = url?.port
+        switch parser {
+        case .rfc3986:
+            requested = url?.absoluteString
+        case .rfc1738:
+            // A string the check accepts is kept byte for byte; its parts are read as RFC 3986 reads
+            // them, which agree on the characters the check lets through.
+            requested = legacyProblem == nil ? written : nil
+        }
+        scheme = requested == nil ? nil : url?.scheme?.lowercased() ?? Self.scheme(of: written)
+        hasHost = requested == nil ? false : url?.host.map { !$0.isEmpty } ?? false
+        port = requested == nil ? nil : url?.port
+    }
+
+    /// The scheme of `text` (letters, then letters, digits, `+ - .` up to a `:`), lower-cased.
+    static func scheme(of text: String) -> String? {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        let candidate = text[..<colon]
+        guard let first = candidate.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
+            candidate.unicodeScalars.allSatisfy({
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0))
+            })
+        else { return nil }
+        return candidate.lowercased()
     }
 
     /// Why the device cannot request this URL at all (the extension's guard fails, UNError 100), with a
     /// hint; nil when it can (its scheme is judged later, by App Transport Security and the fetch policy).
     public var refusal: (message: String, hint: String?)? {
         let shown = "'\(key)' ('\(written)')"
+        if parser == .rfc1738, let legacyProblem {
+            let encodes = URL(string: written) != nil
+            return (
+                "\(shown) holds \(legacyProblem): on this phone URL(string:) runs the RFC 1738/1808 parser "
+                    + "(\(DeviceVersion.legacyPhones)), which returns nil for it (UNError 100)"
+                    + (encodes ? "; iOS 17 and later, in an extension linked against their SDK, encode it." : "."),
+                written.isEmpty
+                    ? nil
+                    : "percent-encode it where the URL is written (in the template, for Liquid): a URL in "
+                        + "RFC 3986 form reads the same on every version."
+            )
+        }
         guard let requested, let scheme else {
             if requested == nil, let first = written.unicodeScalars.first, Self.isWhitespace(first) {
                 return (
@@ -83,7 +124,18 @@ public struct AttachmentURL: Sendable, Equatable {
     /// percent-encoded), characters percent-encoded, a `%` read as a literal percent sign, a
     /// non-ASCII host. Empty when the device requests the text as written, or cannot request it (``refusal``).
     public var warnings: [Warning] {
-        guard let requested, requested != written, refusal == nil else { return [] }
+        guard let requested, refusal == nil else { return [] }
+        var version: [Warning] = []
+        if parser == .rfc3986, let legacyProblem {
+            version.append(
+                Warning(
+                    "url-needs-ios-17",
+                    "'\(key)' holds \(legacyProblem), which URL(string:) reads only on iOS 17 and later, in an "
+                        + "extension linked against their SDK (requesting \(requested)): on "
+                        + "\(DeviceVersion.legacyPhones), it returns nil and the plain notification shows (judge with "
+                        + "--ios 16 or --linked-sdk 16). Percent-encode it where the URL is written."))
+        }
+        guard requested != written else { return version }
         var warnings: [Warning] = []
         if let last = written.unicodeScalars.last, Self.isWhitespace(last) {
             warnings.append(
@@ -110,7 +162,7 @@ public struct AttachmentURL: Sendable, Equatable {
                         + "is named with these characters, nothing to fix; otherwise write the URL percent-encoded "
                         + "as you mean it."))
         }
-        return warnings
+        return version + warnings
     }
 
     /// Space, tab, line feed, carriage return and the other Unicode white space: `URL(string:)` never trims them.

@@ -67,7 +67,7 @@ extension ServiceExtension {
         let widest = policy.maxBytes(for: .movie)
         let planned = taken.enumerated().map { index, item -> PlannedItem in
             let format = dialect.declaredFormat(of: item)
-            let reading = AttachmentURL(item.url, key: dialect.urlKey)
+            let reading = AttachmentURL(item.url, key: dialect.urlKey, parser: policy.device.urlParser)
             var admission = admit(
                 reading, format: format ?? Self.placeholderFormat, payloadBytes: size, cap: format == nil ? widest : nil
             )

@@ -36,6 +36,10 @@ public struct ExtensionPolicy: Sendable {
     /// Where the SDKs' own calls go, or how long they are modelled to take (`--sdk-endpoint`, `--sdk-latency`).
     public var sdkCalls = SDKCallPolicy()
 
+    /// The phone judged: its iOS version and its extension's linked SDK (``DeviceVersion``), which
+    /// decide how `URL(string:)` reads the media URL.
+    public var device = DeviceVersion.standard
+
     public init() {}
 
     /// Apple's cap for a class, in bytes, in the configured megabytes.

@@ -156,3 +156,36 @@ import Testing
         #expect(AppFolderWalk.maximumEntries == 20_000, "the limit docs/README name")
     }
 }
+
+/// The SDK a built extension was linked against, from the keys Xcode writes into its Info.plist.
+@Suite struct LinkedSDKTests {
+    static func plist(_ extra: String) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><dict>
+        <key>NSExtension</key><dict><key>NSExtensionPointIdentifier</key>\
+        <string>com.apple.usernotifications.service</string></dict>
+        \(extra)
+        </dict></plist>
+        """
+    }
+
+    @Test(arguments: [
+        ("<key>DTSDKName</key><string>iphoneos16.4</string>", IOSVersion(16, 4)),
+        ("<key>DTPlatformVersion</key><string>17.5</string>", IOSVersion(17, 5)),
+        (
+            "<key>DTSDKName</key><string>iphoneos18.0</string><key>DTPlatformVersion</key><string>16.0</string>",
+            IOSVersion(18, 0)
+        ),
+        ("<key>DTSDKName</key><string>iphonesimulator16.4</string>", nil),
+        ("<key>DTSDKName</key><string>iphoneos12.0</string>", nil), ("", nil),
+    ] as [(String, IOSVersion?)])
+    func readsDTSDKNameThenDTPlatformVersion(keys: String, expected: IOSVersion?) throws {
+        let folder = try Fixtures.temporaryFolder("richpush-linked-sdk")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/Info.plist"
+        try Data(Self.plist(keys).utf8).write(to: URL(fileURLWithPath: path))
+        let configuration = try AppConfiguration(servicePlist: path, contentPlists: [])
+        #expect(configuration.linkedSDK == expected)
+    }
+}

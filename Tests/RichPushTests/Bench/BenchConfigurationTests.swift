@@ -157,7 +157,12 @@ import Testing
         let relayed = setupError {
             try config.checkDescriptors(DescriptorBudget(limit: 4000, hardLimit: 4000, open: 4))
         }
-        #expect(relayed?.message.contains("needs about 4068 open files (4 per download") == true)
+        // ... and the relay its own: its epoll set, wake-up event, timer and a listener.
+        let relayOwn = NetworkRelay.fixedDescriptors + NetworkRelay.descriptorsPerRoute
+        #expect(
+            relayed?.message.contains("needs about \(4068 + relayOwn) open files (4 per download") == true,
+            "\(String(describing: relayed))")
+        #expect(relayed?.message.contains("\(relayOwn) for the network profile's relay itself") == true)
         // Past the hard limit the advice is the hard limit; and it never proposes a concurrency below 1.
         #expect(relayed?.message.contains("Raise the hard limit") == true)
         let none = setupError { try config.checkDescriptors(DescriptorBudget(limit: 64, hardLimit: 64, open: 10)) }

@@ -1,0 +1,57 @@
+import Foundation
+import RichPush
+import TestSupport
+import Testing
+
+/// `--ios` and `--linked-sdk` through the binary: a URL with a space in its path shows on iOS 17 and
+/// 18, and is the plain notification on iOS 16 and in an extension linked against the 16 SDK.
+@Suite struct IOSVersionTests {
+    @Test func aSpaceInThePathShowsOnlyWhereURLStringEncodesIt() async throws {
+        let folder = try Fixtures.temporaryFolder("richpush-ios")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/assets", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: Fixtures.assets + "/hero.jpg", toPath: folder + "/assets/summer sale.jpg")
+        let server = try Fixtures.startServer(root: folder + "/assets")
+        defer { server.stop() }
+        let payload = folder + "/p.json"
+        try Data(
+            #"{"aps":{"alert":"Hi","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/summer sale.jpg","type":"jpg"}}}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: payload))
+        func run(_ options: [String]) async throws -> (JSONValue?, BinaryRun) {
+            let run = try await RichPushBinary.run(
+                ["process", payload, "--out", folder + "/out"] + options + Fixtures.sampleHost(server))
+            return (try? JSONValue.parse(Array(run.stdout.utf8))["richpush"], run)
+        }
+        for options in [[], ["--ios", "17"], ["--ios", "18.0"]] {
+            let (outcome, run) = try await run(options)
+            #expect(outcome?["verdict"] == .string("attached"), "\(options): \(run.stderr)")
+            #expect(outcome.map { $0.text.contains("url-needs-ios-17") } == true, "\(options)")
+        }
+        for options in [["--ios", "16"], ["--ios", "18", "--linked-sdk", "16"], ["--ios", "15.8"]] {
+            let (outcome, run) = try await run(options)
+            #expect(outcome?["verdict"] == .string("fallback"), "\(options): \(run.stderr)")
+            #expect(outcome?["reason"] == .string("invalid-url"), "\(options)")
+            #expect(run.stderr.contains("RFC 1738/1808"), "\(options): \(run.stderr)")
+        }
+        let refused = try await RichPushBinary.run(["process", payload, "--ios", "14"])
+        #expect(refused.status == 64, "\(refused.stderr)")
+        #expect(refused.stderr.contains("15, 16, 17, 18"), "\(refused.stderr)")
+    }
+
+    /// The User-Agent names the CFNetwork and Darwin of the phone's release.
+    @Test func theUserAgentFollowsTheVersion() async throws {
+        let server = try Fixtures.startServer()
+        let folder = try Fixtures.temporaryFolder("richpush-ios-agent")
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        let run = try await RichPushBinary.run(
+            ["process", Fixtures.root + "/Samples/payloads/image-jpg.json", "-v", "--ios", "16", "--out", folder]
+                + Fixtures.sampleHost(server))
+        #expect(
+            run.stderr.contains("User-Agent: NotificationService/1 CFNetwork/1410.0.3 Darwin/22.6.0"), "\(run.stderr)")
+    }
+}
