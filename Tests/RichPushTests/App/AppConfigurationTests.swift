@@ -170,16 +170,17 @@ import Testing
         """
     }
 
-    @Test(arguments: [
-        ("<key>DTSDKName</key><string>iphoneos16.4</string>", IOSVersion(16, 4)),
-        ("<key>DTPlatformVersion</key><string>17.5</string>", IOSVersion(17, 5)),
-        (
-            "<key>DTSDKName</key><string>iphoneos18.0</string><key>DTPlatformVersion</key><string>16.0</string>",
-            IOSVersion(18, 0)
-        ),
-        ("<key>DTSDKName</key><string>iphonesimulator16.4</string>", nil),
-        ("<key>DTSDKName</key><string>iphoneos12.0</string>", nil), ("", nil),
-    ] as [(String, IOSVersion?)])
+    @Test(
+        arguments: [
+            ("<key>DTSDKName</key><string>iphoneos16.4</string>", IOSVersion(16, 4)),
+            ("<key>DTPlatformVersion</key><string>17.5</string>", IOSVersion(17, 5)),
+            (
+                "<key>DTSDKName</key><string>iphoneos18.0</string><key>DTPlatformVersion</key><string>16.0</string>",
+                IOSVersion(18, 0)
+            ),
+            ("<key>DTSDKName</key><string>iphonesimulator16.4</string>", nil),
+            ("<key>DTSDKName</key><string>iphoneos12.0</string>", nil), ("", nil),
+        ] as [(String, IOSVersion?)])
     func readsDTSDKNameThenDTPlatformVersion(keys: String, expected: IOSVersion?) throws {
         let folder = try Fixtures.temporaryFolder("richpush-linked-sdk")
         defer { try? FileManager.default.removeItem(atPath: folder) }
