@@ -12,10 +12,16 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Seconds ahead: room for three processes to start, each with its server and trial download,
         // on a machine the other suites keep busy (at the suite's start, 8 s was once not enough for
-        // one shard, and 15 s once not enough for the third), stretched with its load. The processes
-        // are started 2 s apart: what the test asserts is that they began closer together than that
-        // (the wait, not the launch, set the start), a bound measured in the run, not a wall-clock one.
-        let lead = TimeScale.scaled(.seconds(25))
+        // one shard, and 25 s once not enough for the third in a run of every suite at once). So the
+        // room is measured: one whole bench of the same shape, timed now, four times over (the three
+        // launches overlap), beside 25 s stretched with the load. The processes are started 2 s apart:
+        // what the test asserts is that they began closer together than that (the wait, not the
+        // launch, set the start), a bound measured in the run, not a wall-clock one.
+        let calibration = ContinuousClock.now
+        let probe = try await RichPushBinary.run(
+            ["bench", "--serve", Fixtures.assets, "--devices", "10", "--no-progress"], directory: Fixtures.root)
+        #expect(probe.status == 0, "\(probe.stderr)")
+        let lead = max(TimeScale.scaled(.seconds(25)), (ContinuousClock.now - calibration) * 4 + .seconds(4))
         // Whole milliseconds, as the option is given and the report writes it.
         let start = try WallTime(
             parsing: String(format: "%.3f", (WallClock.read().time + lead + .seconds(1)).epochSeconds))
