@@ -21,7 +21,8 @@ extension Option {
         "--ios", "VERSION",
         "The phone's iOS version: 15, 16, 17 or 18, with a minor if you like (default 17.5). Before 17, "
             + "URL(string:) runs the RFC 1738/1808 parser: a media URL with a space, brace, quote, pipe or "
-            + "non-ASCII character is nil and the plain notification shows.", example: "16")
+            + "non-ASCII character is nil and the plain notification shows. process takes 'all': one line per "
+            + "version.", example: "16")
     static let linkedSDK = Option(
         "--linked-sdk", "VERSION",
         "The iOS SDK the service extension was built with (default: DTSDKName in --app's built Info.plist, "

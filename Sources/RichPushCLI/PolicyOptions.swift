@@ -13,9 +13,11 @@ struct PolicyOptions {
     var policy = ExtensionPolicy()
     /// Whether `--budget` was given (a command with another default keeps the user's).
     var budgetGiven = false
+    /// `--ios all` (only where `allowsEveryVersion`): judge the payload on every version.
+    var everyVersion = false
 
-    /// Reads the options out of `arguments`.
-    init(parsing arguments: inout Arguments) throws {
+    /// Reads the options out of `arguments`; `allowsEveryVersion` accepts `--ios all` (process).
+    init(parsing arguments: inout Arguments, allowsEveryVersion: Bool = false) throws {
         if let seconds: Double = try arguments.number("--budget", in: 0.001...3600) {
             policy.budget = .milliseconds(Int64(seconds * 1000))
             budgetGiven = true
@@ -54,13 +56,24 @@ struct PolicyOptions {
         let download = try TLSOptions(parsing: &arguments)
         policy.fetch = download.policy
         try readApp(&arguments)
-        let ios = try arguments.value("--ios").map { text in
+        var iosText = try arguments.value("--ios")
+        if iosText?.lowercased() == "all" {
+            guard allowsEveryVersion else {
+                throw UsageError("--ios all is for 'richpush process' (one payload on every version); give one version")
+            }
+            everyVersion = true
+            iosText = nil
+        }
+        let ios = try iosText.map { text in
             guard let version = IOSVersion(parsing: text) else { throw Self.versionError("--ios", text) }
             return version
         }
         let linked = try arguments.value("--linked-sdk").map { text in
             guard let version = IOSVersion(parsing: text) else { throw Self.versionError("--linked-sdk", text) }
             return version
+        }
+        if everyVersion, linked != nil {
+            throw UsageError("--ios all judges each version built with its own SDK, and one older build; leave --linked-sdk out")
         }
         if ios != nil || linked != nil || policy.app?.linkedSDK != nil {
             let phone = ios ?? DeviceVersion.standard.ios

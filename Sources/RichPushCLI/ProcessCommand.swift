@@ -79,7 +79,8 @@ enum ProcessCommand {
         let quiet = arguments.flag("--quiet", "-q")
         let verbose = arguments.flag("--verbose", "-v")
         let requestFile = try arguments.value("--braze-request")
-        var policy = try PolicyOptions(parsing: &arguments).policy
+        let policyOptions = try PolicyOptions(parsing: &arguments, allowsEveryVersion: true)
+        var policy = policyOptions.policy
         policy.fetch.tracesTransfer = verbose
         var tracking = try TrackOptions(parsing: &arguments, policy: policy)
         let positionals = try arguments.positionals()
@@ -106,6 +107,18 @@ enum ProcessCommand {
             }
         }
         let request = refused
+        if policyOptions.everyVersion {
+            guard reportPath == nil, tracking.endpoint == nil else {
+                throw UsageError("--ios all prints one line per version; leave out --report and delivery tracking")
+            }
+            if let request { return try await everyVersion(request: request, bytes: nil, policy, output, quiet) }
+            let bytes: [UInt8]
+            switch composition.map({ .success(Array($0.payload.utf8)) }) ?? readInput(positionals.first ?? "-") {
+            case .success(let read): bytes = read
+            case .failure(let failure): throw CommandFailure(.dataError, failure.message)
+            }
+            return try await everyVersion(request: nil, bytes: bytes, policy, output, quiet)
+        }
         // Every output is checked before the work: a report into a missing folder writes nothing.
         let report = try OutputOptions.prepare(reportPath, option: "--report")
         defer { report?.discard() }
@@ -152,6 +165,56 @@ enum ProcessCommand {
             _ = await tracked.flush()
             return ExitStatus.code(for: result.outcome)
         }
+    }
+
+    /// `--ios all`: the payload judged on each of ``DeviceVersion/every``, one JSON line each on stdout
+    /// (`{"ios", "linked_sdk", "verdict", "reason", "message", "hint", "warnings"}`) and a table on
+    /// stderr; the exit status is the worst of them (0 only when every version shows the payload).
+    static func everyVersion(
+        request: ProcessResult?, bytes: [UInt8]?, _ policy: ExtensionPolicy, _ output: OutputOptions, _ quiet: Bool
+    ) async throws -> ExitCode {
+        var worst = ExitCode.success
+        var lines: [String] = []
+        for device in DeviceVersion.every {
+            var judged = policy
+            judged.device = device
+            if judged.fetch.userAgent == ExtensionPolicy().fetch.userAgent || policy.app?.servicePlist != nil {
+                judged.fetch.userAgent =
+                    DeviceUserAgent(
+                        bundleName: policy.app?.bundleName, bundleVersion: policy.app?.bundleVersion, ios: device.ios
+                    ).description
+            }
+            let outcome: Outcome
+            if let request {
+                outcome = request.outcome
+            } else {
+                let run = try await ProcessSession.with(
+                    policy: judged, folder: output.folder ?? "richpush-out", durable: output.durable, tracker: nil
+                ) { session in await runInterruptibly { await session.process(bytes ?? []) } }
+                if run.interrupted {
+                    printError("richpush process: interrupted.")
+                    return .interrupted
+                }
+                outcome = run.value.outcome
+            }
+            let json = JSONValue.object([
+                ("ios", .string(device.ios.description)), ("linked_sdk", .string(device.linkedSDK.description)),
+                ("verdict", .string(outcome.verdict.rawValue)), ("reason", .string(outcome.reason.rawValue)),
+                ("message", .string(outcome.message)), ("hint", outcome.hint.map { .string($0) } ?? .null),
+                ("warnings", .array(outcome.warnings.map { .string($0.code) })),
+            ])
+            do { try SystemCall.writeAll(1, json.utf8 + [UInt8(ascii: "\n")], path: "stdout") } catch {
+                throw CommandFailure(.ioError, error.message)
+            }
+            let name = device.description.padding(toLength: 52, withPad: " ", startingAt: 0)
+            lines.append("  \(name) \(outcome.verdict.rawValue) [\(outcome.reason.rawValue)]")
+            let code = ExitStatus.code(for: outcome)
+            if code != .success, worst == .success || code == .dataError { worst = code }
+        }
+        if !quiet {
+            printError("richpush: the payload on each version:\n" + lines.joined(separator: "\n"))
+        }
+        return worst
     }
 
     /// The request `bytes` (from `file`) composed as Braze would deliver it, or Braze's refusal; the

@@ -35,6 +35,24 @@ import Testing
             #expect(outcome?["reason"] == .string("invalid-url"), "\(options)")
             #expect(run.stderr.contains("RFC 1738/1808"), "\(options): \(run.stderr)")
         }
+        // --ios all: one JSON line per version, the worst exit status.
+        let every = try await RichPushBinary.run(
+            ["process", payload, "--ios", "all", "--out", folder + "/out"] + Fixtures.sampleHost(server))
+        #expect(every.status == 1, "\(every.stderr)")
+        let rows = try every.stdout.split(separator: "\n").map { try JSONValue.parse(Array($0.utf8)) }
+        func text(_ value: JSONValue?) -> String {
+            if case .string(let string)? = value { return string }
+            return "?"
+        }
+        #expect(
+            rows.map { "\(text($0["ios"])) \(text($0["linked_sdk"])) \(text($0["verdict"]))" }
+                == [
+                    "15.6 15.6 fallback", "16.6 16.6 fallback", "17.5 17.5 attached", "18.0 18.0 attached",
+                    "18.0 16.6 fallback",
+                ], "\(every.stdout)")
+        #expect(every.stderr.contains("iOS 18.0 (extension linked against the 16.6 SDK)"), "\(every.stderr)")
+        let batch = try await RichPushBinary.run(["batch", payload, "--ios", "all", "--out", folder + "/b"])
+        #expect(batch.status == 64, "\(batch.stderr)")
         let refused = try await RichPushBinary.run(["process", payload, "--ios", "14"])
         #expect(refused.status == 64, "\(refused.stderr)")
         #expect(refused.stderr.contains("15, 16, 17, 18"), "\(refused.stderr)")

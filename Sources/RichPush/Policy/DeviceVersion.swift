@@ -79,6 +79,14 @@ public struct DeviceVersion: Sendable, Hashable, CustomStringConvertible {
         linkedSDK == ios ? "iOS \(ios)" : "iOS \(ios) (extension linked against the \(linkedSDK) SDK)"
     }
 
+    /// The phones `process --ios all` judges: each version richpush has facts for, built with its own
+    /// SDK (the releases its User-Agent table names), and the newest on an extension linked against
+    /// the 16 SDK (an app not rebuilt since).
+    public static let every: [DeviceVersion] = [
+        DeviceVersion(ios: IOSVersion(15, 6)), DeviceVersion(ios: IOSVersion(16, 6)), .standard,
+        DeviceVersion(ios: IOSVersion(18, 0)), DeviceVersion(ios: IOSVersion(18, 0), linkedSDK: IOSVersion(16, 6)),
+    ]
+
     /// The phones `URL(string:)` returns nil for a string the RFC 1738/1808 parser refuses, in words.
     public static let legacyPhones =
         "iOS 16 and earlier, and any iOS for an extension linked against an SDK before 17"
