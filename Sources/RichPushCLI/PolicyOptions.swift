@@ -73,7 +73,8 @@ struct PolicyOptions {
             return version
         }
         if everyVersion, linked != nil {
-            throw UsageError("--ios all judges each version built with its own SDK, and one older build; leave --linked-sdk out")
+            throw UsageError(
+                "--ios all judges each version built with its own SDK, and one older build; leave --linked-sdk out")
         }
         if ios != nil || linked != nil || policy.app?.linkedSDK != nil {
             let phone = ios ?? DeviceVersion.standard.ios

@@ -238,6 +238,16 @@ enum BrazeComposer {
             }
             ab.append(("att", .object([("url", .string(assetURL)), ("type", .string(assetType))])))
             rules.append("asset-url")
+            // The URL as this user gets it (Liquid rendered): one that only iOS 17 and later can read.
+            if let problem = AttachmentURL.legacyRefusal(of: assetURL), URL(string: assetURL) != nil {
+                warnings.append(
+                    Warning(
+                        "url-needs-ios-17",
+                        "apple_push.asset_url\(user == nil ? "" : " for this user") holds \(problem): URL(string:) "
+                            + "reads it only on iOS 17 and later, in an extension linked against their SDK; on "
+                            + "\(DeviceVersion.legacyPhones), it is nil and the plain notification shows. "
+                            + "Percent-encode it in the template (or the attribute)."))
+            }
         } else if assetType != nil {
             warnings.append(
                 Warning(

@@ -254,3 +254,20 @@ import Testing
         }
     }
 }
+
+/// A media URL that Liquid renders with a character only iOS 17 and later read is flagged for that user.
+@Suite struct ComposedURLVersionTests {
+    @Test func aRenderedURLOnlyNewPhonesReadIsWarnedPerUser() throws {
+        let request = try Composer.read(
+            Array(
+                #"{"broadcast":true,"messages":{"apple_push":{"alert":"Hi","asset_url":"https://cdn.example.com/{{${city}}}.jpg","asset_file_type":"jpg"}}}"#
+                    .utf8)
+        ).get()
+        func codes(_ user: String) throws -> [String] {
+            try Composer.compose(request, user: JSONValue.parse(Array(user.utf8))).get().warnings.map(\.code)
+        }
+        #expect(try !codes(#"{"city":"London"}"#).contains("url-needs-ios-17"))
+        #expect(try codes(#"{"city":"New York"}"#).contains("url-needs-ios-17"))
+        #expect(try codes(#"{"city":"Zürich"}"#).contains("url-needs-ios-17"))
+    }
+}
