@@ -71,6 +71,7 @@ struct BenchOptions {
         let policy = try PolicyOptions(parsing: &arguments).policy
         tracking = try TrackOptions(parsing: &arguments, policy: policy)
         let mix = try TLSOptions.networkMix(&arguments, network: policy.fetch.network)
+        let audience = try Self.audience(&arguments, policy: policy)
         _ = try arguments.positionals().first.map { throw UsageError("bench takes no argument '\($0)'") }
         configuration = try BenchConfiguration(
             devices: devices, payload: payloadPath, url: url, type: declaredType, arrival: arrival, ramp: ramp,
@@ -89,7 +90,32 @@ struct BenchOptions {
         configuration.startAt = startAt
         configuration.policy = policy
         configuration.networkMix = mix
+        configuration.audience = audience
         progress = ProgressLine.mode(
             progress: forceProgress, noProgress: noProgress, stderrIsTerminal: isatty(2) == 1)
+    }
+
+    /// `--ios-mix MIX` or `--audience FILE` (not both, and not beside `--ios` or `--linked-sdk`, which
+    /// name one phone).
+    static func audience(_ arguments: inout Arguments, policy: ExtensionPolicy) throws -> AudienceMix? {
+        let text = try arguments.value("--ios-mix")
+        let file = try arguments.value("--audience")
+        guard text != nil || file != nil else { return nil }
+        guard text == nil || file == nil else { throw UsageError("give --ios-mix or --audience, not both") }
+        guard policy.device == .standard else {
+            throw UsageError("--ios-mix and --audience draw each device's phone; leave out --ios and --linked-sdk")
+        }
+        var source = text ?? ""
+        if let file {
+            do {
+                let descriptor = try SystemCall.openRegularFile(file)
+                defer { close(descriptor) }
+                source = String(
+                    decoding: try SystemCall.readAll(descriptor, upTo: 64 * 1024, path: file), as: UTF8.self)
+            } catch {
+                throw CommandFailure(.dataError, "--audience: cannot read \(file): \(error.message)")
+            }
+        }
+        return try AudienceMix(parsing: source)
     }
 }

@@ -26,7 +26,9 @@ import Testing
         try Data(
             #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict/></plist>"#.utf8
         ).write(to: URL(fileURLWithPath: group + "/Library/Preferences/group.com.example.plist"))
-        return ["key.txt": key, "Samples/app-group": group]
+        let audience = folder + "/audience.txt"
+        try Data("17=75\n16=25  # older phones\n".utf8).write(to: URL(fileURLWithPath: audience))
+        return ["key.txt": key, "Samples/app-group": group, "audience.txt": audience]
     }
 
     /// What a command needs besides the option under test for its parser to reach its end.

@@ -74,6 +74,8 @@ public struct BenchConfiguration: Sendable {
     public var policy = ExtensionPolicy()
     /// A network profile per device, by share.
     public var networkMix: NetworkMix?
+    /// The phones devices are drawn from (`--ios-mix`), or nil: every device on the policy's own.
+    public var audience: AudienceMix?
     /// Path A: a delivery event per device, when given.
     public var tracker: DeliveryTracker?
 
@@ -281,7 +283,7 @@ public struct BenchConfiguration: Sendable {
                 "arrival": "\(config.arrival) \(config.rampSeconds ?? 0) \(config.ratePerSecond ?? 0)",
                 "jitter": String(config.jitterSeconds), "seed": String(config.seed),
                 "connections": config.connections, "network": config.network ?? "none",
-                "network-mix": config.networkMix ?? "none",
+                "network-mix": config.networkMix ?? "none", "ios-mix": config.iosMix ?? "none",
                 "urls": (try? urlList())?.entries.map { "\($0.template.text) \($0.weight)" }.joined(separator: "\n")
                     ?? "none",
             ])
@@ -305,6 +307,7 @@ public struct BenchConfiguration: Sendable {
         config.networkMix = networkMix.map { mix in
             mix.entries.map { "\(NetworkAssignment.key($0.profile))=\($0.percent)" }.joined(separator: ",")
         }
+        config.iosMix = audience?.description
         return config
     }
 }

@@ -40,6 +40,8 @@ public struct BenchReport: Sendable, Codable, Equatable {
         public var network: String?
         /// The network mix devices are drawn from (drawn with `seed`), or nil.
         public var networkMix: String?
+        /// The audience devices are drawn from (``AudienceMix``, drawn with `seed`), or nil.
+        public var iosMix: String?
 
         public init(
             devices: Int, arrival: String, rampSeconds: Double?, ratePerSecond: Double?, jitterSeconds: Double,
@@ -175,6 +177,9 @@ public struct BenchReport: Sendable, Codable, Equatable {
     /// Profile key (`3g`) -> its devices, when the run used network profiles; absent over loopback.
     /// The rows add up to `devices` and `attached`.
     public var networks: [String: Network]?
+    /// Phone key (`17.0`, `18.0@16.0`, ``DeviceVersion/key``) -> its devices, when the run had an
+    /// audience (`--ios-mix`); absent otherwise. The rows add up to `devices` and `attached`.
+    public var audience: [String: Network]?
     /// When each shard began, on which clock, against which shared start (`--start-at`); absent in
     /// reports of older versions (see ``Start``).
     public var start: Start?
@@ -248,6 +253,11 @@ public struct BenchReport: Sendable, Codable, Equatable {
             var rows = networks ?? [:]
             rows[network, default: Network()].add(device)
             networks = rows
+        }
+        if let phone = device.phone {
+            var rows = audience ?? [:]
+            rows[phone, default: Network()].add(device)
+            audience = rows
         }
         if !device.httpVersion.isEmpty { httpVersions?[device.httpVersion, default: 0] += 1 }
         cache?.add(device)
@@ -367,6 +377,11 @@ public struct BenchReport: Sendable, Codable, Equatable {
             for (name, row) in others { try rows[name, default: Network()].merge(row, "networks.\(name)") }
             networks = rows
         }
+        if let others = other.audience {
+            var rows = audience ?? [:]
+            for (name, row) in others { try rows[name, default: Network()].merge(row, "audience.\(name)") }
+            audience = rows
+        }
         // The newer series merge when both shards have them; a shard of an older version drops them.
         if var mine = httpVersions, let theirs = other.httpVersions {
             try ReportDamage.add(&mine, theirs, "http_versions")
@@ -457,6 +472,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
             _ = try ReportDamage.nonNegative(second.bytes, field + ".bytes")
         }
         for (name, row) in networks ?? [:] { try row.check("networks.\(name)") }
+        for (name, row) in audience ?? [:] { try row.check("audience.\(name)") }
         try ReportDamage.nonNegative(httpVersions ?? [:], "http_versions")
         try cache?.check()
         try urls?.check()
@@ -477,6 +493,10 @@ public struct BenchReport: Sendable, Codable, Equatable {
         if var rows = networks {
             for name in rows.keys { rows[name]?.finalize() }
             networks = rows
+        }
+        if var rows = audience {
+            for name in rows.keys { rows[name]?.finalize() }
+            audience = rows
         }
         var classes = ["2xx": 0, "3xx": 0, "4xx": 0, "5xx": 0, "no_response": devices]
         for (code, count) in statusCodes {
@@ -511,6 +531,22 @@ public struct BenchReport: Sendable, Codable, Equatable {
             let (a, b) = (order[left.key] ?? Int.max, order[right.key] ?? Int.max)
             return a != b ? a < b : left.key < right.key
         }.map { (name: $0.key, title: NetworkProfile.named($0.key)?.title ?? $0.key, row: $0.value) }
+    }
+
+    /// The audience's rows, newest iOS first (then by linked SDK, newest first).
+    public var audienceRows: [(name: String, title: String, row: Network)] {
+        func version(_ key: String) -> (IOSVersion, IOSVersion) {
+            let parts = key.split(separator: "@").map { IOSVersion(parsing: String($0)) ?? IOSVersion(0) }
+            return (parts.first ?? IOSVersion(0), parts.count > 1 ? parts[1] : parts.first ?? IOSVersion(0))
+        }
+        return (audience ?? [:]).sorted { left, right in
+            let (a, b) = (version(left.key), version(right.key))
+            return a.0 != b.0 ? a.0 > b.0 : a.1 != b.1 ? a.1 > b.1 : left.key < right.key
+        }.map { entry in
+            let (ios, linked) = version(entry.key)
+            let title = ios == linked ? "iOS \(ios)" : "iOS \(ios), built with the \(linked) SDK"
+            return (name: entry.key, title: title, row: entry.value)
+        }
     }
 
     private mutating func grow(to second: Int) {

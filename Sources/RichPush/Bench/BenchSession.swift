@@ -144,7 +144,11 @@ public struct BenchSession: Sendable {
             burst.shardIndex = configuration.shard.index
             burst.seed = configuration.seed
             burst.log = log
-            if let mix = configuration.networkMix {
+            if let audience = configuration.audience {
+                burst.networks = NetworkAssignment(
+                    mix: configuration.networkMix, audience: audience, devices: configuration.devices,
+                    seed: configuration.seed, service: service)
+            } else if let mix = configuration.networkMix {
                 burst.networks = NetworkAssignment(
                     mix: mix, devices: configuration.devices, seed: configuration.seed, service: service)
             }

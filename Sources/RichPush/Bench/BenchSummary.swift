@@ -170,12 +170,19 @@ public enum BenchSummary {
         return ["", line]
     }
 
-    /// The per-network table (display rate and end-to-end latency), when the run used profiles.
+    /// The per-network table (display rate and end-to-end latency), when the run used profiles; then
+    /// the per-phone one, when it had an audience.
     static func networkLines(_ report: BenchReport) -> [String] {
-        let rows = report.networkRows
+        rowLines(report.networkRows, heading: "NETWORK") + rowLines(report.audienceRows, heading: "PHONE")
+    }
+
+    /// One table of rows (networks or phones).
+    static func rowLines(_ rows: [(name: String, title: String, row: BenchReport.Network)], heading: String)
+        -> [String]
+    {
         guard !rows.isEmpty else { return [] }
         var table = TextTable(
-            ["NETWORK", "DEVICES", "ATTACHED", "DISPLAY", "P50 (ms)", "P90 (ms)", "P99 (ms)"], rightAligned: Set(1...6))
+            [heading, "DEVICES", "ATTACHED", "DISPLAY", "P50 (ms)", "P90 (ms)", "P99 (ms)"], rightAligned: Set(1...6))
         for (_, title, row) in rows {
             let p = row.latencyMilliseconds
             table.append(

@@ -177,23 +177,23 @@ public struct BurstRunner: Sendable {
         let seed: UInt64
         let log: DeviceLog?
 
-        /// Device `index`'s entry, service, payload, network and (for a template, or for the log) URL.
+        /// Device `index`'s entry, service, payload, network, phone and (for a template, or for the log) URL.
         func device(_ index: Int) -> (
             entry: Int, service: ServiceExtension, payload: ServiceExtension.PreparedPayload, network: String?,
-            url: String?
+            phone: String?, url: String?
         ) {
             guard let list else {
-                let (service, prepared, network) = deliveries[0].device(index)
-                return (0, service, prepared, network, nil)
+                let (service, prepared, network, phone) = deliveries[0].device(index)
+                return (0, service, prepared, network, phone, nil)
             }
             let entry = list.entry(of: index)
-            let (service, prepared, network) = deliveries[min(entry, deliveries.count - 1)].device(index)
+            let (service, prepared, network, phone) = deliveries[min(entry, deliveries.count - 1)].device(index)
             let template = list.entries[entry].template
             guard template.isTemplate else {
-                return (entry, service, prepared, network, log == nil ? nil : template.text)
+                return (entry, service, prepared, network, phone, log == nil ? nil : template.text)
             }
             let url = template.expand(device: index, shard: shard, seed: seed)
-            return (entry, service, prepared.retargeted(to: url), network, url)
+            return (entry, service, prepared.retargeted(to: url), network, phone, url)
         }
     }
 
@@ -222,7 +222,8 @@ public struct BurstRunner: Sendable {
             finish(
                 result.outcome, shared: shared, began: began, origin: origin, scheduled: entry.offset,
                 free: began + free, startedAt: startedAt, heldBack: heldBack, network: target.network,
-                place: (entry.index, target.entry, deliveries.log == nil ? nil : target.url), log: deliveries.log)
+                phone: target.phone, place: (entry.index, target.entry, deliveries.log == nil ? nil : target.url),
+                log: deliveries.log)
         }
     }
 
@@ -232,7 +233,7 @@ public struct BurstRunner: Sendable {
     private static func finish(
         _ outcome: Outcome, shared: Guarded, began: ContinuousClock.Instant, origin: ContinuousClock.Instant,
         scheduled: Duration, free: ContinuousClock.Instant, startedAt: ContinuousClock.Instant, heldBack: Bool,
-        network: String?, place: (index: Int, entry: Int, url: String?), log: DeviceLog?
+        network: String?, phone: String?, place: (index: Int, entry: Int, url: String?), log: DeviceLog?
     ) {
         let now = ContinuousClock.now
         let ended = now - began
@@ -248,6 +249,7 @@ public struct BurstRunner: Sendable {
             heldBack: heldBack && started - scheduled > .milliseconds(1),
             schedulingLag: max(.zero, startedAt - free), network: network)
         device.contentExtension = outcome.contentExtension?.outcome
+        device.phone = phone
         device.sdkCalls = outcome.sdkCalls ?? []
         device.index = place.index
         device.entry = place.entry

@@ -28,6 +28,8 @@ public struct DeviceResult: Sendable {
     public var index = 0
     /// The entry of the run's URL list the device requested (0 with one URL or a payload).
     public var entry = 0
+    /// The phone's row in the audience (``DeviceVersion/key``), nil without one.
+    public var phone: String?
     /// The URL it requested, when a per-device log asked for it (a template expanded); nil otherwise.
     public var url: String?
     /// What the response's cache headers said.

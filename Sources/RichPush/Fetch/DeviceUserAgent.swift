@@ -46,6 +46,19 @@ public struct DeviceUserAgent: Sendable, Equatable, CustomStringConvertible {
         darwin = versions.darwin
     }
 
+    /// `userAgent` with the CFNetwork and Darwin versions of `ios`'s release in place of those of
+    /// another release richpush knows; any other User-Agent (one the user set) as it is.
+    public static func retargeting(_ userAgent: String, to ios: IOSVersion) -> String {
+        guard let target = versions[ios.major] else { return userAgent }
+        for known in versions.values {
+            let pair = " CFNetwork/\(known.cfNetwork) Darwin/\(known.darwin)"
+            if userAgent.hasSuffix(pair) {
+                return String(userAgent.dropLast(pair.count)) + " CFNetwork/\(target.cfNetwork) Darwin/\(target.darwin)"
+            }
+        }
+        return userAgent
+    }
+
     /// The header value.
     public var description: String {
         "\(bundleName)/\(bundleVersion) CFNetwork/\(cfNetwork) Darwin/\(darwin)"

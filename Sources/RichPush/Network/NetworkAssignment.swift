@@ -13,6 +13,8 @@ public struct NetworkAssignment: Sendable {
     private let services: [ServiceExtension]
     /// Each service's profile as reports name it (``key(_:)``; nil over loopback), worked out once.
     private let names: [String?]
+    /// Each service's phone as reports name it (``DeviceVersion/key``), nil without an audience.
+    private let phones: [String?]
     /// The index into `services` of each device; empty when every device has the first.
     private let indices: [UInt8]
 
@@ -20,6 +22,7 @@ public struct NetworkAssignment: Sendable {
     public init(service: ServiceExtension) {
         services = [service]
         names = services.map { $0.policy.fetch.network.map(Self.key) }
+        phones = [nil]
         indices = []
     }
 
@@ -28,7 +31,33 @@ public struct NetworkAssignment: Sendable {
         // The same extension over each profile: its store, engine, sniff cache and emitsPayload kept.
         services = mix.entries.map { service.over($0.profile) }
         names = services.map { $0.policy.fetch.network.map(Self.key) }
+        phones = services.map { _ in nil }
         indices = mix.entryIndices(devices: devices, seed: seed)
+    }
+
+    /// The devices `0..<devices` over the profiles of `mix` (or the service's own network), each also
+    /// on a phone of `audience`: one service for each pair, both drawn with `seed`, apart.
+    public init(mix: NetworkMix?, audience: AudienceMix, devices: Int, seed: UInt64, service: ServiceExtension) {
+        let profiled = mix.map { $0.entries.map { service.over($0.profile) } } ?? [service]
+        let phoneCount = audience.entries.count
+        var services: [ServiceExtension] = []
+        var phones: [String?] = []
+        for base in profiled {
+            for entry in audience.entries {
+                services.append(base.on(entry.device))
+                phones.append(entry.device.key)
+            }
+        }
+        self.services = services
+        self.phones = phones
+        names = services.map { $0.policy.fetch.network.map(Self.key) }
+        let networkIndices = mix?.entryIndices(devices: devices, seed: seed) ?? []
+        let phoneIndices = audience.entryIndices(devices: devices, seed: seed)
+        // One byte a device: a mix has at most 20 profiles and an audience at most 12 phones.
+        indices = (0..<devices).map { device in
+            let network = networkIndices.indices.contains(device) ? Int(networkIndices[device]) : 0
+            return UInt8(truncatingIfNeeded: network * phoneCount + Int(phoneIndices[device]))
+        }
     }
 
     /// The service device `index` runs, and the name of its profile (nil over loopback).
@@ -43,10 +72,14 @@ public struct NetworkAssignment: Sendable {
         let assignment: NetworkAssignment
         let payloads: [ServiceExtension.PreparedPayload]
 
-        /// Device `index`'s service, the payload prepared for it, and its profile's name (nil over loopback).
-        func device(_ index: Int) -> (ServiceExtension, ServiceExtension.PreparedPayload, String?) {
+        /// Device `index`'s service, the payload prepared for it, its profile's name (nil over loopback)
+        /// and its phone's (nil without an audience).
+        func device(_ index: Int) -> (ServiceExtension, ServiceExtension.PreparedPayload, String?, String?) {
             let position = assignment.position(of: index)
-            return (assignment.services[position], payloads[position], assignment.names[position])
+            return (
+                assignment.services[position], payloads[position], assignment.names[position],
+                assignment.phones[position]
+            )
         }
     }
 

@@ -70,15 +70,7 @@ public struct NetworkMix: Sendable, Hashable {
     /// How many of `devices` each entry gets: floors of the exact shares, then the devices left over
     /// to the largest remainders (ties to the entry given first). The counts sum to `devices`.
     public func counts(devices: Int) -> [Int] {
-        let exact = entries.map { devices * $0.percent }
-        var counts = exact.map { $0 / 100 }
-        let remainders = exact.map { $0 % 100 }
-        let left = devices - counts.reduce(0, +)
-        let order = remainders.indices.sorted {
-            remainders[$0] != remainders[$1] ? remainders[$0] > remainders[$1] : $0 < $1
-        }
-        for index in order.prefix(left) { counts[index] += 1 }
-        return counts
+        Shares.counts(percents: entries.map(\.percent), devices: devices)
     }
 
     /// The profile of each device `0..<devices`: exact counts (``counts(devices:)``) in a seeded shuffle.
@@ -89,9 +81,31 @@ public struct NetworkMix: Sendable, Hashable {
     /// The index into ``entries`` of each device `0..<devices`, as ``assignments(devices:seed:)`` draws them
     /// (one byte a device, so a million devices cost a megabyte).
     public func entryIndices(devices: Int, seed: UInt64) -> [UInt8] {
+        Shares.entryIndices(percents: entries.map(\.percent), devices: devices, seed: seed)
+    }
+}
+
+/// Devices shared out by whole percentages: the network mix's and the audience's draw.
+enum Shares {
+    /// How many of `devices` each share gets: floors of the exact shares, then the devices left over
+    /// to the largest remainders (ties to the share given first). The counts sum to `devices`.
+    static func counts(percents: [Int], devices: Int) -> [Int] {
+        let exact = percents.map { devices * $0 }
+        var counts = exact.map { $0 / 100 }
+        let remainders = exact.map { $0 % 100 }
+        let left = devices - counts.reduce(0, +)
+        let order = remainders.indices.sorted {
+            remainders[$0] != remainders[$1] ? remainders[$0] > remainders[$1] : $0 < $1
+        }
+        for index in order.prefix(left) { counts[index] += 1 }
+        return counts
+    }
+
+    /// The share of each device `0..<devices`: exact counts in a seeded shuffle (one byte a device).
+    static func entryIndices(percents: [Int], devices: Int, seed: UInt64) -> [UInt8] {
         var result: [UInt8] = []
         result.reserveCapacity(devices)
-        for (index, count) in counts(devices: devices).enumerated() {
+        for (index, count) in counts(percents: percents, devices: devices).enumerated() {
             result.append(contentsOf: repeatElement(UInt8(truncatingIfNeeded: index), count: count))
         }
         // Fisher-Yates written out (not the standard library's shuffle, whose draws may change

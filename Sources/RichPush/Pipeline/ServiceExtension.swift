@@ -75,6 +75,15 @@ public struct ServiceExtension: Sendable {
         return copy
     }
 
+    /// This extension on another phone (``DeviceVersion``): its URL parser, and the CFNetwork and Darwin
+    /// versions in a User-Agent that names richpush's (one the user set otherwise is kept).
+    public func on(_ device: DeviceVersion) -> ServiceExtension {
+        var copy = self
+        copy.policy.device = device
+        copy.policy.fetch.userAgent = DeviceUserAgent.retargeting(policy.fetch.userAgent, to: device.ios)
+        return copy
+    }
+
     /// This extension for pushes of another `apns-push-type` (a composed request's), everything else the same.
     public func pushing(_ pushType: ExtensionPolicy.PushType) -> ServiceExtension {
         var copy = self

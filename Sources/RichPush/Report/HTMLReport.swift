@@ -118,12 +118,19 @@ public enum HTMLReport {
         return rows + "</table>"
     }
 
-    /// The display rate and latency of each network profile, when the run used profiles.
+    /// The display rate and latency of each network profile, when the run used profiles; then of each
+    /// phone, when it had an audience (`--ios-mix`).
     private static func networkSection(_ report: BenchReport) -> String {
-        let rows = report.networkRows
+        rowSection(report.networkRows, title: "By network", heading: "network")
+            + rowSection(report.audienceRows, title: "By iOS version", heading: "phone")
+    }
+
+    private static func rowSection(
+        _ rows: [(name: String, title: String, row: BenchReport.Network)], title: String, heading: String
+    ) -> String {
         guard !rows.isEmpty else { return "" }
         var table =
-            "<h2>By network</h2><table><tr><th class=\"text\">network</th><th>devices</th><th>attached</th>"
+            "<h2>\(title)</h2><table><tr><th class=\"text\">\(heading)</th><th>devices</th><th>attached</th>"
             + "<th>display rate</th><th>p50 (ms)</th><th>p90 (ms)</th><th>p99 (ms)</th></tr>\n"
         for (_, title, row) in rows {
             let p = row.latencyMilliseconds

@@ -16,7 +16,7 @@ public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     case connectTimeout = "connect-timeout", stallWindow = "stall-window", maxBytes = "max-bytes"
     case maxRedirects = "max-redirs", caFile = "cacert", connectTo = "connect-to", reuse
     case network, networkMix = "network-mix", shareDownloads = "share-downloads"
-    case ios, linkedSDK = "linked-sdk"
+    case ios, linkedSDK = "linked-sdk", iosMix = "ios-mix", audience
     // The app's own files.
     case app, servicePlist = "service-plist", contentPlist = "content-plist", requireKey = "require-key"
     // Runs and their outputs.

@@ -36,7 +36,8 @@ import Testing
         let deliveries = networks.prepared(Array(payload.utf8))
         #expect(deliveries.payloads.count == 2)
         for index in 0..<10 {
-            let (chosen, prepared, network) = deliveries.device(index)
+            let (chosen, prepared, network, phone) = deliveries.device(index)
+            #expect(phone == nil, "no audience, no phone")
             guard case .media(let plan, _) = prepared.stage, let planned = plan.items.first,
                 case .fetch(let url, let fetchPolicy, _) = planned.admission
             else {
