@@ -10,10 +10,14 @@ public struct AccessLogEntry: Sendable, Equatable {
     public var bytes: UInt64
     /// Milliseconds from the request line to the end of the response.
     public var milliseconds: Double
+    /// Query parameters no fault reads, which the server ignored (``FaultPlan/ignoredParameters``).
+    public var ignoredParameters: [String] = []
 
-    /// `GET /hero.jpg?delay=50 200 302512 bytes 51.3 ms`; a missing status prints as `-`.
+    /// `GET /hero.jpg?delay=50 200 302512 bytes 51.3 ms`; a missing status prints as `-`; ignored
+    /// parameters follow (`ignored: utm_source, sig`).
     public var line: String {
         let tenths = (milliseconds * 10).rounded() / 10
-        return "\(method) \(target) \(status.map(String.init) ?? "-") \(bytes) bytes \(tenths) ms"
+        let ignored = ignoredParameters.isEmpty ? "" : " (ignored: " + ignoredParameters.joined(separator: ", ") + ")"
+        return "\(method) \(target) \(status.map(String.init) ?? "-") \(bytes) bytes \(tenths) ms" + ignored
     }
 }

@@ -59,14 +59,17 @@ final class ServerState: Sendable {
     let heads: HeadWatch
     /// The emulated CDN edge in front of the folder, in edge mode.
     let edge: EdgeCache?
+    /// Whether a query parameter no fault reads is a 400 (`--strict-faults`) rather than ignored.
+    let strictFaults: Bool
     private let stopping = Atomic<Bool>(false)
     private let requestCounter = Atomic<Int>(0)
 
     init(
         root: String, rootDescriptor: Int32, suspensions: Suspensions, heads: HeadWatch,
         accessLog: (@Sendable (AccessLogEntry) -> Void)?, usersTrack: UsersTrackService? = nil,
-        edge: EdgeOptions? = nil
+        edge: EdgeOptions? = nil, strictFaults: Bool = false
     ) {
+        self.strictFaults = strictFaults
         self.heads = heads
         self.edge = edge.map(EdgeCache.init)
         self.usersTrack = usersTrack
@@ -142,12 +145,14 @@ public final class AssetServer: Sendable {
     ///     purpose do not count as idle).
     ///   - accessLog: called once per finished request, on a server thread.
     ///   - usersTrack: also answer `POST /users/track` like Braze's REST API (see ``UsersTrackOptions``).
+    ///   - strictFaults: answer a query parameter no fault reads with a 400 (by default it is ignored,
+    ///     as a CDN ignores cache busters and `utm_*` tags, and the access log notes it).
     public init(
         root: String, tls: TLSIdentity? = nil, host: String = "127.0.0.1", httpPort: UInt16 = 0,
         httpsPort: UInt16 = 0, connectionLimit: Int = 4096, perAddressLimit: Int? = nil, threads: Int? = nil,
         headTimeout: Duration = AssetServer.defaultHeadTimeout, idleTimeout: Duration = .seconds(30),
         accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil,
-        usersTrack: UsersTrackOptions? = nil, edge: EdgeOptions? = nil
+        usersTrack: UsersTrackOptions? = nil, edge: EdgeOptions? = nil, strictFaults: Bool = false
     ) throws(AssetServerError) {
         let trackService = try usersTrack.map { options throws(AssetServerError) in try UsersTrackService(options) }
         var isDirectory: ObjCBool = false
@@ -174,7 +179,7 @@ public final class AssetServer: Sendable {
         let heads = HeadWatch(firstHead: max(.milliseconds(100), headTimeout), nextHead: max(.seconds(1), idleTimeout))
         state = ServerState(
             root: canonicalRoot, rootDescriptor: rootDescriptor, suspensions: suspensions, heads: heads,
-            accessLog: accessLog, usersTrack: trackService, edge: edge)
+            accessLog: accessLog, usersTrack: trackService, edge: edge, strictFaults: strictFaults)
         self.host = host
         let listeners = tls == nil ? 1 : 2
         let limit = Self.fittingLimit(connectionLimit, listeners: listeners)

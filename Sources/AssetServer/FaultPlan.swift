@@ -1,10 +1,12 @@
 /// How one response should misbehave, read from the request's query string.
 ///
 /// Every fault is a query parameter, so a payload URL alone can ask for one
-/// (`https://cdn.example.com/hero.jpg?delay=40000`). Parameters combine. Numbers are decimal;
-/// a malformed value, or a parameter the server does not know (`stal=0`), is a 400 response naming
-/// it (and listing the known ones), so a typo never passes silently. Tags that only make a URL
-/// distinct (``ignoredTags``, or any name starting with `_`) are accepted and ignored.
+/// (`https://cdn.example.com/hero.jpg?delay=40000`). Parameters combine. Numbers are decimal; a
+/// malformed value is a 400 response naming it. A parameter the server does not know is ignored, as a
+/// CDN ignores cache busters, `utm_*` tags and signature parameters, and noted in ``ignoredParameters``
+/// (the access log shows them); with `strict` (`serve --strict-faults`) it is a 400 that lists the
+/// known ones, so a typo (`stal=0`) never passes silently. Tags that only make a URL distinct
+/// (``ignoredTags``, or any name starting with `_`) are accepted without a note either way.
 ///
 /// | parameter | effect |
 /// |---|---|
@@ -68,8 +70,12 @@ public struct FaultPlan: Sendable {
     /// `filename` is OneSignal's naming hint (`?filename=photo.png`), which only the SDK reads.
     public static let ignoredTags: Set<String> = ["n", "v", "id", "tag", "shared", "filename"]
 
-    /// Reads the plan from query arguments; throws the first parameter that is malformed or unknown.
-    public init(query: [(String, String)]) throws(FaultPlanError) {
+    /// Parameters no fault reads, in the order given (empty when `strict`, which refuses them).
+    public var ignoredParameters: [String] = []
+
+    /// Reads the plan from query arguments; throws the first parameter that is malformed, or with
+    /// `strict` unknown.
+    public init(query: [(String, String)], strict: Bool = false) throws(FaultPlanError) {
         for (key, value) in query {
             func number<T: FixedWidthInteger>(_: T.Type) throws(FaultPlanError) -> T {
                 guard let parsed = T(value), parsed >= 0 else { throw FaultPlanError(parameter: key, value: value) }
@@ -121,7 +127,10 @@ public struct FaultPlan: Sendable {
                 every = period
             default:
                 guard Self.ignoredTags.contains(key) || key.hasPrefix("_") else {
-                    throw FaultPlanError(parameter: key, value: value, isUnknown: true)
+                    if strict { throw FaultPlanError(parameter: key, value: value, isUnknown: true) }
+                    ignoredParameters.append(key)
+                    passthroughQuery.append((key, value))
+                    continue
                 }
             }
             if key != "redirect" { passthroughQuery.append((key, value)) }
@@ -134,6 +143,7 @@ public struct FaultPlan: Sendable {
         guard let every, sequence % every != 0 else { return self }
         var plain = FaultPlan()
         plain.passthroughQuery = passthroughQuery
+        plain.ignoredParameters = ignoredParameters
         return plain
     }
 }

@@ -73,7 +73,8 @@ func handleRequest(
                 connection, record, status: 400, page: "Bad Request", detail: "the path holds a NUL byte (%00)")
         }
         do {
-            record.plan = try FaultPlan(query: queryArguments(of: connection)).applying(toRequest: record.sequence)
+            record.plan = try FaultPlan(query: queryArguments(of: connection), strict: state.strictFaults)
+                .applying(toRequest: record.sequence)
         } catch {
             return respond(connection, record, status: 400, page: "Bad Request", detail: error.description)
         }

@@ -63,10 +63,14 @@ final class RequestRecord: @unchecked Sendable {
                 target.unicodeScalars.append(scalar)
             }
         }
-        return AccessLogEntry(
+        var entry = AccessLogEntry(
             method: method.isEmpty ? "-" : method, target: target, status: status,
             bytes: body?.bytesProduced ?? bufferedBytes,
             milliseconds: Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+        entry.ignoredParameters = (plan?.ignoredParameters ?? []).map { name in
+            String(name.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
+        }
+        return entry
     }
 
     private func hexValue(_ byte: UInt8) -> UInt8? {

@@ -33,8 +33,10 @@ func handleSDKEndpoint(
     if record.plan == nil {
         do {
             let own = SDKEndpoint.ownParameters(of: path)
-            record.plan = try FaultPlan(query: queryArguments(of: connection).filter { !own.contains($0.0) })
-                .applying(toRequest: record.sequence)
+            record.plan = try FaultPlan(
+                query: queryArguments(of: connection).filter { !own.contains($0.0) }, strict: state.strictFaults
+            )
+            .applying(toRequest: record.sequence)
         } catch {
             return respond(connection, record, status: 400, body: Array(error.description.utf8), type: "text/plain")
         }

@@ -40,7 +40,8 @@ func handleUsersTrack(
     if track.answer == nil {
         let plan: FaultPlan
         do {
-            plan = try FaultPlan(query: queryArguments(of: connection)).applying(toRequest: record.sequence)
+            plan = try FaultPlan(query: queryArguments(of: connection), strict: state.strictFaults)
+                .applying(toRequest: record.sequence)
         } catch {
             return answerUsersTrack(connection, record, .fatal(400, error.description))
         }

@@ -50,7 +50,12 @@ enum ServeCommand {
                             + "client that has not finished by then is closed, however it trickles.", example: "5"),
                     Option(
                         "--access-log", nil,
-                        "Print one line per request on stderr: method, target, status, body bytes, ms."),
+                        "Print one line per request on stderr: method, target, status, body bytes, ms, and the "
+                            + "query parameters no fault reads, which are ignored as a CDN ignores them."),
+                    Option(
+                        "--strict-faults", nil,
+                        "Answer a query parameter no fault reads (a typo such as stal=0) with a 400 that lists the "
+                            + "known ones, instead of ignoring it."),
                     Option(
                         "--api-key-file", "FILE",
                         "Also answer POST /users/track like Braze's REST API, for the key read from FILE.",
@@ -123,6 +128,7 @@ enum ServeCommand {
         let httpsPort: UInt16 = try arguments.number("--https-port", in: 0...65535) ?? 0
         let noTLS = arguments.flag("--no-tls")
         let accessLog = arguments.flag("--access-log")
+        let strictFaults = arguments.flag("--strict-faults")
         let host = try arguments.value("--host") ?? "127.0.0.1"
         let perAddressLimit: Int? = try arguments.number("--per-ip-limit", in: 1...1_000_000)
         let headTimeout: Int? = try arguments.number("--head-timeout", in: 1...3600)
@@ -143,6 +149,7 @@ enum ServeCommand {
         configuration.usersTrack = usersTrack
         configuration.perAddressLimit = perAddressLimit
         configuration.headTimeout = headTimeout.map { .seconds($0) }
+        configuration.strictFaults = strictFaults
         let server = try startServer(configuration, accessLog: accessLog, edge: edge)
         printLine(server.httpBaseURL + "/")
         if let https = server.httpsBaseURL { printLine(https + "/") }
@@ -189,7 +196,7 @@ enum ServeCommand {
                 root: configuration.root, tls: identity, host: configuration.host, httpPort: configuration.httpPort,
                 httpsPort: configuration.httpsPort, perAddressLimit: configuration.perAddressLimit,
                 headTimeout: configuration.headTimeout ?? AssetServer.defaultHeadTimeout, accessLog: logger,
-                usersTrack: usersTrack, edge: edge)
+                usersTrack: usersTrack, edge: edge, strictFaults: configuration.strictFaults)
         } catch {
             throw CommandFailure(.unavailable, "the server could not start: \(error.message)")
         }

@@ -103,7 +103,9 @@ import Testing
         #expect(throws: FaultPlanError.self) { try FaultPlan(query: [("rate", "0")]) }
         #expect(throws: FaultPlanError.self) { try FaultPlan(query: [("gzip", "maybe")]) }
         #expect(throws: FaultPlanError.self) { try FaultPlan(query: [("size", "-1")]) }
-        #expect(throws: FaultPlanError.self) { try FaultPlan(query: [("stal", "0")]) }
+        #expect(throws: FaultPlanError.self) { try FaultPlan(query: [("stal", "0")], strict: true) }
+        let lenient = try FaultPlan(query: [("stal", "0"), ("utm_source", "push"), ("delay", "5")])
+        #expect(lenient.ignoredParameters == ["stal", "utm_source"] && lenient.delayMilliseconds == 5)
         #expect(try FaultPlan(query: [("n", "7"), ("_cache", "x"), ("shared", "1")]).passthroughQuery.count == 3)
     }
 
@@ -131,8 +133,18 @@ import Testing
         #expect(location == "/hero.jpg?code=\(code)&redirect=1")
     }
 
-    @Test func answersAnUnknownFaultParameterWith400ListingTheKnownOnes() async throws {
-        let server = try AssetServer(root: Fixtures.assets)
+    /// A CDN ignores the query parameters it does not use (cache busters, `utm_*`, signatures): so does
+    /// the server, by default; `--strict-faults` refuses them, so a typo is caught.
+    @Test func ignoresAnUnknownParameterAsACDNDoesAndRefusesItWhenStrict() async throws {
+        let lenient = try AssetServer(root: Fixtures.assets)
+        defer { lenient.stop() }
+        let lenientPort = lenient.httpPort
+        let asset = try Fixtures.bytes(ofAsset: "hero.jpg")
+        let ignored = try await offThePool {
+            try RawHTTP.get("/hero.jpg?utm_source=push&sig=abc&delay=10", port: lenientPort)
+        }
+        #expect(ignored?.status == 200 && ignored?.body == asset)
+        let server = try AssetServer(root: Fixtures.assets, strictFaults: true)
         defer { server.stop() }
         let port = server.httpPort
         let unknown = try await offThePool { try RawHTTP.get("/hero.jpg?stal=0", port: port) }
@@ -165,7 +177,8 @@ import Testing
         let logged = entries.withLock { $0 }
         let asset = try Fixtures.bytes(ofAsset: "hero.jpg")
         #expect(logged.map(\.target) == ["/hero.jpg", "/missing.jpg", "/hero.jpg?stal=0", "/hero.jpg?delay=200"])
-        #expect(logged.map(\.status) == [200, 404, 400, 200])
+        #expect(logged.map(\.status) == [200, 404, 200, 200], "an unknown parameter is ignored")
+        #expect(logged[2].ignoredParameters == ["stal"] && logged[2].line.hasSuffix("(ignored: stal)"))
         #expect(logged.allSatisfy { $0.method == "GET" })
         #expect(logged.first?.bytes == UInt64(asset.count))
         #expect(logged.last.map { $0.milliseconds >= 190 } == true, "the delay is part of the time")

@@ -89,6 +89,9 @@ public struct ServeConfiguration: Sendable {
     /// How long a new connection has for its TLS handshake and whole request head
     /// (nil: the server's default, 10 s).
     public var headTimeout: Duration?
+    /// Whether a query parameter no fault reads is a 400 (`--strict-faults`); by default it is ignored,
+    /// as a CDN ignores cache busters, `utm_*` tags and signatures, and the access log notes it.
+    public var strictFaults = false
     /// The repository's `Samples/` folder, when found: the default folder and the test certificate.
     public var samples: String?
 
