@@ -88,7 +88,7 @@ enum BenchCommand {
                             + "most a day ahead, at most 60 s past (then at once, its lateness reported).",
                         example: "2026-12-01T18:00:00Z"),
                     Option(
-                        "--json", "FILE", "Write the JSON report (schema: Samples/schemas); '-' is stdout.",
+                        "--json", "FILE", "Write the JSON report (schema: bench/report.schema.json); '-' is stdout.",
                         example: "report.json"),
                     Option("--html", "FILE", "Write a self-contained HTML report with charts.", example: "report.html"),
                     Option(

@@ -32,7 +32,7 @@ public enum RichPushCommand {
 
         Run 'richpush help <command>' or 'richpush <command> --help' for a command's options;
         'richpush help options' prints the option groups commands share, as the README's tables;
-        'richpush --version' prints the version and libcurl's.
+        'richpush --version' (or -V) prints the version and libcurl's.
 
         \(ExitCode.helpTable)
         """
@@ -97,7 +97,7 @@ public enum RichPushCommand {
                 command = sub
             }
             return show(command.helpText)
-        case "version", "--version":
+        case "version", "--version", "-V":
             printLine("richpush \(version) (\(CurlRuntimeInfo.version))")
             return .success
         default:

@@ -118,6 +118,10 @@ import Testing
         #expect(overview.stdout.contains("--version"))
         let version = try await RichPushBinary.run(["--version"])
         #expect(version.status == 0 && version.stdout.hasPrefix("richpush "))
+        let short = try await RichPushBinary.run(["-V"])
+        #expect(short.status == 0 && short.stdout == version.stdout, "-V is --version, as curl and k6 spell it")
+        #expect(bench.stdout.contains("schema: bench/report.schema.json"))
+        #expect(FileManager.default.fileExists(atPath: Fixtures.root + "/bench/report.schema.json"))
         let wrong = try await RichPushBinary.run(["analytics", "flsuh"])
         #expect(wrong.status == 64 && wrong.stderr.contains("did you mean 'flush'"), "\(wrong.stderr)")
     }
