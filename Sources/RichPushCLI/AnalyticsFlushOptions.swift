@@ -26,10 +26,12 @@ struct AnalyticsFlushOptions {
         if let attempts: Int = try arguments.number("--attempts", in: 1...100) {
             configuration.options.maxAttempts = attempts
         }
-        if let base: Int = try arguments.number("--backoff", in: 0...600_000) {
+        if let base = try arguments.duration("--backoff", in: 0...600_000, unit: .milliseconds).map({
+            Int($0.rounded())
+        }) {
             configuration.options.backoffBase = .milliseconds(base)
         }
-        if let timeout: Double = try arguments.number("--timeout", in: 0.01...3600) {
+        if let timeout = try arguments.duration("--timeout", in: 0.01...3600, unit: .seconds) {
             configuration.requestTimeout = .milliseconds(Int64(timeout * 1000))
         }
         json = arguments.flag("--json")

@@ -129,6 +129,53 @@ struct Arguments {
         return result.last
     }
 
+    /// The unit a duration option's bare number is in.
+    enum DurationUnit: Double {
+        case seconds = 1
+        case milliseconds = 0.001
+
+        var words: String { self == .seconds ? "seconds" : "milliseconds" }
+    }
+
+    /// Reads `--name DURATION` as a number of `unit` within `range`: a bare number is in `unit`, as it
+    /// always was; `500ms`, `30s`, `2m` and `1h` (decimals allowed: `1.5s`) are what k6 and vegeta
+    /// users write.
+    mutating func duration(_ name: String, in range: ClosedRange<Double>, unit: DurationUnit) throws(UsageError)
+        -> Double?
+    {
+        guard let text = try value(name) else { return nil }
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        var number = trimmed
+        var scale = unit.rawValue
+        if trimmed.hasSuffix("ms") {
+            number = String(trimmed.dropLast(2))
+            scale = 0.001
+        } else if let last = trimmed.last, let seconds = ["s": 1.0, "m": 60, "h": 3600][String(last)] {
+            number = String(trimmed.dropLast())
+            scale = seconds
+        }
+        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+            let parsed = Double(number), parsed.isFinite
+        else {
+            throw Self.durationError(name, text, range, unit)
+        }
+        let value = parsed * scale / unit.rawValue
+        guard range.contains(value) else { throw Self.durationError(name, text, range, unit) }
+        return value
+    }
+
+    private static func durationError(
+        _ name: String, _ text: String, _ range: ClosedRange<Double>, _ unit: DurationUnit
+    )
+        -> UsageError
+    {
+        func shown(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : String(value) }
+        return UsageError(
+            "\(name) takes a duration from \(shown(range.lowerBound)) to \(shown(range.upperBound)) \(unit.words) (a bare "
+                + "number is \(unit.words); or with a unit: 500ms, 30s, 2m, 1h), not '\(text.escapingControlCharacters)'"
+        )
+    }
+
     /// Reads `--name N` as a number within `range`.
     mutating func number<T: LosslessStringConvertible & Comparable>(
         _ name: String, in range: ClosedRange<T>

@@ -41,9 +41,9 @@ struct BenchOptions {
             throw UsageError("bench needs --devices N (the run is always bounded)")
         }
         let arrival = try arguments.value("--arrival")
-        let ramp: Double? = try arguments.number("--ramp", in: 0.001...86_400)
+        let ramp: Double? = try arguments.duration("--ramp", in: 0.001...86_400, unit: .seconds)
         let rate: Double? = try arguments.number("--rate", in: 0.001...10_000_000)
-        let jitter: Double = try arguments.number("--jitter", in: 0...86_400) ?? 0
+        let jitter: Double = try arguments.duration("--jitter", in: 0...86_400, unit: .seconds) ?? 0
         let seed: UInt64 = try arguments.number("--seed", in: 0...UInt64.max) ?? 1
         let concurrency: Int = try arguments.number("--concurrency", in: 1...100_000) ?? 1000
         jsonPath = try arguments.value("--json")
@@ -58,9 +58,9 @@ struct BenchOptions {
             throw UsageError("--edge needs --serve DIR (or run 'richpush serve --edge')")
         }
         let keep = try arguments.value("--out")
-        let timeLimit: Double? = try arguments.number("--time-limit", in: 1...86_400)
+        let timeLimit: Double? = try arguments.duration("--time-limit", in: 1...86_400, unit: .seconds)
         let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
-        let maxP99: Double? = try arguments.number("--max-p99", in: 0.001...86_400_000)
+        let maxP99: Double? = try arguments.duration("--max-p99", in: 0.001...86_400_000, unit: .milliseconds)
         let thresholds = try BenchOptions.thresholds(try arguments.values("--threshold"), for: .bench)
         let ownsHost = arguments.flag("--i-own-this-host")
         let noProgress = arguments.flag("--no-progress")

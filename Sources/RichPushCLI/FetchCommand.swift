@@ -50,7 +50,7 @@ enum FetchCommand {
     static func run(_ arguments: Arguments) async throws -> ExitCode {
         var arguments = arguments
         let outputPath = try arguments.value("-o", "--output")
-        let budget: Double? = try arguments.number("--budget", in: 0.001...3600)
+        let budget: Double? = try arguments.duration("--budget", in: 0.001...3600, unit: .seconds)
         let repeatCount: Int? = try arguments.number("--repeat", in: 1...10_000_000)
         let parallel: Int? = try arguments.number("--parallel", in: 1...100_000)
         let loops: Int? = try arguments.number("--loops", in: 1...256)

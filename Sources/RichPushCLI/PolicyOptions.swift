@@ -18,7 +18,7 @@ struct PolicyOptions {
 
     /// Reads the options out of `arguments`; `allowsEveryVersion` accepts `--ios all` (process).
     init(parsing arguments: inout Arguments, allowsEveryVersion: Bool = false) throws {
-        if let seconds: Double = try arguments.number("--budget", in: 0.001...3600) {
+        if let seconds = try arguments.duration("--budget", in: 0.001...3600, unit: .seconds) {
             policy.budget = .milliseconds(Int64(seconds * 1000))
             budgetGiven = true
         }
@@ -48,7 +48,7 @@ struct PolicyOptions {
             }
             policy.sdkCalls.endpoint = endpoint
         }
-        if let milliseconds: Double = try arguments.number("--sdk-latency", in: 0...60_000) {
+        if let milliseconds = try arguments.duration("--sdk-latency", in: 0...60_000, unit: .milliseconds) {
             policy.sdkCalls.latency = .milliseconds(Int64(milliseconds))
         }
         policy.sdkCalls.receipts = arguments.flag("--sdk-receipts")

@@ -76,7 +76,7 @@ enum ReportCommand {
         let json = try arguments.value("--json")
         let html = try arguments.value("--html")
         let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
-        let maxP99: Double? = try arguments.number("--max-p99", in: 0.001...86_400_000)
+        let maxP99: Double? = try arguments.duration("--max-p99", in: 0.001...86_400_000, unit: .milliseconds)
         var thresholds = try arguments.values("--threshold").map {
             ReportMerge.ThresholdText($0, origin: "--threshold")
         }

@@ -98,7 +98,9 @@ enum ServeCommand {
     static func edge(_ arguments: inout Arguments) throws -> EdgeOptions? {
         let edge = arguments.flag("--edge")
         let capacity: Int? = try arguments.number("--edge-capacity", in: 1...10_000_000)
-        let fill: Int? = try arguments.number("--edge-fill", in: 0...600_000)
+        let fill: Int? = try arguments.duration("--edge-fill", in: 0...600_000, unit: .milliseconds).map {
+            Int($0.rounded())
+        }
         guard edge else {
             if capacity != nil || fill != nil { throw UsageError("--edge-capacity and --edge-fill need --edge") }
             return nil
@@ -131,7 +133,9 @@ enum ServeCommand {
         let strictFaults = arguments.flag("--strict-faults")
         let host = try arguments.value("--host") ?? "127.0.0.1"
         let perAddressLimit: Int? = try arguments.number("--per-ip-limit", in: 1...1_000_000)
-        let headTimeout: Int? = try arguments.number("--head-timeout", in: 1...3600)
+        let headTimeout: Int? = try arguments.duration("--head-timeout", in: 1...3600, unit: .seconds).map {
+            Int($0.rounded(.up))
+        }
         let certificate = try arguments.value("--cert")
         let key = try arguments.value("--key")
         let usersTrack = try ServeConfiguration.UsersTrack.parse(

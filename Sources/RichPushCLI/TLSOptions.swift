@@ -44,10 +44,10 @@ struct TLSOptions {
         }
         policy.allowHTTP = arguments.flag("--allow-http")
         if arguments.flag("--reuse") { policy.connections = .shared }
-        if let seconds: Double = try arguments.number("--connect-timeout", in: 0.001...3600) {
+        if let seconds = try arguments.duration("--connect-timeout", in: 0.001...3600, unit: .seconds) {
             policy.connectTimeout = .milliseconds(Int64(seconds * 1000))
         }
-        if let seconds: Double = try arguments.number("--stall-window", in: 1...3600) {
+        if let seconds = try arguments.duration("--stall-window", in: 1...3600, unit: .seconds) {
             policy.stallWindow = .milliseconds(Int64(seconds * 1000))
         }
         policy.maxBytes = try arguments.number("--max-bytes", in: 0...Int64.max)
