@@ -159,7 +159,9 @@ extension Option {
                     : "Metrics: display (%), would_crash, configuration_error, not_run, reason:CODE (counts). "
                         + "Example: 'display>=99%'. Defaults for the metrics none names: display>=100%, "
                         + "would_crash==0, configuration_error==0.")
-                + " Each is reported PASS/FAIL with its measured value; what never ran counts as not shown.",
+                + " k6's spellings work too: 'p(95)<200' (ms), 'rate<0.01' (errors as a fraction), "
+                + "'display:rate>=0.99'. Each is reported PASS/FAIL with its measured value; what never ran counts as "
+                + "not shown.",
             example: "would_crash==0")
     }
     static let maxP99 = Option(

@@ -12,6 +12,11 @@
 ///            | nothing (counts)
 /// ```
 ///
+/// k6's spellings are read too: `p(95)<200` is `p95<200ms` (k6 durations are milliseconds), and a
+/// rate as a fraction, `rate<0.01` (the share of devices whose attachment would not show, k6's
+/// `http_req_failed`) or `METRIC:rate>=0.99` for any rate metric (`display:rate>=0.99`), is that
+/// many percent.
+///
 /// Rates are percentages of devices (bench) or payloads (batch): `display>=99%`, `http_5xx<1%`.
 /// A rate without `%` is refused, so `display>=0.99` cannot mean 0.99 % by accident. Durations are
 /// end-to-end latency percentiles of a bench in milliseconds: `p95<800ms`, `p99<=1.5s`. Counts are
@@ -69,7 +74,7 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         guard text.utf8.count <= Self.maxLength else {
             throw ThresholdError(text, "is longer than \(Self.maxLength) characters", kind: kind)
         }
-        let scalars = Array(text.unicodeScalars.filter { $0 != " " && $0 != "\t" })
+        let scalars = Array(Self.readingK6(text).unicodeScalars.filter { $0 != " " && $0 != "\t" })
         let operatorStart = scalars.firstIndex { "<>=!".unicodeScalars.contains($0) }
         guard let operatorStart, operatorStart > 0 else {
             throw ThresholdError(text, "needs a metric, an operator and a number, for example display>=99%", kind: kind)
@@ -118,6 +123,39 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
             throw ThresholdError(text, "is over a day (86400 s)", kind: kind)
         }
         self.init(metric, comparison, limit, origin: origin)
+    }
+
+    /// `text` with k6's spellings turned into richpush's (`p(95)` → `p95`, `rate<0.01` → `errors<1%`,
+    /// `display:rate>=0.99` → `display>=99%`); any other text as it is.
+    static func readingK6(_ text: String) -> String {
+        var compact = String(text.unicodeScalars.filter { $0 != " " && $0 != "\t" })
+        // p(N) -> pN, wherever it stands (k6 writes `p(95)<200`).
+        if compact.hasPrefix("p("), let close = compact.firstIndex(of: ")") {
+            let inside = compact[compact.index(compact.startIndex, offsetBy: 2)..<close]
+            if !inside.isEmpty, inside.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                compact = "p" + inside + compact[compact.index(after: close)...]
+            }
+        }
+        // [METRIC:]rate OP FRACTION -> METRIC OP PERCENT%.
+        var metric = "errors"
+        var rest = Substring(compact)
+        if let colon = compact.firstIndex(of: ":"), compact[compact.index(after: colon)...].hasPrefix("rate") {
+            metric = String(compact[..<colon])
+            rest = compact[compact.index(after: colon)...]
+        }
+        guard rest.hasPrefix("rate") else { return compact }
+        let expression = rest.dropFirst("rate".count)
+        guard let comparison = Comparison.allCases.sorted(by: { $0.rawValue.count > $1.rawValue.count })
+            .first(where: { expression.hasPrefix($0.rawValue) })
+        else { return compact }
+        let number = expression.dropFirst(comparison.rawValue.count)
+        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+            let fraction = Double(number), (0...1).contains(fraction)
+        else { return compact }
+        var percent = String(format: "%.6f", fraction * 100)
+        while percent.hasSuffix("0") { percent.removeLast() }
+        if percent.hasSuffix(".") { percent.removeLast() }
+        return metric + comparison.rawValue + percent + "%"
     }
 
     /// The threshold as canonical text: `display>=99%`, `p95<800ms`, `would_crash==0`.

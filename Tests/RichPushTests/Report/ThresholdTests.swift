@@ -17,6 +17,13 @@ import Testing
         ("not_run==0", .bench, "not_run==0", 0),
         ("reason:too-many-open-files==0", .batch, "reason:too-many-open-files==0", 0),
         ("reason:http-status<=12", .bench, "reason:http-status<=12", 12),
+        // k6's spellings.
+        ("p(95)<200", .bench, "p95<200ms", 200),
+        ("p(99) <= 1.5s", .bench, "p99<=1500ms", 1500),
+        ("rate<0.01", .bench, "errors<1%", 1),
+        ("display:rate>=0.99", .bench, "display>=99%", 99),
+        ("display: rate >= 0.995", .batch, "display>=99.5%", 99.5),
+        ("http_5xx:rate<0.001", .bench, "http_5xx<0.1%", 0.1),
     ])
     func readsTheGrammar(_ text: String, _ kind: GateKind, _ expression: String, _ limit: Double) throws {
         let threshold = try Threshold(parsing: text, for: kind)
@@ -80,5 +87,13 @@ import Testing
         #expect(Threshold.Comparison.greater.holds(0.1, 0) && !Threshold.Comparison.greater.holds(0, 0))
         #expect(Threshold.Comparison.equal.holds(0, 0) && !Threshold.Comparison.equal.holds(1, 0))
         #expect(Threshold.Comparison.notEqual.holds(1, 0) && !Threshold.Comparison.notEqual.holds(0, 0))
+    }
+}
+
+/// What k6's spellings cannot mean is refused as any other text is.
+@Suite struct K6ThresholdTests {
+    @Test(arguments: ["p(97)<200", "rate<1.5", "rate<", "rate<-0.1", "display:rate>=99%", "p()<5", "p(95"])
+    func refusesWhatItCannotRead(text: String) {
+        #expect(throws: ThresholdError.self) { try Threshold(parsing: text, for: .bench) }
     }
 }
