@@ -38,7 +38,8 @@ enum BatchCommand {
                 "Options",
                 [
                     Option("--out", "OUTDIR", "Where everything is written (required).", example: "out"),
-                    Option("--concurrency", "N", "Payloads in flight at once (default 32).", example: "4"),
+                    Option(
+                        "--concurrency", "N", "Payloads in flight at once (default 32).", aliases: ["-c"], example: "4"),
                     Option("--recursive", nil, "Also read *.json files in subfolders of INPUT.", aliases: ["-r"]),
                     Option(
                         "--junit", "FILE",

@@ -71,14 +71,16 @@ enum BenchCommand {
                     Option("--type", "TYPE", "ab.att.type for --url and --urls.", example: "jpg"),
                     Option(
                         "--devices", "N", "Devices in the whole run (all shards), at most 1,000,000 (required).",
-                        example: "10"),
+                        aliases: ["-n"], example: "10"),
                     Option("--arrival", "burst", "All devices at once (the default).", example: "burst"),
                     Option("--ramp", "SECONDS", "Arrivals spread evenly over SECONDS.", example: "2"),
                     Option("--rate", "PER_SECOND", "Arrivals at a fixed rate.", example: "100"),
                     Option(
                         "--jitter", "SECONDS", "Delay each arrival by a random 0..SECONDS (reproducible with --seed).",
                         example: "1"),
-                    Option("--concurrency", "N", "Devices in flight at most (default 1000).", example: "8"),
+                    Option(
+                        "--concurrency", "N", "Devices in flight at most (default 1000).", aliases: ["-c"], example: "8"
+                    ),
                     Option(
                         "--shard", "I/N", "Run the I-th of N equal slices of the device schedule (every N-th device).",
                         example: "1/2"),

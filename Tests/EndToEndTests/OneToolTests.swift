@@ -118,9 +118,14 @@ import Testing
         #expect(overview.stdout.contains("--version"))
         let version = try await RichPushBinary.run(["--version"])
         #expect(version.status == 0 && version.stdout.hasPrefix("richpush "))
-        let short = try await RichPushBinary.run(["-V"])
-        #expect(short.status == 0 && short.stdout == version.stdout, "-V is --version, as curl and k6 spell it")
+        let shortVersion = try await RichPushBinary.run(["-V"])
+        #expect(shortVersion.status == 0 && shortVersion.stdout == version.stdout, "-V is --version, as curl spells it")
         #expect(bench.stdout.contains("schema: bench/report.schema.json"))
+        // The load tester's short options: -n devices, -c concurrency.
+        let short = try await RichPushBinary.run(
+            ["bench", "--serve", Fixtures.assets, "-n", "3", "-c", "1", "--budget", "30s", "--no-progress"],
+            directory: Fixtures.root)
+        #expect(short.status == 0 && short.stdout.contains("of 3 devices"), "\(short.stderr)")
         #expect(FileManager.default.fileExists(atPath: Fixtures.root + "/bench/report.schema.json"))
         let wrong = try await RichPushBinary.run(["analytics", "flsuh"])
         #expect(wrong.status == 64 && wrong.stderr.contains("did you mean 'flush'"), "\(wrong.stderr)")

@@ -145,8 +145,9 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         }
         guard rest.hasPrefix("rate") else { return compact }
         let expression = rest.dropFirst("rate".count)
-        guard let comparison = Comparison.allCases.sorted(by: { $0.rawValue.count > $1.rawValue.count })
-            .first(where: { expression.hasPrefix($0.rawValue) })
+        guard
+            let comparison = Comparison.allCases.sorted(by: { $0.rawValue.count > $1.rawValue.count })
+                .first(where: { expression.hasPrefix($0.rawValue) })
         else { return compact }
         let number = expression.dropFirst(comparison.rawValue.count)
         guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
