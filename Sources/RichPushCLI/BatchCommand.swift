@@ -47,6 +47,7 @@ enum BatchCommand {
                         example: "junit.xml"),
                     .threshold(bench: false), .failUnder(devices: false),
                     Option("--force", nil, "Redo payloads an earlier run completed (and accept changed options)."),
+                    .iosMix(payloads: true), .audience,
                     Option(
                         "--share-downloads", nil,
                         "Download each URL once per run (every payload still gets its own verdict)."),

@@ -28,6 +28,7 @@ struct BatchOptions {
         let policy = try PolicyOptions(parsing: &arguments).policy
         tracking = try TrackOptions(parsing: &arguments, policy: policy)
         let mix = try TLSOptions.networkMix(&arguments, network: policy.fetch.network)
+        let audience = try BenchOptions.audience(&arguments, policy: policy)
         let shard = try arguments.value("--shard").map { try Shard(parsing: $0) }
         let seed: UInt64 = try arguments.number("--seed", in: 0...UInt64.max) ?? 1
         if mix != nil && share {
@@ -46,6 +47,7 @@ struct BatchOptions {
         configuration.sharedDownloads = share
         configuration.policy = policy
         configuration.networkMix = mix
+        configuration.audience = audience
         configuration.seed = seed
         configuration.shard = shard
         configuration.brazeRequests = brazeRequests

@@ -54,15 +54,7 @@ enum BenchCommand {
                             + "extension). With --serve, a path such as 'hero.jpg?delay=200' means "
                             + "https://cdn.example.com/<path> on the server. {device}, {shard} and {random} in the "
                             + "path or query make one URL per device.", example: "hero.jpg"),
-                    Option(
-                        "--ios-mix", "MIX",
-                        "The campaign's audience: VERSION[@SDK]=PERCENT,... summing to 100 (18=60,17=25,16=10,15=5; "
-                            + "18@16 is an iOS 18 phone whose app's extension was built with the 16 SDK). Each device "
-                            + "is drawn a phone with --seed; the report gives the display rate per version (JSON "
-                            + "audience).", example: "17=75,16=25"),
-                    Option(
-                        "--audience", "FILE", "The same as --ios-mix, read from FILE (commas or lines; '#' comments).",
-                        example: "audience.txt"),
+                    .iosMix(payloads: false), .audience,
                     Option(
                         "--urls", "FILE",
                         "Devices draw their URL from FILE: one URL (or template) a line, optionally a space and a "

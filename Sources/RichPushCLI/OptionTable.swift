@@ -28,6 +28,19 @@ extension Option {
         "The iOS SDK the service extension was built with (default: DTSDKName in --app's built Info.plist, "
             + "else the --ios version). An extension linked before 17 parses URLs the old way on every iOS.",
         example: "16")
+    /// `--ios-mix`: a phone drawn per device (bench) or payload (batch).
+    static func iosMix(payloads: Bool) -> Option {
+        let each = payloads ? "payload" : "device"
+        return Option(
+            "--ios-mix", "MIX",
+            "The campaign's audience: VERSION[@SDK]=PERCENT,... summing to 100 (18=60,17=25,16=10,15=5; 18@16 is "
+                + "an iOS 18 phone whose app's extension was built with the 16 SDK). Each \(each) is drawn a phone "
+                + "with --seed, as a push reaches one phone; the report gives the display rate per phone (JSON "
+                + "audience).", example: "17=75,16=25")
+    }
+    static let audience = Option(
+        "--audience", "FILE", "The same as --ios-mix, read from FILE (commas or lines; '#' comments).",
+        example: "audience.txt")
     static let sdk = Option(
         "--sdk", "NAME",
         "Emulate this SDK's service extension: braze (default), onesignal, airship, firebase, iterable, clevertap, "

@@ -112,3 +112,48 @@ extension IOSVersionTests {
         }
     }
 }
+
+extension IOSVersionTests {
+    /// A batch draws each payload a phone, as a campaign's push reaches one phone: the summary, the
+    /// records and the JUnit file say which, and the display rate is the audience's.
+    @Test func aBatchJudgesEachPayloadOnItsDrawnPhone() async throws {
+        let folder = try Fixtures.temporaryFolder("richpush-batch-audience")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for name in ["assets", "in"] {
+            try FileManager.default.createDirectory(atPath: folder + "/" + name, withIntermediateDirectories: true)
+        }
+        try FileManager.default.copyItem(
+            atPath: Fixtures.assets + "/hero.jpg", toPath: folder + "/assets/summer sale.jpg")
+        for index in 1...8 {
+            try Data(
+                #"{"aps":{"alert":"Hi","mutable-content":1},"ab":{"att":{"url":"https://cdn.example.com/summer sale.jpg?n=\#(index)","type":"jpg"}}}"#
+                    .utf8
+            ).write(to: URL(fileURLWithPath: folder + "/in/p\(index).json"))
+        }
+        let server = try Fixtures.startServer(root: folder + "/assets")
+        defer { server.stop() }
+        let run = try await RichPushBinary.run(
+            [
+                "batch", folder + "/in", "--out", folder + "/out", "--ios-mix", "17=75,16=25", "--junit",
+                folder + "/junit.xml", "--no-progress", "--fail-under", "75",
+            ] + Fixtures.sampleHost(server))
+        #expect(run.status == 0, "\(run.stderr)")
+        let summaryText = try String(contentsOfFile: folder + "/out/summary.json", encoding: .utf8)
+        let summary = try JSONValue.parse(Array(summaryText.utf8))
+        #expect(summary["audience"]?["17.0"]?["payloads"] == .number("6"), "\(summaryText)")
+        #expect(summary["audience"]?["17.0"]?["display_rate"] == .number("1"))
+        #expect(summary["audience"]?["16.0"]?["attached"] == .number("0"))
+        #expect(summary["display_rate"] == .number("0.75"))
+        let problems = OutputSchemas.violations(of: summaryText, against: "batch-summary")
+        #expect(problems.isEmpty, "\(problems.prefix(5))")
+        let records = try String(contentsOfFile: folder + "/out/results.ndjson", encoding: .utf8)
+        for line in records.split(separator: "\n") {
+            let violations = OutputSchemas.violations(of: String(line), against: "batch-record")
+            #expect(violations.isEmpty, "\(violations.prefix(3))")
+        }
+        #expect(records.components(separatedBy: #""phone":"16.0""#).count - 1 == 2)
+        let junit = try String(contentsOfFile: folder + "/junit.xml", encoding: .utf8)
+        #expect(junit.components(separatedBy: "(iOS 16.0)").count - 1 == 2, "\(junit)")
+        #expect(run.stderr.contains("PHONE"), "\(run.stderr)")
+    }
+}

@@ -25,6 +25,9 @@ public struct BatchConfiguration: Sendable {
     public var policy = ExtensionPolicy()
     /// A network profile per payload, by share, drawn with ``seed``.
     public var networkMix: NetworkMix?
+    /// A phone per payload, by share (``AudienceMix``), drawn with ``seed``; nil: every payload on the
+    /// policy's own.
+    public var audience: AudienceMix?
     public var seed: UInt64 = 1
     /// Every N-th payload by position in the sorted input, or all of them.
     public var shard: Shard?

@@ -15,16 +15,20 @@ public struct BatchRecord: Sendable, Codable, Equatable {
     public var output: String
     /// The network profile the payload's download went over (the run's one, or its mix's draw); absent on loopback.
     public var network: String?
+    /// The phone the payload was judged on (``DeviceVersion/key``, its audience's draw); absent without one.
+    public var phone: String?
     /// What happened to the payload.
     public var outcome: Outcome
 
     public init(
-        item: BatchItem, output: String, outcome: Outcome, inputSha256: String? = nil, network: String? = nil
+        item: BatchItem, output: String, outcome: Outcome, inputSha256: String? = nil, network: String? = nil,
+        phone: String? = nil
     ) {
         input = item.name
         self.inputSha256 = inputSha256
         self.output = output
         self.network = network
+        self.phone = phone
         self.outcome = outcome
     }
 
@@ -33,7 +37,7 @@ public struct BatchRecord: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case input
         case inputSha256 = "input_sha256"
-        case output, network
+        case output, network, phone
     }
 
     public init(from decoder: any Decoder) throws {
@@ -42,6 +46,7 @@ public struct BatchRecord: Sendable, Codable, Equatable {
         inputSha256 = try container.decodeIfPresent(String.self, forKey: .inputSha256)
         output = try container.decode(String.self, forKey: .output)
         network = try container.decodeIfPresent(String.self, forKey: .network)
+        phone = try container.decodeIfPresent(String.self, forKey: .phone)
         outcome = try Outcome(from: decoder)
     }
 
@@ -51,6 +56,7 @@ public struct BatchRecord: Sendable, Codable, Equatable {
         try container.encodeIfPresent(inputSha256, forKey: .inputSha256)
         try container.encode(output, forKey: .output)
         try container.encodeIfPresent(network, forKey: .network)
+        try container.encodeIfPresent(phone, forKey: .phone)
         try outcome.encode(to: encoder)
     }
 
@@ -61,6 +67,7 @@ public struct BatchRecord: Sendable, Codable, Equatable {
         if let inputSha256 { members.append((CodingKeys.inputSha256.rawValue, .string(inputSha256))) }
         members.append((CodingKeys.output.rawValue, .string(output)))
         if let network { members.append((CodingKeys.network.rawValue, .string(network))) }
+        if let phone { members.append((CodingKeys.phone.rawValue, .string(phone))) }
         return JSONValue.object(members + outcome.jsonMembers).text + "\n"
     }
 }

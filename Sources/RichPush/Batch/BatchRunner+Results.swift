@@ -23,6 +23,7 @@ extension BatchRunner {
         var verdicts: [String: Int] = [:]
         var expandedViews: [String: Int] = [:]
         var networks: [String: (payloads: Int, requested: Int, attached: Int, times: [Double])] = [:]
+        var phones: [String: (payloads: Int, requested: Int, attached: Int, times: [Double])] = [:]
         var reasons: [String: Int] = [:]
         var times: [Double] = []
         var histogram = LatencyHistogram()
@@ -56,16 +57,21 @@ extension BatchRunner {
             if case .string(let view)? = record["content_extension"]?["outcome"] {
                 expandedViews[view, default: 0] += 1
             }
-            if case .string(let network)? = record["network"] {
-                var row = networks[network] ?? (0, 0, 0, [])
+            func count(
+                into rows: inout [String: (payloads: Int, requested: Int, attached: Int, times: [Double])],
+                _ key: String
+            ) {
+                var row = rows[key] ?? (0, 0, 0, [])
                 row.payloads += 1
                 if record["verdict"] != .string(Verdict.noAttachment.rawValue) { row.requested += 1 }
                 if record["verdict"] == .string(Verdict.attached.rawValue) { row.attached += 1 }
                 if case .number(let total)? = record["download"]?["timings_ms"]?["total"], let value = Double(total) {
                     row.times.append(value)
                 }
-                networks[network] = row
+                rows[key] = row
             }
+            if case .string(let network)? = record["network"] { count(into: &networks, network) }
+            if case .string(let phone)? = record["phone"] { count(into: &phones, phone) }
             if case .number(let total) = record["download"]?["timings_ms"]?["total"]
                 ?? record["timings_milliseconds"]?["total"],
                 let value = Double(total)
@@ -101,6 +107,13 @@ extension BatchRunner {
             networks: networks.isEmpty
                 ? nil
                 : networks.mapValues { row in
+                    BatchSummary.NetworkRow(
+                        payloads: row.payloads, requested: row.requested, attached: row.attached,
+                        downloadMilliseconds: BatchSummary.percentiles(row.times))
+                },
+            audience: phones.isEmpty
+                ? nil
+                : phones.mapValues { row in
                     BatchSummary.NetworkRow(
                         payloads: row.payloads, requested: row.requested, attached: row.attached,
                         downloadMilliseconds: BatchSummary.percentiles(row.times))

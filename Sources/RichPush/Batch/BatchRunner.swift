@@ -186,7 +186,8 @@ public struct BatchRunner: Sendable {
         let body =
             result.mutatedPayload ?? JSONValue.object([("richpush", result.outcome.payloadSummary)]).utf8
         let record = BatchRecord(
-            item: item, output: outputName, outcome: result.outcome, inputSha256: digest, network: network)
+            item: item, output: outputName, outcome: result.outcome, inputSha256: digest, network: network,
+            phone: networks?.phone(for: position))
         let output = self.output
         return await Offload.run {
             do {

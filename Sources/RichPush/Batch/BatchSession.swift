@@ -54,6 +54,7 @@ public struct BatchSession: Sendable {
             var options = BatchPreflight.options(
                 of: configuration.policy, sharedDownloads: configuration.sharedDownloads)
             if configuration.brazeRequests { options[Setting.brazeRequests.rawValue] = "on" }
+            if let audience = configuration.audience { options[Setting.iosMix.rawValue] = audience.description }
             let changes = BatchPreflight.changedOptions(in: store.folder, now: options)
             if !changes.isEmpty && !configuration.force {
                 throw ConfigurationError(
@@ -75,6 +76,7 @@ public struct BatchSession: Sendable {
                                 .joined(separator: ",")
                         } ?? "none",
                         "seed": String(configuration.seed),
+                        "ios-mix": configuration.audience?.description ?? "none",
                     ]))
             if resumed == nil {
                 _ = try store.writeAtomically(Array((identity.runs[0].id + "\n").utf8), to: ".richpush/run-id")
@@ -114,7 +116,11 @@ public struct BatchSession: Sendable {
         var runner = BatchRunner(
             items: items, service: service, output: store, concurrency: configuration.concurrency,
             force: configuration.force)
-        if let mix = configuration.networkMix {
+        if let audience = configuration.audience {
+            runner.networks = NetworkAssignment(
+                mix: configuration.networkMix, audience: audience, devices: items.count, seed: configuration.seed,
+                service: service)
+        } else if let mix = configuration.networkMix {
             runner.networks = NetworkAssignment(
                 mix: mix, devices: items.count, seed: configuration.seed, service: service)
         }

@@ -30,10 +30,11 @@ extension BatchSummary {
             String(
                 format: "Download time: p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, max %.0f ms.", ms["p50"] ?? 0,
                 ms["p90"] ?? 0, ms["p99"] ?? 0, ms["max"] ?? 0))
-        if let networks {
+        for (heading, rows) in [("NETWORK", networks), ("PHONE", audience)] {
+            guard let rows else { continue }
             var table = TextTable(
-                ["NETWORK", "PAYLOADS", "SHOWN", "DISPLAY", "P50 MS", "P99 MS"], rightAligned: [1, 2, 3, 4, 5])
-            for (name, row) in networks.sorted(by: { $0.key < $1.key }) {
+                [heading, "PAYLOADS", "SHOWN", "DISPLAY", "P50 MS", "P99 MS"], rightAligned: [1, 2, 3, 4, 5])
+            for (name, row) in rows.sorted(by: { $0.key < $1.key }) {
                 table.append([
                     name, String(row.payloads), "\(row.attached)/\(row.requested)",
                     String(format: "%.1f%%", row.displayRate * 100),

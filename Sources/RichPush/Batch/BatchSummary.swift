@@ -28,6 +28,9 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     public var downloadHistogram: LatencyHistogram?
     /// Per network profile (the run's one, or each of its mix): the campaign's table by network. Absent on loopback.
     public var networks: [String: NetworkRow]?
+    /// Per phone (``DeviceVersion/key``: `17.0`, `18.0@16.0`), when the run had an audience (`--ios-mix`):
+    /// each payload is judged on the phone drawn for it, as a campaign's push reaches one phone. Absent otherwise.
+    public var audience: [String: NetworkRow]?
     /// The shards this summary covers (this run's shard I of N, or those `report merge` combined), and N.
     public var shards: [Int]?
     public var shardCount: Int?
@@ -105,7 +108,7 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     /// `downloadMs` is `download_ms` in the file.
     enum CodingKeys: String, CodingKey {
         case total, recorded, processed, skipped, interrupted, verdicts, reasons, requested, attached
-        case displayRate, elapsedSeconds, contentExtensions, downloadHistogram, networks, shards, shardCount
+        case displayRate, elapsedSeconds, contentExtensions, downloadHistogram, networks, audience, shards, shardCount
         case thresholds, passed, identity
         case downloadMilliseconds = "downloadMs"
     }
@@ -145,22 +148,8 @@ public struct BatchSummary: Sendable, Codable, Equatable {
                 "p50": p["p50"] ?? 0, "p90": p["p90"] ?? 0, "p99": p["p99"] ?? 0, "max": p["max"] ?? 0,
             ]
         }
-        if let theirs = other.networks {
-            var rows = networks ?? [:]
-            for (name, row) in theirs {
-                guard var mine = rows[name] else {
-                    rows[name] = row
-                    continue
-                }
-                // Per-network percentiles are not mergeable: the merged row keeps the counts.
-                try ReportDamage.add(&mine.payloads, row.payloads, "networks.\(name).payloads")
-                try ReportDamage.add(&mine.requested, row.requested, "networks.\(name).requested")
-                try ReportDamage.add(&mine.attached, row.attached, "networks.\(name).attached")
-                mine.downloadMilliseconds = [:]
-                rows[name] = mine
-            }
-            networks = rows
-        }
+        if let theirs = other.networks { networks = try Self.merging(networks, theirs, "networks") }
+        if let theirs = other.audience { audience = try Self.merging(audience, theirs, "audience") }
         shards = ((shards ?? [1]) + (other.shards ?? [1])).sorted()
         shardCount = shardCount ?? other.shardCount
         if var mine = identity, let theirs = other.identity {
@@ -172,6 +161,26 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         // The thresholds apply to the whole: the merge decides them again.
         thresholds = nil
         passed = nil
+    }
+
+    /// `mine` with `theirs` added row by row (networks or phones): counts add up; per-row percentiles
+    /// are not mergeable, so a merged row keeps the counts only.
+    private static func merging(_ mine: [String: NetworkRow]?, _ theirs: [String: NetworkRow], _ field: String)
+        throws(ReportDamage) -> [String: NetworkRow]
+    {
+        var rows = mine ?? [:]
+        for (name, row) in theirs {
+            guard var kept = rows[name] else {
+                rows[name] = row
+                continue
+            }
+            try ReportDamage.add(&kept.payloads, row.payloads, "\(field).\(name).payloads")
+            try ReportDamage.add(&kept.requested, row.requested, "\(field).\(name).requested")
+            try ReportDamage.add(&kept.attached, row.attached, "\(field).\(name).attached")
+            kept.downloadMilliseconds = [:]
+            rows[name] = kept
+        }
+        return rows
     }
 
     /// Throws when a number in a summary read back from a file cannot be right: a negative count, an
@@ -187,10 +196,12 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         try ReportDamage.nonNegative(verdicts, "verdicts")
         try ReportDamage.nonNegative(reasons, "reasons")
         try ReportDamage.nonNegative(contentExtensions ?? [:], "content_extensions")
-        for (name, row) in networks ?? [:] {
-            _ = try ReportDamage.nonNegative(row.payloads, "networks.\(name).payloads")
-            _ = try ReportDamage.nonNegative(row.requested, "networks.\(name).requested")
-            _ = try ReportDamage.nonNegative(row.attached, "networks.\(name).attached")
+        for (field, rows) in [("networks", networks), ("audience", audience)] {
+            for (name, row) in rows ?? [:] {
+                _ = try ReportDamage.nonNegative(row.payloads, "\(field).\(name).payloads")
+                _ = try ReportDamage.nonNegative(row.requested, "\(field).\(name).requested")
+                _ = try ReportDamage.nonNegative(row.attached, "\(field).\(name).attached")
+            }
         }
         try identity?.check()
         if let shardCount {

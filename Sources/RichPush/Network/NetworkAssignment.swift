@@ -66,6 +66,11 @@ public struct NetworkAssignment: Sendable {
         return (services[position], names[position])
     }
 
+    /// The phone device `index` is judged on (``DeviceVersion/key``), nil without an audience.
+    public func phone(for index: Int) -> String? {
+        phones[position(of: index)]
+    }
+
     /// A payload prepared once per profile (``ServiceExtension/prepare(_:)``), handed to each device
     /// with its service: what a run reads once instead of once per device.
     public struct Deliveries: Sendable {

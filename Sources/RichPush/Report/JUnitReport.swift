@@ -43,7 +43,9 @@ public struct JUnitReport {
     public mutating func add(_ record: BatchRecord, position: Int = Int.max - 1) {
         let time = String(format: "%.3f", max(0, record.elapsedMilliseconds) / 1000)
         var xml = "    <testcase classname=\"\(Self.escape(className(of: record.input)))\""
-        xml += " name=\"\(Self.escape(record.input))\" time=\"\(time)\""
+        // The phone it was judged on, when the run had an audience: `p.json (iOS 16.0)`.
+        let name = record.input + (record.phone.map { " (iOS \($0))" } ?? "")
+        xml += " name=\"\(Self.escape(name))\" time=\"\(time)\""
         let view = record.contentExtension
         let viewFails = view.map { $0.outcome == .wouldCrash || $0.outcome == .configurationError } ?? false
         if record.verdict.showsAsIntended && !viewFails {

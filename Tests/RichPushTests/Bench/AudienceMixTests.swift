@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import RichPush
@@ -29,5 +30,29 @@ import Testing
         let networks = try NetworkMix(parsing: "lte=75,wifi=25").entryIndices(devices: 1000, seed: 7)
         #expect(networks.filter { $0 == 0 }.count == 750)
         #expect(networks != phones)
+    }
+}
+
+/// Batch shards' phone rows add up when their summaries merge; a negative count is damage.
+@Suite struct BatchAudienceMergeTests {
+    static func summary(_ rows: String) throws -> BatchSummary {
+        let json = """
+            {"total": 4, "recorded": 4, "processed": 4, "skipped": 0, "interrupted": false,
+             "verdicts": {"attached": 3, "fallback": 1}, "reasons": {"ok": 3}, "requested": 4, "attached": 3,
+             "display_rate": 0.75, "download_ms": {}, "elapsed_seconds": 1, "audience": {\(rows)}}
+            """
+        return try BatchJSON.decoder.decode(BatchSummary.self, from: Data(json.utf8))
+    }
+
+    static let row17 = #""17.0": {"payloads": 3, "requested": 3, "attached": 3, "download_ms": {}}"#
+    static let row16 = #""16.0": {"payloads": 1, "requested": 1, "attached": 0, "download_ms": {}}"#
+
+    @Test func phoneRowsAddUp() throws {
+        var merged = try Self.summary(Self.row17 + ", " + Self.row16)
+        try merged.merge(try Self.summary(Self.row17 + ", " + Self.row16))
+        #expect(merged.audience?["17.0"]?.payloads == 6 && merged.audience?["16.0"]?.requested == 2)
+        #expect(merged.audience?["16.0"]?.displayRate == 0)
+        let damaged = try Self.summary(#""16.0": {"payloads": -1, "requested": 1, "attached": 0, "download_ms": {}}"#)
+        #expect(throws: ReportDamage.self) { try damaged.check() }
     }
 }
