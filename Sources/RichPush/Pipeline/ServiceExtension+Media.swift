@@ -53,6 +53,23 @@ extension ServiceExtension {
     private func plan(_ items: [MediaItem], warnings: [Warning], root: JSONValue, dialect: Dialect, size: Int)
         -> PreparedPayload.Stage
     {
+        var items = items
+        var warnings = warnings
+        // Airship's reader drops an entry its own URL(string:) cannot read; on a phone that runs the
+        // RFC 1738/1808 parser that is more of them than the reader (RFC 3986) saw.
+        if dialect.media.kind == .airship, policy.device.urlParser == .rfc1738 {
+            let unreadable = items.filter { AttachmentURL.legacyRefusal(of: $0.url) != nil }
+            if !unreadable.isEmpty {
+                items.removeAll { AttachmentURL.legacyRefusal(of: $0.url) != nil }
+                warnings.append(
+                    Warning(
+                        "media-entry-dropped",
+                        "Airship drops "
+                            + unreadable.map { "'\($0.url.escapingControlCharacters)'" }.joined(separator: ", ")
+                            + ": URL(string:) on this phone (the RFC 1738/1808 parser) cannot read it; the other "
+                            + "entries are attached."))
+            }
+        }
         guard !items.isEmpty else {
             // Airship: a valid media payload whose URLs are all dropped (or none) still applies its text.
             var outcome = Outcome(

@@ -299,6 +299,19 @@ import Testing
         #expect(call.error?.hasPrefix("cut off: no answer when the extension's process ended") == true, "\(call)")
     }
 
+    /// Airship drops an entry its URL(string:) cannot read: on a phone with the RFC 1738/1808 parser,
+    /// an entry with a space is dropped and the rest attached; on iOS 17 both are.
+    @Test func airshipDropsWhatThePhonesParserCannotRead() async throws {
+        defer { rig.cleanUp() }
+        let payload =
+            #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"com.urbanairship.media_attachment":{"urls":[{"url":"https://cdn.example.com/hero.jpg?v=a b","url_id":"a"},{"url":"https://cdn.example.com/hero.jpg","url_id":"b"}]}}"#
+        let new = try await process(payload) { _ in }
+        #expect(new.attachments?.count == 2, "\(new.json.text)")
+        let old = try await process(payload) { $0.device = DeviceVersion(ios: IOSVersion(16)) }
+        #expect(old.verdict == .attached && old.attachments?.count == 1, "\(old.json.text)")
+        #expect(old.warnings.contains { $0.code == "media-entry-dropped" && $0.message.contains("RFC 1738/1808") })
+    }
+
     @Test func cleverTapsViewedEventCarriesThePayloadsWzrkKeys() throws {
         let call = try #require(Dialect.cleverTap.networkCalls.first)
         #expect(call.start == .withDownload(delay: .seconds(1)) && call.timeout == .seconds(10) && call.optIn)
