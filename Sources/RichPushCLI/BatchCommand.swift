@@ -117,6 +117,14 @@ enum BatchCommand {
                 }
                 try commit(Array(xml.utf8), to: junit, option: "--junit", durable: settled.configuration.durable)
             }
+            // A resume is explicit: a CI job that reran into the same OUTDIR is told, before the table,
+            // that part of it is an earlier run's (summary.json: `skipped`).
+            if summary.skipped > 0 {
+                printError(
+                    "richpush batch: RESUMED: \(summary.skipped) of \(summary.total) result(s) come from an earlier run in "
+                        + "\(session.folder), not redone now. --force redoes every payload; another --out starts afresh."
+                )
+            }
             printError(summary.text(folder: session.folder))
             // Path A: the delivery events of this run's payloads, 75 to a request, after the verdicts.
             _ = await tracking.flush()

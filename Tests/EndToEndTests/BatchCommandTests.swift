@@ -188,6 +188,9 @@ import Testing
         let resumed = try await RichPushBinary.run(arguments)
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(resumed.stderr.contains("\(partial.count) done earlier"))
+        #expect(
+            resumed.stderr.contains("RESUMED: \(partial.count) of 12 result(s) come from an earlier run"),
+            "a resume is said out loud: \(resumed.stderr)")
         let all = try records(out)
         #expect(all.count == 12)
         #expect(Fixtures.files(in: out + "/payloads").count == 12)
