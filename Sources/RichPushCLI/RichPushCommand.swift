@@ -32,7 +32,8 @@ public enum RichPushCommand {
 
         Run 'richpush help <command>' or 'richpush <command> --help' for a command's options;
         'richpush help options' prints the option groups commands share, as the README's tables;
-        'richpush --version' (or -V) prints the version and libcurl's.
+        'richpush --version' (or -V) prints the version and libcurl's; 'richpush completions bash|zsh|fish'
+        prints a shell completion script and 'richpush help --man' the manual page, both from the option table.
 
         \(ExitCode.helpTable)
         """
@@ -90,6 +91,7 @@ public enum RichPushCommand {
         case "help", "--help", "-h":
             guard let topic = words.first else { return show(overview) }
             if topic == "options" { return show(OptionGroup.sharedMarkdown) }
+            if topic == "--man" { return show(ShellCompletion.manPage(version: version)) }
             guard var command = commands.first(where: { $0.name == topic }) else {
                 throw unknownCommand(topic)
             }
@@ -97,6 +99,16 @@ public enum RichPushCommand {
                 command = sub
             }
             return show(command.helpText)
+        case "completions":
+            guard words.count == 1, let script = ShellCompletion.script(for: words[0]) else {
+                throw UsageError(
+                    "completions takes one shell: " + ShellCompletion.shells.joined(separator: ", ")
+                        + " (for example: richpush completions bash > ~/.local/share/bash-completion/completions/richpush)"
+                )
+            }
+            print(script, terminator: "")
+            fflush(nil)
+            return .success
         case "version", "--version", "-V":
             printLine("richpush \(version) (\(CurlRuntimeInfo.version))")
             return .success

@@ -118,6 +118,12 @@ import Testing
         #expect(overview.stdout.contains("--version"))
         let version = try await RichPushBinary.run(["--version"])
         #expect(version.status == 0 && version.stdout.hasPrefix("richpush "))
+        // Completion scripts and the manual page, from the binary users install.
+        let completion = try await RichPushBinary.run(["completions", "bash"])
+        #expect(completion.status == 0 && completion.stdout.contains("complete -o filenames -F _richpush richpush"))
+        let man = try await RichPushBinary.run(["help", "--man"])
+        #expect(man.status == 0 && man.stdout.hasPrefix(".TH RICHPUSH 1"))
+        #expect(try await RichPushBinary.run(["completions", "tcsh"]).status == 64)
         let shortVersion = try await RichPushBinary.run(["-V"])
         #expect(shortVersion.status == 0 && shortVersion.stdout == version.stdout, "-V is --version, as curl spells it")
         #expect(bench.stdout.contains("schema: bench/report.schema.json"))
