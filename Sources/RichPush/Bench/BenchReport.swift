@@ -73,7 +73,9 @@ public struct BenchReport: Sendable, Codable, Equatable {
         public var failures = 0
         /// Devices in flight at some point during this second.
         public var inFlight = 0
-        /// The most devices in flight at once during this second (summed over shards after a merge).
+        /// The most devices in flight at once during this second (summed over shards after a merge):
+        /// read when a device starts or ends; a second in which none did holds the same devices from
+        /// its start to its end, so its peak is `inFlight` (``BenchReport/finalize()``).
         public var peakInFlight = 0
         public var bytes: Int64 = 0
         /// End-to-end latency of the devices that completed in this second.
@@ -510,6 +512,10 @@ public struct BenchReport: Sendable, Codable, Equatable {
         burstTimeline?.finalize()
         client.finalize(tooManyOpenFiles: reasons[ReasonCode.tooManyOpenFiles.rawValue] ?? 0)
         for index in timeline.indices {
+            // No device started or ended in this second: the same ones were in flight all through it.
+            if timeline[index].completions == 0, timeline[index].peakInFlight == 0 {
+                timeline[index].peakInFlight = timeline[index].inFlight
+            }
             let latency = timeline[index].latency
             timeline[index].latencyMilliseconds =
                 latency.count == 0

@@ -261,6 +261,9 @@ public struct BurstRunner: Sendable {
         }
         let snapshot = shared.withLock { state in
             state.progress.done += 1
+            // The devices in flight as this one ends (itself included): a second with only endings
+            // (after the last arrival) has its peak too, not 0.
+            state.report.notePeakInFlight(state.admission.inFlight, at: now - origin)
             state.admission.end(now: ended)
             // A device cut short by an interruption says nothing about the host: not counted.
             if device.reason == .cancelled {

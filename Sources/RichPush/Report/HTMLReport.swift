@@ -14,6 +14,12 @@ public enum HTMLReport {
 
     public static func render(_ report: BenchReport) -> String {
         let config = report.config
+        // A --urls run names its list and how many URLs it holds, not only its first entry.
+        let target =
+            report.urls.map { urls in
+                "\(urls.file ?? report.target.urls ?? "the URL list") (\(urls.entries.count) URL\(urls.entries.count == 1 ? "" : "s"), "
+                    + "first \(report.target.url))"
+            } ?? report.target.url
         let arrival =
             config.arrival == "ramp"
             ? "ramp over \(format(config.rampSeconds ?? 0)) s"
@@ -23,7 +29,8 @@ public enum HTMLReport {
             ? ", shards \(report.shards.map(String.init).joined(separator: ", ")) of \(config.shardCount)" : ""
         return """
             <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8"><title>richpush bench: \(escape(report.target.url))</title>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>richpush bench: \(escape(target))</title>
             <style>
             body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 960px; color: #212529; }
             h1 { font-size: 22px; margin-bottom: 4px; } h2 { font-size: 16px; margin-top: 28px; }
@@ -33,10 +40,10 @@ public enum HTMLReport {
             table { border-collapse: collapse; margin: 8px 0; } td, th { padding: 3px 12px 3px 0; text-align: right; }
             td:first-child, th:first-child { text-align: left; } th { border-bottom: 1px solid #ced4da; }
             td.text, th.text { text-align: left; max-width: 560px; }
-            .grid { display: flex; gap: 48px; flex-wrap: wrap; } svg { background: #fff; }
+            .grid { display: flex; gap: 48px; flex-wrap: wrap; } svg { background: #fff; max-width: 100%; height: auto; }
             </style></head><body>
             <h1>richpush bench</h1>
-            <div class="muted">\(escape(report.target.url)) (type \(escape(report.target.type))), \(config.devices) devices,
+            <div class="muted">\(escape(target)) (type \(escape(report.target.type))), \(config.devices) devices,
             \(arrival), \(config.connections) connections, at most \(config.concurrency) in flight,
             budget \(format(config.budgetSeconds)) s\(shards)</div>
             <p><span class="big">\(format(report.displayRate * 100))%</span> of \(report.devices) devices would show the attachment
@@ -364,7 +371,7 @@ public enum HTMLReport {
 
     static func header(title: String, width: Double, height: Double, left: Double) -> String {
         """
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" role="img" aria-label="\(escape(title))">
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(Int(width)) \(Int(height))" width="\(Int(width))" height="\(Int(height))" role="img" aria-label="\(escape(title))">
         <text x="\(left)" y="16" font-size="13" font-weight="600">\(escape(title))</text>
 
         """

@@ -48,6 +48,19 @@ import Testing
         return report
     }
 
+    /// Every device arrives at once and downloads for 2.5 s: the seconds after the last arrival still
+    /// have devices in flight, and their peak says so (it was 0 once nothing started any more).
+    @Test func thePeakInFlightIsRightAfterTheLastArrival() async throws {
+        defer { cleanUp() }
+        let report = try await run(url: "https://cdn.example.com/hero.jpg?delay=2500", devices: 8)
+        #expect(report.attached == 8)
+        #expect(report.timeline.count >= 3, "\(report.timeline.map(\.inFlight))")
+        for second in report.timeline where second.inFlight > 0 {
+            #expect(second.peakInFlight > 0, "second \(second.second): \(second.inFlight) in flight, peak 0")
+            #expect(second.peakInFlight <= second.inFlight, "second \(second.second)")
+        }
+    }
+
     @Test func breaksTheDisplayRateDownPerNetworkAndTheRowsAddUpToTheTotals() async throws {
         defer { cleanUp() }
         // 1.5 MB: about 50 s at Edge's 240 kbit/s, well under a second on Wi-Fi. The budget, 15 s stretched

@@ -64,4 +64,29 @@ import Testing
         #expect(gated.contains("p95 end-to-end 40"))
         #expect(gated.contains("PASS</span> display 100.0% meets the threshold display&gt;0%"))
     }
+
+    /// Charts scale to a narrow window (a viewBox, at most the page's width), and a --urls run's
+    /// header names its list, not only the first entry.
+    @Test func chartsScaleAndTheHeaderNamesTheList() throws {
+        var report = BenchReport(
+            target: .init(url: "https://cdn.example.com/hero.jpg", type: "jpg", payload: nil),
+            config: .init(
+                devices: 2, arrival: "burst", rampSeconds: nil, ratePerSecond: nil, jitterSeconds: 0, seed: 1,
+                concurrency: 2, connections: "fresh", budgetSeconds: 30, shardCount: 1),
+            shards: [1])
+        let list = try URLList(
+            parsing: "https://cdn.example.com/hero.jpg\nhttps://cdn.example.com/hero.png\n", file: "urls.txt")
+        report.urls = URLBreakdown(list)
+        report.add(
+            DeviceResult(
+                verdict: .attached, reason: .ok, status: 200, bytes: 1, scheduled: .zero, started: .zero,
+                ended: .milliseconds(40)))
+        report.finalize()
+        let html = HTMLReport.render(report)
+        #expect(html.contains("urls.txt (2 URLs, first https://cdn.example.com/hero.jpg)"))
+        #expect(
+            html.contains("viewBox=\"0 0 ") && html.contains("svg { background: #fff; max-width: 100%; height: auto; }")
+        )
+        #expect(html.contains("<meta name=\"viewport\""))
+    }
 }
