@@ -45,6 +45,7 @@ enum BatchCommand {
                         "--junit", "FILE",
                         "Also write a JUnit XML report: one test case per payload, in input order ('-': stdout).",
                         example: "junit.xml"),
+                    .metrics, .summaryMarkdown,
                     .threshold(bench: false), .failUnder(devices: false),
                     Option("--force", nil, "Redo payloads an earlier run completed (and accept changed options)."),
                     .iosMix(payloads: true), .audience,
@@ -92,6 +93,10 @@ enum BatchCommand {
             // After OUTDIR exists and is cleaned (a JUnit file often goes inside it), before any payload runs.
             let junit = try OutputOptions.prepare(settled.junitPath, option: "--junit")
             defer { junit?.discard() }
+            let metrics = try OutputOptions.prepare(settled.metricsPath, option: "--metrics")
+            defer { metrics?.discard() }
+            let markdown = try OutputOptions.prepare(settled.summaryPath, option: "--summary-md")
+            defer { markdown?.discard() }
             // The line is redrawn on a clock from the latest progress, so it moves while payloads are slow.
             let display = ProgressLine(mode: settled.progress)
             let latest = Mutex<BatchRunner.Progress?>(nil)
@@ -116,6 +121,16 @@ enum BatchCommand {
                     throw CommandFailure(.ioError, "--junit: \(error.message)")
                 }
                 try commit(Array(xml.utf8), to: junit, option: "--junit", durable: settled.configuration.durable)
+            }
+            if let metrics {
+                try commit(
+                    Array(OpenMetrics.text(batch: summary).utf8), to: metrics, option: "--metrics",
+                    durable: settled.configuration.durable)
+            }
+            if let markdown {
+                try commit(
+                    Array(MarkdownSummary.text(batch: summary).utf8), to: markdown, option: "--summary-md",
+                    durable: settled.configuration.durable)
             }
             // A resume is explicit: a CI job that reran into the same OUTDIR is told, before the table,
             // that part of it is an earlier run's (summary.json: `skipped`).

@@ -7,6 +7,8 @@ struct BatchOptions {
     var configuration: BatchConfiguration
     /// `--junit FILE`.
     var junitPath: String?
+    var metricsPath: String?
+    var summaryPath: String?
     var progress: ProgressLine.Mode
     var tracking: TrackOptions
 
@@ -17,6 +19,8 @@ struct BatchOptions {
         let concurrency: Int = try arguments.number("--concurrency", in: 1...100_000) ?? 32
         let recursive = arguments.flag("--recursive", "-r")
         junitPath = try arguments.value("--junit")
+        metricsPath = try arguments.value("--metrics")
+        summaryPath = try arguments.value("--summary-md")
         let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
         let thresholds = try BenchOptions.thresholds(try arguments.values("--threshold"), for: .batch)
         let force = arguments.flag("--force")

@@ -85,6 +85,7 @@ enum BenchCommand {
                         "--json", "FILE", "Write the JSON report (schema: bench/report.schema.json); '-' is stdout.",
                         example: "report.json"),
                     Option("--html", "FILE", "Write a self-contained HTML report with charts.", example: "report.html"),
+                    .metrics, .summaryMarkdown,
                     Option(
                         "--log", "FILE",
                         "Write one record per device (offsets, phases, status, bytes, HTTP version, cache result, "
@@ -137,6 +138,7 @@ enum BenchCommand {
         // Every report file is opened before the burst: a report that cannot be written costs no run.
         let outputs = try OutputPlan([
             ("--json", options.jsonPath), ("--html", options.htmlPath), ("--log", options.logPath),
+            ("--metrics", options.metricsPath), ("--summary-md", options.summaryPath),
         ])
         let log = try options.logPath.map { path in
             DeviceLog(
@@ -177,6 +179,10 @@ enum BenchCommand {
             _ = await settled.tracking.flush()
             if outputs.has("--json") { try outputs.commit("--json", Array((try report.json() + "\n").utf8)) }
             if outputs.has("--html") { try outputs.commit("--html", Array(HTMLReport.render(report).utf8)) }
+            if outputs.has("--metrics") { try outputs.commit("--metrics", Array(OpenMetrics.text(bench: report).utf8)) }
+            if outputs.has("--summary-md") {
+                try outputs.commit("--summary-md", Array(MarkdownSummary.text(bench: report).utf8))
+            }
             if let log {
                 do throws(SystemError) { try log.finish() } catch {
                     throw CommandFailure(.ioError, "--log: \(error.message)")

@@ -9,6 +9,8 @@ struct BenchOptions {
     /// `--json FILE`, `--html FILE`.
     var jsonPath: String?
     var htmlPath: String?
+    var metricsPath: String?
+    var summaryPath: String?
     /// `--log FILE`: one record per device.
     var logPath: String?
     /// `--serve DIR`: the embedded server's folder.
@@ -48,6 +50,8 @@ struct BenchOptions {
         let concurrency: Int = try arguments.number("--concurrency", in: 1...100_000) ?? 1000
         jsonPath = try arguments.value("--json")
         htmlPath = try arguments.value("--html")
+        metricsPath = try arguments.value("--metrics")
+        summaryPath = try arguments.value("--summary-md")
         logPath = try arguments.value("--log")
         if let logPath {
             do { _ = try DeviceLog.Format(path: logPath) } catch { throw UsageError("--log " + error.message) }

@@ -28,6 +28,16 @@ extension Option {
         "The iOS SDK the service extension was built with (default: DTSDKName in --app's built Info.plist, "
             + "else the --ios version). An extension linked before 17 parses URLs the old way on every iOS.",
         example: "16")
+    static let metrics = Option(
+        "--metrics", "FILE",
+        "Also write the results as OpenMetrics text (gauges richpush_*: display ratio, verdicts, latency in "
+            + "seconds, each threshold), for a Pushgateway or a textfile collector; '-' is stdout.",
+        example: "metrics.txt")
+    static let summaryMarkdown = Option(
+        "--summary-md", "FILE",
+        "Also write a Markdown summary (the gate, the display rate, each threshold, the rows per network and "
+            + "phone) for a CI job's page: --summary-md \"$GITHUB_STEP_SUMMARY\".", example: "summary.md")
+
     /// `--ios-mix`: a phone drawn per device (bench) or payload (batch).
     static func iosMix(payloads: Bool) -> Option {
         let each = payloads ? "payload" : "device"

@@ -51,6 +51,7 @@ enum ReportCommand {
                         "Write the merged JSON to FILE instead of stdout (replaced atomically; '-' is stdout).",
                         example: "merged.json"),
                     Option("--html", "FILE", "Also write the merged bench report as HTML.", example: "merged.html"),
+                    .metrics, .summaryMarkdown,
                     .threshold(bench: true), .failUnder(devices: true), .maxP99,
                     Option(
                         "--require-all-shards", nil,
@@ -75,6 +76,8 @@ enum ReportCommand {
         var arguments = arguments
         let json = try arguments.value("--json")
         let html = try arguments.value("--html")
+        let metrics = try arguments.value("--metrics")
+        let summaryMarkdown = try arguments.value("--summary-md")
         let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
         let maxP99: Double? = try arguments.duration("--max-p99", in: 0.001...86_400_000, unit: .milliseconds)
         var thresholds = try arguments.values("--threshold").map {
@@ -88,13 +91,18 @@ enum ReportCommand {
         // Checked before any file is merged: the outputs' folders, and stdout, which the JSON takes
         // without --json.
         let outputs = try OutputPlan(
-            [("--json", json), ("--html", html)], reservedStandardOutput: json == nil ? "the merged JSON" : nil)
+            [("--json", json), ("--html", html), ("--metrics", metrics), ("--summary-md", summaryMarkdown)],
+            reservedStandardOutput: json == nil ? "the merged JSON" : nil)
         defer { outputs.discard() }
         if merge.isBatch { return try mergeBatchSummaries(merge, outputs: outputs) }
         let merged = try merge.benchReport()
         for warning in merged.warnings { printError("richpush report: warning: " + warning + ".") }
         let result = merged.value
         if outputs.has("--html") { try outputs.commit("--html", Array(HTMLReport.render(result).utf8)) }
+        if outputs.has("--metrics") { try outputs.commit("--metrics", Array(OpenMetrics.text(bench: result).utf8)) }
+        if outputs.has("--summary-md") {
+            try outputs.commit("--summary-md", Array(MarkdownSummary.text(bench: result).utf8))
+        }
         try emit(try result.json(), outputs)
         printError(BenchSummary.text(result))
         let failed = result.thresholds.filter { !$0.passed }
@@ -108,6 +116,10 @@ enum ReportCommand {
         let merged = try merge.batchSummary()
         for warning in merged.warnings { printError("richpush report: warning: " + warning + ".") }
         let result = merged.value
+        if outputs.has("--metrics") { try outputs.commit("--metrics", Array(OpenMetrics.text(batch: result).utf8)) }
+        if outputs.has("--summary-md") {
+            try outputs.commit("--summary-md", Array(MarkdownSummary.text(batch: result).utf8))
+        }
         try emit(try BatchJSON.pretty(result), outputs)
         printError(result.text(folder: nil))
         return GateDecision(result).passed ? .success : .failure
