@@ -117,7 +117,10 @@ enum BatchCommand {
             await batch.removeSharedDownloads()
             if let junit {
                 let xml: String
-                do throws(StoreError) { xml = try batch.junitXML(summary: summary) } catch {
+                do throws(StoreError) {
+                    xml = try batch.junitXML(
+                        summary: summary, properties: [("richpush.version", RichPushCommand.version)])
+                } catch {
                     throw CommandFailure(.ioError, "--junit: \(error.message)")
                 }
                 try commit(Array(xml.utf8), to: junit, option: "--junit", durable: settled.configuration.durable)

@@ -85,7 +85,7 @@ enum BenchCommand {
                         "--json", "FILE", "Write the JSON report (schema: bench/report.schema.json); '-' is stdout.",
                         example: "report.json"),
                     Option("--html", "FILE", "Write a self-contained HTML report with charts.", example: "report.html"),
-                    .metrics, .summaryMarkdown,
+                    .metrics, .summaryMarkdown, .junit("one test case per threshold of the gate"),
                     Option(
                         "--log", "FILE",
                         "Write one record per device (offsets, phases, status, bytes, HTTP version, cache result, "
@@ -138,7 +138,7 @@ enum BenchCommand {
         // Every report file is opened before the burst: a report that cannot be written costs no run.
         let outputs = try OutputPlan([
             ("--json", options.jsonPath), ("--html", options.htmlPath), ("--log", options.logPath),
-            ("--metrics", options.metricsPath), ("--summary-md", options.summaryPath),
+            ("--metrics", options.metricsPath), ("--summary-md", options.summaryPath), ("--junit", options.junitPath),
         ])
         let log = try options.logPath.map { path in
             DeviceLog(
@@ -180,6 +180,18 @@ enum BenchCommand {
             if outputs.has("--json") { try outputs.commit("--json", Array((try report.json() + "\n").utf8)) }
             if outputs.has("--html") { try outputs.commit("--html", Array(HTMLReport.render(report).utf8)) }
             if outputs.has("--metrics") { try outputs.commit("--metrics", Array(OpenMetrics.text(bench: report).utf8)) }
+            if outputs.has("--junit") {
+                var junit = JUnitReport()
+                junit.suiteName = "richpush bench"
+                junit.wallSeconds = report.durationSeconds
+                junit.properties = [
+                    ("richpush.version", RichPushCommand.version),
+                    ("richpush.options_digest", report.identity?.optionsDigest ?? ""),
+                    ("richpush.target", report.target.url), ("richpush.devices", String(report.devices)),
+                ]
+                junit.add(gate: report.thresholds)
+                try outputs.commit("--junit", Array(junit.xml.utf8))
+            }
             if outputs.has("--summary-md") {
                 try outputs.commit("--summary-md", Array(MarkdownSummary.text(bench: report).utf8))
             }

@@ -10,6 +10,7 @@ struct BenchOptions {
     var jsonPath: String?
     var htmlPath: String?
     var metricsPath: String?
+    var junitPath: String?
     var summaryPath: String?
     /// `--log FILE`: one record per device.
     var logPath: String?
@@ -51,6 +52,7 @@ struct BenchOptions {
         jsonPath = try arguments.value("--json")
         htmlPath = try arguments.value("--html")
         metricsPath = try arguments.value("--metrics")
+        junitPath = try arguments.value("--junit")
         summaryPath = try arguments.value("--summary-md")
         logPath = try arguments.value("--log")
         if let logPath {

@@ -28,6 +28,13 @@ extension Option {
         "The iOS SDK the service extension was built with (default: DTSDKName in --app's built Info.plist, "
             + "else the --ios version). An extension linked before 17 parses URLs the old way on every iOS.",
         example: "16")
+    /// `--junit FILE` for a command other than batch (whose cases are its payloads).
+    static func junit(_ what: String) -> Option {
+        Option(
+            "--junit", "FILE",
+            "Also write a JUnit XML report: \(what), with the version and options in its properties ('-': stdout).",
+            example: "junit.xml")
+    }
     static let metrics = Option(
         "--metrics", "FILE",
         "Also write the results as OpenMetrics text (gauges richpush_*: display ratio, verdicts, latency in "

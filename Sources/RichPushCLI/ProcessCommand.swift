@@ -50,6 +50,7 @@ enum ProcessCommand {
                         "--report", "FILE",
                         "Also write the full outcome as JSON (download timings, sniffed type); '-' is stdout, after the payload.",
                         example: "report.json"),
+                    .junit("one test case for the payload, failed unless it shows as intended"),
                     Option("--quiet", nil, "No verdict line on stderr.", aliases: ["-q"]),
                     verbose, brazeRequest,
                 ]),
@@ -76,6 +77,7 @@ enum ProcessCommand {
         var arguments = arguments
         let output = try OutputOptions(parsing: &arguments, defaultFolder: "richpush-out")
         let reportPath = try arguments.value("--report")
+        let junitPath = try arguments.value("--junit")
         let quiet = arguments.flag("--quiet", "-q")
         let verbose = arguments.flag("--verbose", "-v")
         let requestFile = try arguments.value("--braze-request")
@@ -108,7 +110,7 @@ enum ProcessCommand {
         }
         let request = refused
         if policyOptions.everyVersion {
-            guard reportPath == nil, tracking.endpoint == nil else {
+            guard reportPath == nil, junitPath == nil, tracking.endpoint == nil else {
                 throw UsageError("--ios all prints one line per version; leave out --report and delivery tracking")
             }
             if let request { return try await everyVersion(request: request, bytes: nil, policy, output, quiet) }
@@ -122,6 +124,9 @@ enum ProcessCommand {
         // Every output is checked before the work: a report into a missing folder writes nothing.
         let report = try OutputOptions.prepare(reportPath, option: "--report")
         defer { report?.discard() }
+        let junit = try OutputOptions.prepare(junitPath, option: "--junit")
+        defer { junit?.discard() }
+        let phone = policy.device.description
         let tracker = try tracking.start()
         defer { tracking.stop() }
         let tracked = tracking
@@ -153,6 +158,16 @@ enum ProcessCommand {
                 // The payload names the stored file: without the payload and its report, the file is taken back.
                 session.removeNewFiles()
                 throw error
+            }
+            if let junit {
+                var xml = JUnitReport()
+                xml.suiteName = "richpush process"
+                xml.wallSeconds = result.outcome.elapsedMilliseconds / 1000
+                xml.properties = [("richpush.version", RichPushCommand.version), ("richpush.phone", phone)]
+                let name = requestFile ?? positionals.first ?? "stdin"
+                if name != "stdin" && name != "-" { xml.inputRoot = (name as NSString).deletingLastPathComponent }
+                xml.add(result.outcome, input: (name as NSString).lastPathComponent)
+                try commit(Array(xml.xml.utf8), to: junit, option: "--junit", durable: output.durable)
             }
             for line in result.outcome.trace ?? [] { printError(line) }
             if !quiet {

@@ -46,6 +46,16 @@ import Testing
             samples.contains { $0.hasPrefix(#"richpush_bench_latency_seconds{phase="end_to_end",statistic="p95"}"#) })
         let markdown = try String(contentsOfFile: folder + "/s.md", encoding: .utf8)
         #expect(markdown.hasPrefix("## richpush bench: PASS"), "\(markdown)")
+        // bench --junit: the gate's thresholds as cases, what made the run in the properties.
+        let junitRun = try await RichPushBinary.run(
+            [
+                "bench", "--serve", Fixtures.assets, "-n", "4", "--threshold", "display>=100%", "--junit",
+                folder + "/bench.xml", "--no-progress",
+            ], directory: Fixtures.root)
+        #expect(junitRun.status == 0, "\(junitRun.stderr)")
+        let junit = try String(contentsOfFile: folder + "/bench.xml", encoding: .utf8)
+        #expect(junit.contains(#"<testcase classname="richpush.gate" name="display&gt;=100%""#), "\(junit)")
+        #expect(junit.contains(#"<property name="richpush.version""#))
         #expect(markdown.contains("| `p95<5000ms` |"))
         let merged = try await RichPushBinary.run(
             ["report", "merge", folder + "/r.json", "--metrics", folder + "/merged.txt", "--json", folder + "/x.json"])
@@ -71,5 +81,13 @@ import Testing
         #expect(samples.contains(#"richpush_batch_verdict_payloads{verdict="attached"} 1"#))
         let markdown = try String(contentsOfFile: folder + "/s.md", encoding: .utf8)
         #expect(markdown.hasPrefix("## richpush batch: PASS") && markdown.contains("**100.0%**"), "\(markdown)")
+        // process --junit: one case for the payload, linked to its file.
+        let payload = Fixtures.root + "/Samples/payloads/not-found.json"
+        let process = try await RichPushBinary.run(
+            ["process", payload, "--junit", folder + "/p.xml", "--out", folder + "/p"] + Fixtures.sampleHost(server))
+        #expect(process.status == 1, "\(process.stderr)")
+        let junit = try String(contentsOfFile: folder + "/p.xml", encoding: .utf8)
+        #expect(junit.contains(#"name="not-found.json""#) && junit.contains("file=\"\(payload)\""), "\(junit)")
+        #expect(junit.contains(#"<failure type="fallback/http-status""#))
     }
 }

@@ -174,11 +174,20 @@ public struct BatchRun: Sendable {
 
     /// The JUnit XML report of every record in the output folder, in input order, then one case per
     /// threshold of the gate; `summary` (this run's) gives the suite its wall time, its start and the gate.
-    public func junitXML(summary: BatchSummary) throws(StoreError) -> String {
+    public func junitXML(summary: BatchSummary, properties: [(name: String, value: String)] = []) throws(StoreError)
+        -> String
+    {
         var report = JUnitReport()
         report.wallSeconds = summary.elapsedSeconds
         report.timestamp = Date(timeIntervalSinceNow: -summary.elapsedSeconds)
         report.inputName = (inputFolder as NSString).lastPathComponent
+        // A folder's payloads are under it; an NDJSON file's (or one payload file's) beside it.
+        var isFolder: ObjCBool = false
+        let folder = FileManager.default.fileExists(atPath: inputFolder, isDirectory: &isFolder) && isFolder.boolValue
+        report.inputRoot = folder ? inputFolder : (inputFolder as NSString).deletingLastPathComponent
+        report.properties =
+            properties + [("richpush.options_digest", summary.identity?.optionsDigest ?? "")]
+            + [("richpush.run_id", summary.identity?.runs.first?.id ?? "")]
         let positions = Dictionary(
             runner.items.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         try runner.forEachRecord { report.add($0, position: positions[$0.input] ?? Int.max - 1) }

@@ -29,6 +29,11 @@ public struct JUnitReport {
     public var wallSeconds = 0.0
     /// The name of the batch's input folder, the class of the payloads directly in it.
     public var inputName = "payloads"
+    /// The input folder or NDJSON file's folder as given, for each case's `file` attribute (the payload's
+    /// path, which CI reporters link to); nil leaves the attribute out.
+    public var inputRoot: String?
+    /// The suite's `<properties>`, in order: what made the run (richpush's version, the options digest).
+    public var properties: [(name: String, value: String)] = []
 
     private var cases: [(position: Int, name: String, xml: String)] = []
     private var failures = 0
@@ -41,15 +46,23 @@ public struct JUnitReport {
 
     /// Adds one payload's test case; `position` is its place in the input (cases are written in that order).
     public mutating func add(_ record: BatchRecord, position: Int = Int.max - 1) {
+        add(record.outcome, input: record.input, phone: record.phone, position: position)
+    }
+
+    /// Adds the test case of one payload's `outcome`, named `input` (a batch's relative name, or the
+    /// file `process` read), judged on `phone` when the run had an audience.
+    public mutating func add(_ outcome: Outcome, input: String, phone: String? = nil, position: Int = Int.max - 1) {
+        let record = outcome
         let time = String(format: "%.3f", max(0, record.elapsedMilliseconds) / 1000)
-        var xml = "    <testcase classname=\"\(Self.escape(className(of: record.input)))\""
+        var xml = "    <testcase classname=\"\(Self.escape(className(of: input)))\""
         // The phone it was judged on, when the run had an audience: `p.json (iOS 16.0)`.
-        let name = record.input + (record.phone.map { " (iOS \($0))" } ?? "")
+        let name = input + (phone.map { " (iOS \($0))" } ?? "")
         xml += " name=\"\(Self.escape(name))\" time=\"\(time)\""
+        if let file = file(of: input) { xml += " file=\"\(Self.escape(file))\"" }
         let view = record.contentExtension
         let viewFails = view.map { $0.outcome == .wouldCrash || $0.outcome == .configurationError } ?? false
         if record.verdict.showsAsIntended && !viewFails {
-            cases.append((position, record.input, xml + "/>\n"))
+            cases.append((position, input, xml + "/>\n"))
             return
         }
         var (type, summary, detail) = (
@@ -67,7 +80,20 @@ public struct JUnitReport {
         if element == "error" { errors += 1 } else { failures += 1 }
         xml += ">\n      <\(element) type=\"\(Self.escape(type))\" message=\"\(Self.escape(summary))\">"
         xml += Self.escape(detail) + "</\(element)>\n    </testcase>\n"
-        cases.append((position, record.input, xml))
+        cases.append((position, input, xml))
+    }
+
+    /// The payload's path for the `file` attribute: under ``inputRoot``, an NDJSON line's file.
+    func file(of input: String) -> String? {
+        guard let inputRoot else { return nil }
+        var path = input
+        if let colon = input.lastIndex(of: ":"), input.index(after: colon) < input.endIndex,
+            input[input.index(after: colon)...].allSatisfy(\.isNumber)
+        {
+            path = String(input[..<colon])
+        }
+        if path.hasPrefix("/") || inputRoot.isEmpty { return path }
+        return inputRoot.hasSuffix("/") ? inputRoot + path : inputRoot + "/" + path
     }
 
     /// The class of the gate's cases.
@@ -116,7 +142,17 @@ public struct JUnitReport {
             + "<testsuites \(counts) time=\"\(time)\">\n"
             + "  <testsuite name=\"\(Self.escape(suiteName))\" \(counts) skipped=\"0\" time=\"\(time)\""
             + " timestamp=\"\(formatter.string(from: timestamp))\" hostname=\"\(Self.escape(hostname))\">\n"
-            + ordered.map(\.xml).joined() + "  </testsuite>\n</testsuites>\n"
+            + propertiesXML + ordered.map(\.xml).joined() + "  </testsuite>\n</testsuites>\n"
+    }
+
+    /// The suite's `<properties>` element, or nothing without properties.
+    var propertiesXML: String {
+        guard !properties.isEmpty else { return "" }
+        return "    <properties>\n"
+            + properties.map {
+                "      <property name=\"\(Self.escape($0.name))\" value=\"\(Self.escape($0.value))\"/>\n"
+            }
+            .joined() + "    </properties>\n"
     }
 
     /// Escapes text for XML attributes and content; drops characters XML 1.0 cannot carry.

@@ -65,4 +65,24 @@ import Testing
         let parser = XMLParser(data: Data(xml.utf8))
         #expect(parser.parse(), "well-formed")
     }
+
+    /// CI reporters link a case to its file and show the suite's properties: the `file` attribute is
+    /// the payload's path under the input (an NDJSON line's file), the properties say what made the run.
+    @Test func casesNameTheirFileAndTheSuiteItsProperties() throws {
+        var report = JUnitReport()
+        report.inputRoot = "Samples/payloads"
+        report.properties = [("richpush.version", "0.2.0"), ("richpush.options_digest", "abc\"<")]
+        report.add(record("week1/a.json", .attached, .ok), position: 0)
+        report.add(record("sends.ndjson:12", .fallback, .httpStatus), position: 1)
+        let xml = report.xml
+        #expect(xml.contains(#"name="week1/a.json" time="0.400" file="Samples/payloads/week1/a.json"/>"#), "\(xml)")
+        #expect(xml.contains(#"file="Samples/payloads/sends.ndjson">"#))
+        #expect(xml.contains(#"<property name="richpush.options_digest" value="abc&quot;&lt;"/>"#))
+        let document = try XMLDocument(data: Data(xml.utf8))
+        #expect(try document.nodes(forXPath: "//testsuite/properties/property").count == 2)
+        // Without a root and properties, neither is written.
+        var plain = JUnitReport()
+        plain.add(record("a.json", .attached, .ok))
+        #expect(!plain.xml.contains("file=") && !plain.xml.contains("<properties>"))
+    }
 }
