@@ -62,11 +62,17 @@ enum BenchCommand {
                         example: "Samples/urls.txt"),
                     Option("--type", "TYPE", "ab.att.type for --url and --urls.", example: "jpg"),
                     Option(
-                        "--devices", "N", "Devices in the whole run (all shards), at most 1,000,000 (required).",
+                        "--devices", "N",
+                        "Devices in the whole run (all shards), at most 1,000,000 (required, unless --rate and "
+                            + "--duration give it).",
                         aliases: ["-n"], example: "10"),
                     Option("--arrival", "burst", "All devices at once (the default).", example: "burst"),
                     Option("--ramp", "SECONDS", "Arrivals spread evenly over SECONDS.", example: "2"),
                     Option("--rate", "PER_SECOND", "Arrivals at a fixed rate.", example: "100"),
+                    Option(
+                        "--duration", "SECONDS",
+                        "A run bounded by time, as k6's constant arrival rate: with --rate R, R x SECONDS devices; "
+                            + "with --devices N, arrivals at N / SECONDS per second.", example: "30s"),
                     Option(
                         "--jitter", "SECONDS", "Delay each arrival by a random 0..SECONDS (reproducible with --seed).",
                         example: "1"),

@@ -40,12 +40,38 @@ struct BenchOptions {
         let url = try arguments.value("--url")
         let urls = try arguments.value("--urls")
         let declaredType = try arguments.value("--type")
-        guard let devices: Int = try arguments.number("--devices", in: 1...1_000_000) else {
-            throw UsageError("bench needs --devices N (the run is always bounded)")
-        }
+        let givenDevices: Int? = try arguments.number("--devices", in: 1...1_000_000)
         let arrival = try arguments.value("--arrival")
         let ramp: Double? = try arguments.duration("--ramp", in: 0.001...86_400, unit: .seconds)
-        let rate: Double? = try arguments.number("--rate", in: 0.001...10_000_000)
+        var rate: Double? = try arguments.number("--rate", in: 0.001...10_000_000)
+        let duration = try arguments.duration("--duration", in: 0.001...86_400, unit: .seconds)
+        // A run bounded by time, as k6's constant-arrival-rate writes it: --rate R --duration D is
+        // R x D devices; --devices N --duration D arrives at N / D per second.
+        let devices: Int
+        switch (givenDevices, rate, duration) {
+        case (let count?, nil, let seconds?):
+            devices = count
+            rate = Double(count) / seconds
+        case (nil, let perSecond?, let seconds?):
+            let count = (perSecond * seconds).rounded()
+            guard (1...1_000_000).contains(count) else {
+                throw UsageError(
+                    "--rate \(perSecond) for --duration \(seconds) s is \(Int(min(count, 1e9))) devices; a bench runs 1 to 1,000,000"
+                )
+            }
+            devices = Int(count)
+        case (_?, _?, _?):
+            throw UsageError("--devices, --rate and --duration: give two of them (the third follows)")
+        case (nil, _, nil):
+            throw UsageError("bench needs --devices N, or --rate R with --duration D (the run is always bounded)")
+        case (nil, nil, _?):
+            throw UsageError("--duration needs --rate R (or --devices N): a run bounded by time has an arrival rate")
+        case (let count?, _, nil):
+            devices = count
+        }
+        if duration != nil, ramp != nil || (arrival != nil && arrival != "rate") {
+            throw UsageError("--duration sets an arrival rate; leave out --ramp and --arrival")
+        }
         let jitter: Double = try arguments.duration("--jitter", in: 0...86_400, unit: .seconds) ?? 0
         let seed: UInt64 = try arguments.number("--seed", in: 0...UInt64.max) ?? 1
         let concurrency: Int = try arguments.number("--concurrency", in: 1...100_000) ?? 1000

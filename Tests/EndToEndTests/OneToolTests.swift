@@ -132,6 +132,15 @@ import Testing
             ["bench", "--serve", Fixtures.assets, "-n", "3", "-c", "1", "--budget", "30s", "--no-progress"],
             directory: Fixtures.root)
         #expect(short.status == 0 && short.stdout.contains("of 3 devices"), "\(short.stderr)")
+        // A run bounded by time, as k6 writes it: --rate and --duration give the devices.
+        let timed = try await RichPushBinary.run(
+            ["bench", "--serve", Fixtures.assets, "--rate", "8", "--duration", "500ms", "--no-progress"],
+            directory: Fixtures.root)
+        #expect(timed.status == 0 && timed.stdout.contains("of 4 devices"), "\(timed.stdout)\(timed.stderr)")
+        let overdetermined = try await RichPushBinary.run(
+            ["bench", "--serve", Fixtures.assets, "-n", "4", "--rate", "8", "--duration", "1s"],
+            directory: Fixtures.root)
+        #expect(overdetermined.status == 64 && overdetermined.stderr.contains("give two of them"))
         #expect(FileManager.default.fileExists(atPath: Fixtures.root + "/bench/report.schema.json"))
         let wrong = try await RichPushBinary.run(["analytics", "flsuh"])
         #expect(wrong.status == 64 && wrong.stderr.contains("did you mean 'flush'"), "\(wrong.stderr)")
