@@ -92,6 +92,11 @@ public enum RichPushCommand {
             guard let topic = words.first else { return show(overview) }
             if topic == "options" { return show(OptionGroup.sharedMarkdown) }
             if topic == "--man" { return show(ShellCompletion.manPage(version: version)) }
+            if topic == "--reference" {
+                print(ShellCompletion.reference, terminator: "")
+                fflush(nil)
+                return .success
+            }
             guard var command = commands.first(where: { $0.name == topic }) else {
                 throw unknownCommand(topic)
             }

@@ -90,3 +90,16 @@ import Testing
             ShellCompletion.roff(".starts with a dot\n'and a quote\\") == "\\&.starts with a dot\n\\&'and a quote\\e")
     }
 }
+
+/// The command reference in docs/ is the binary's own help, regenerated: a stale file fails here.
+@Suite struct ReferenceDocTests {
+    @Test func docsReferenceIsCurrent() throws {
+        let file = try String(contentsOfFile: Fixtures.root + "/docs/reference.md", encoding: .utf8)
+        #expect(
+            file == ShellCompletion.reference,
+            "docs/reference.md is stale: run 'swift run richpush help --reference > docs/reference.md'")
+        for command in RichPushCommand.commands {
+            #expect(file.contains("<a id=\"\(command.name)\"></a>"))
+        }
+    }
+}
