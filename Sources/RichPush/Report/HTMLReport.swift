@@ -32,12 +32,13 @@ public enum HTMLReport {
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <title>richpush bench: \(escape(target))</title>
             <style>
-            body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 960px; color: #212529; }
+            body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; padding: 0 12px; max-width: 960px; color: #212529; }
             h1 { font-size: 22px; margin-bottom: 4px; } h2 { font-size: 16px; margin-top: 28px; }
             .big { font-size: 40px; font-weight: 700; } .muted { color: #6c757d; }
             .warn { background: #fff4e6; border-left: 4px solid #e8590c; padding: 8px 12px; }
             .fail { color: #c92a2a; font-weight: 600; } .pass { color: #2b8a3e; font-weight: 600; }
-            table { border-collapse: collapse; margin: 8px 0; } td, th { padding: 3px 12px 3px 0; text-align: right; }
+            table { border-collapse: collapse; margin: 8px 0; display: block; max-width: 100%; overflow-x: auto; }
+            td, th { padding: 3px 12px 3px 0; text-align: right; }
             td:first-child, th:first-child { text-align: left; } th { border-bottom: 1px solid #ced4da; }
             td.text, th.text { text-align: left; max-width: 560px; }
             .grid { display: flex; gap: 48px; flex-wrap: wrap; } svg { background: #fff; max-width: 100%; height: auto; }
