@@ -49,3 +49,17 @@ __attribute__((constructor)) static void richpush_start_process(void) {
 int richpush_standard_descriptors_occupied(void) { return occupied; }
 
 int richpush_early_termination_signals(void) { return early_signals; }
+
+// libdispatch makes the main queue's wake-up eventfd the first time it is needed, and one moment it
+// is needed is when the main thread leaves for dispatch_main (Swift's async main): if the process
+// has no descriptor left then (a tight `ulimit -n`, descriptors a parent leaked), eventfd fails and
+// libdispatch traps (SIGILL) instead of richpush saying "too-many-open-files". Made here, at start,
+// while descriptors are free; without one free even now, it is left to libdispatch.
+extern int _dispatch_get_main_queue_handle_4CF(void);
+
+void richpush_prepare_main_queue(void) {
+    int probe = dup(2);
+    if (probe < 0) return;
+    close(probe);
+    (void)_dispatch_get_main_queue_handle_4CF();
+}
