@@ -69,7 +69,7 @@ struct BenchOptions {
         case (let count?, _, nil):
             devices = count
         }
-        if duration != nil, ramp != nil || (arrival != nil && arrival != "rate") {
+        if duration != nil, ramp != nil || arrival != nil {
             throw UsageError("--duration sets an arrival rate; leave out --ramp and --arrival")
         }
         let jitter: Double = try arguments.duration("--jitter", in: 0...86_400, unit: .seconds) ?? 0

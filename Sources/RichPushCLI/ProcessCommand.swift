@@ -193,12 +193,8 @@ enum ProcessCommand {
         for device in DeviceVersion.every {
             var judged = policy
             judged.device = device
-            if judged.fetch.userAgent == ExtensionPolicy().fetch.userAgent || policy.app?.servicePlist != nil {
-                judged.fetch.userAgent =
-                    DeviceUserAgent(
-                        bundleName: policy.app?.bundleName, bundleVersion: policy.app?.bundleVersion, ios: device.ios
-                    ).description
-            }
+            // The CFNetwork and Darwin of the version's release; a User-Agent the user gave stays as given.
+            judged.fetch.userAgent = DeviceUserAgent.retargeting(policy.fetch.userAgent, to: device.ios)
             let outcome: Outcome
             if let request {
                 outcome = request.outcome

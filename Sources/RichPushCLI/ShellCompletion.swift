@@ -212,7 +212,8 @@ enum ShellCompletion {
             }
         }
         for context in contexts {
-            let condition = "__fish_seen_subcommand_from \(context.words.last ?? "")"
+            // Both words of an action (`sdk list`, `network list`), so one action's options stay its own.
+            let condition = context.words.map { "__fish_seen_subcommand_from \($0)" }.joined(separator: "; and ")
             for option in context.options {
                 var line = "complete -c richpush -n '\(condition)'"
                 for name in option.names {

@@ -16,7 +16,7 @@ public struct NetworkAssignment: Sendable {
     /// Each service's phone as reports name it (``DeviceVersion/key``), nil without an audience.
     private let phones: [String?]
     /// The index into `services` of each device; empty when every device has the first.
-    private let indices: [UInt8]
+    private let indices: [UInt16]
 
     /// Every device over the network of `service`'s policy (loopback when it has none).
     public init(service: ServiceExtension) {
@@ -32,7 +32,7 @@ public struct NetworkAssignment: Sendable {
         services = mix.entries.map { service.over($0.profile) }
         names = services.map { $0.policy.fetch.network.map(Self.key) }
         phones = services.map { _ in nil }
-        indices = mix.entryIndices(devices: devices, seed: seed)
+        indices = mix.entryIndices(devices: devices, seed: seed).map(UInt16.init)
     }
 
     /// The devices `0..<devices` over the profiles of `mix` (or the service's own network), each also
@@ -53,10 +53,10 @@ public struct NetworkAssignment: Sendable {
         names = services.map { $0.policy.fetch.network.map(Self.key) }
         let networkIndices = mix?.entryIndices(devices: devices, seed: seed) ?? []
         let phoneIndices = audience.entryIndices(devices: devices, seed: seed)
-        // One byte a device: a mix has at most 20 profiles and an audience at most 12 phones.
+        // Two bytes a device: a profile (at most 255 in a mix) times a phone (at most 12) always fits.
         indices = (0..<devices).map { device in
             let network = networkIndices.indices.contains(device) ? Int(networkIndices[device]) : 0
-            return UInt8(truncatingIfNeeded: network * phoneCount + Int(phoneIndices[device]))
+            return UInt16(network * phoneCount + Int(phoneIndices[device]))
         }
     }
 

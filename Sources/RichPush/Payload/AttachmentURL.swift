@@ -53,8 +53,17 @@ public struct AttachmentURL: Sendable, Equatable {
             requested = legacyProblem == nil ? written : nil
         }
         scheme = requested == nil ? nil : url?.scheme?.lowercased() ?? Self.scheme(of: written)
-        hasHost = requested == nil ? false : url?.host.map { !$0.isEmpty } ?? false
+        hasHost = requested == nil ? false : url?.host.map { !$0.isEmpty } ?? Self.hasAuthority(written)
         port = requested == nil ? nil : url?.port
+    }
+
+    /// Whether `text` has a non-empty host after `scheme://` (and any `userinfo@`): what the old parser
+    /// keeps as written where this toolchain's RFC 3986 parser returns nil (`http://[bad/a.jpg`).
+    static func hasAuthority(_ text: String) -> Bool {
+        guard let start = text.range(of: "://")?.upperBound else { return false }
+        let authority = text[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let host = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        return !host.isEmpty && !host.hasPrefix(":")
     }
 
     /// The scheme of `text` (letters, then letters, digits, `+ - .` up to a `:`), lower-cased.

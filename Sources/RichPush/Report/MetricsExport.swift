@@ -240,8 +240,8 @@ public enum MarkdownSummary {
         var lines = ["", "| threshold | measured | result |", "|---|---:|---|"]
         for result in results {
             let unit = result.unit.map { $0 == .count ? "" : " " + $0.rawValue } ?? ""
-            let measured =
-                (result.actual == result.actual.rounded() ? String(Int64(result.actual)) : String(result.actual)) + unit
+            // A damaged report's count can be near Int64.max: never converted back to an integer.
+            let measured = OpenMetrics.number(result.actual) + unit
             lines.append(
                 "| `\(code(result.expression ?? result.name))` | \(measured) | \(result.passed ? "PASS" : "**FAIL**") |"
             )

@@ -41,11 +41,12 @@ public struct ReportDamage: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The most entries one array or object of a report holds: `--urls` lists and shard lists stop at
-    /// 100,000 (``URLList/maxEntries``, ``BenchReport/maxShards``); a histogram has fewer buckets.
-    static let maxContainerEntries = 100_000
-    /// The most values a whole report holds (a 100,000-entry URL breakdown and every histogram).
-    static let maxValues = 2_000_000
+    /// The most entries one array or object of a report holds: a timeline of a second per entry stops
+    /// at a week (``BenchReport/maxTimelineSeconds``); `--urls` lists and shard lists at 100,000.
+    static let maxContainerEntries = BenchReport.maxTimelineSeconds + 1
+    /// The most values a whole report holds: a week's timeline at about 50 values a second, beside a
+    /// 100,000-entry URL breakdown and the histograms (the 256 MiB file cap bounds the rest).
+    static let maxValues = 40_000_000
     /// The deepest nesting a report has (a few levels; 64 leaves room).
     static let maxDepth = 64
 
@@ -53,7 +54,10 @@ public struct ReportDamage: Error, Sendable, CustomStringConvertible {
     /// ``maxContainerEntries``, more than ``maxValues`` values, nesting past ``maxDepth``): one pass
     /// over the bytes, before any decoder builds them (a 200 MB series took 20 to 30 s to decode only
     /// to be refused). Whether the text is valid JSON is the decoder's to say.
-    static func checkSize(of bytes: [UInt8]) throws(ReportDamage) {
+    static func checkSize(
+        of bytes: [UInt8], maxContainerEntries: Int = maxContainerEntries, maxValues: Int = maxValues,
+        maxDepth: Int = maxDepth
+    ) throws(ReportDamage) {
         var entries: [Int] = []  // per open container: separators seen, +1 once a value began
         var values = 0
         var inString = false

@@ -40,9 +40,9 @@ public enum URLCredentials {
 
     /// The byte ranges of each `userinfo@` (the `@` included) that follows a `://`.
     ///
-    /// An authority ends at `/`, `?`, `#`, a space or control character, a quote, `<`, `>` or a
-    /// backslash (the end of a URL in prose, JSON or HTML); the userinfo is everything before its last
-    /// `@`, as RFC 3986 reads it.
+    /// An authority ends at `/`, `?`, `#`, a space or control character, a double quote, `<`, `>` or a
+    /// backslash (the end of a URL in prose, JSON or HTML); not at `'`, which RFC 3986 allows in a
+    /// password. The userinfo is everything before the authority's last `@`, as RFC 3986 reads it.
     static func ranges(in bytes: [UInt8]) -> [Range<Int>] {
         var found: [Range<Int>] = []
         var index = 0
@@ -69,8 +69,8 @@ public enum URLCredentials {
 
     private static func endsAuthority(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "\""), UInt8(ascii: "'"),
-            UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: " "), 0x7F:
+        case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "\""), UInt8(ascii: "<"),
+            UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: " "), 0x7F:
             return true
         default:
             return byte < 0x20

@@ -33,6 +33,13 @@ import Testing
         #expect(url.refusal == nil && url.warnings.isEmpty)
     }
 
+    /// What only the old parser reads (an unclosed bracket passes its check) is requested as written.
+    @Test func aURLOnlyTheOldParserReadsIsRequested() {
+        let url = AttachmentURL("http://[bad/a.jpg", parser: .rfc1738)
+        #expect(url.requested == "http://[bad/a.jpg" && url.scheme == "http" && url.hasHost)
+        #expect(url.refusal == nil)
+    }
+
     @Test func aRefusedURLIsInvalidOnTheOldParserAndWarnedOnTheNew() throws {
         let written = Self.host + "/summer sale.jpg"
         let old = AttachmentURL(written, parser: .rfc1738)

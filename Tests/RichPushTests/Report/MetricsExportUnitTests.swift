@@ -19,6 +19,13 @@ import Testing
         #expect(OpenMetrics.render([OpenMetrics.Family(name: "richpush_none", help: "h", samples: [])]) == "# EOF\n")
     }
 
+    /// A damaged report's count near Int64.max is written, not converted back to an integer (a trap).
+    @Test func aHugeMeasuredValueNeverTraps() {
+        let result = ThresholdResult(Threshold(.wouldCrash, .equal, 0), actual: Double(Int64.max))
+        let lines = MarkdownSummary.thresholds([result])
+        #expect(lines.last?.contains("9.223372036854776e+18") == true, "\(lines)")
+    }
+
     @Test func markdownCellsCannotBreakTheTable() {
         #expect(MarkdownSummary.code("a|b`c\nd") == "a\\|b'c d")
     }

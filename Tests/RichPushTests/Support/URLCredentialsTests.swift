@@ -13,6 +13,8 @@ import Testing
         ("no url here: ana@example.com", "no url here: ana@example.com"),
         ("https://cdn.example.com/path@2x.png", "https://cdn.example.com/path@2x.png"),
         ("https://u:p@", "https://"),
+        // RFC 3986 allows ' in a password: it does not end the authority.
+        ("https://ana:it's@cdn.example.com/a.jpg", "https://cdn.example.com/a.jpg"),
         ("://@", "://"),
         ("ends with ://", "ends with ://"),
     ])
