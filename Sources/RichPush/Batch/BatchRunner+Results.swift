@@ -104,20 +104,8 @@ extension BatchRunner {
             elapsedSeconds: ((ContinuousClock.now - started).inSeconds * 1000).rounded() / 1000,
             contentExtensions: expandedViews.isEmpty ? nil : expandedViews,
             downloadHistogram: histogram,
-            networks: networks.isEmpty
-                ? nil
-                : networks.mapValues { row in
-                    BatchSummary.NetworkRow(
-                        payloads: row.payloads, requested: row.requested, attached: row.attached,
-                        downloadMilliseconds: BatchSummary.percentiles(row.times))
-                },
-            audience: phones.isEmpty
-                ? nil
-                : phones.mapValues { row in
-                    BatchSummary.NetworkRow(
-                        payloads: row.payloads, requested: row.requested, attached: row.attached,
-                        downloadMilliseconds: BatchSummary.percentiles(row.times))
-                },
+            networks: Self.summaryRows(networks),
+            audience: Self.summaryRows(phones),
             shards: [shard?.index ?? 1],
             shardCount: shard?.count ?? 1)
         summary.identity = identity
@@ -152,5 +140,18 @@ extension BatchRunner {
     static func write(_ bytes: [UInt8], to descriptor: Int32) -> SystemError? {
         do { try SystemCall.writeAll(descriptor, bytes) } catch { return error }
         return nil
+    }
+
+    /// Counted rows (networks or phones) as the summary keeps them; nil when the run had none.
+    private static func summaryRows(_ rows: [String: (payloads: Int, requested: Int, attached: Int, times: [Double])])
+        -> [String: BatchSummary.NetworkRow]?
+    {
+        rows.isEmpty
+            ? nil
+            : rows.mapValues { row in
+                BatchSummary.NetworkRow(
+                    payloads: row.payloads, requested: row.requested, attached: row.attached,
+                    downloadMilliseconds: BatchSummary.percentiles(row.times))
+            }
     }
 }

@@ -226,22 +226,9 @@ public enum PayloadInspector {
     /// string removed (RFC 8259's insignificant whitespace). Strings and everything else are counted as written.
     static func compactSize(_ bytes: [UInt8]) -> Int {
         var count = 0
-        var inString = false
-        var escaped = false
-        for byte in bytes {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                count += 1
-            } else if ![0x20, 0x0A, 0x0D, 0x09].contains(byte) {
-                if byte == UInt8(ascii: "\"") { inString = true }
-                count += 1
-            }
+        var strings = JSONStringTracker()
+        for byte in bytes where strings.isInString(byte) || ![0x20, 0x0A, 0x0D, 0x09].contains(byte) {
+            count += 1
         }
         return count
     }

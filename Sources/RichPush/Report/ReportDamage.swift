@@ -60,21 +60,9 @@ public struct ReportDamage: Error, Sendable, CustomStringConvertible {
     ) throws(ReportDamage) {
         var entries: [Int] = []  // per open container: separators seen, +1 once a value began
         var values = 0
-        var inString = false
-        var escaped = false
-        for (offset, byte) in bytes.enumerated() {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
+        var strings = JSONStringTracker()
+        for (offset, byte) in bytes.enumerated() where !strings.isInString(byte) {
             switch byte {
-            case UInt8(ascii: "\""): inString = true
             case UInt8(ascii: "["), UInt8(ascii: "{"):
                 guard entries.count < maxDepth else {
                     throw ReportDamage("nesting at byte \(offset) is deeper than \(maxDepth) levels: no report is")

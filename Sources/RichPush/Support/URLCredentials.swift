@@ -13,12 +13,14 @@
 public enum URLCredentials {
     /// Whether `text` holds a URL with a user name or password in its authority.
     public static func appear(in text: String) -> Bool {
-        ranges(in: Array(text.utf8)).isEmpty == false
+        text.utf8.contains(UInt8(ascii: "@")) && !ranges(in: Array(text.utf8)).isEmpty
     }
 
     /// `text` with the `userinfo@` part of every `scheme://userinfo@host` in it removed; text without
     /// one is returned as it is. Linear in the text.
     public static func stripped(_ text: String) -> String {
+        // Most text has no `@` at all: every outcome and stderr line passes here, so no copy is made for it.
+        guard text.utf8.contains(UInt8(ascii: "@")) else { return text }
         let bytes = Array(text.utf8)
         let found = ranges(in: bytes)
         guard !found.isEmpty else { return text }
