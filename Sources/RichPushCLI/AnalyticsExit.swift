@@ -1,7 +1,7 @@
 import RichPush
 
 /// The exit codes of `richpush analytics record|show|flush`, from the one table every command
-/// shares (``ExitCode``; the README's "Verdicts and exit codes"): the only place they are decided.
+/// shares (``ExitCode``; the README's "What richpush decides"): the only place they are decided.
 ///
 /// | result | exit |
 /// |---|---|

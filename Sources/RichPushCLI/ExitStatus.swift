@@ -4,7 +4,7 @@ import POSIXKit
 import RichPush
 
 /// The one place an error becomes an exit status and a message: every command's errors, every
-/// library error code, mapped through one table (``ExitCode``; the README's "Verdicts and exit codes").
+/// library error code, mapped through one table (``ExitCode``; the README's "What richpush decides").
 ///
 /// ```swift
 /// let failure = ExitStatus.failure(for: error)   // CommandFailure(code: .dataError, message: "...")

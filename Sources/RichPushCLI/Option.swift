@@ -89,7 +89,7 @@ struct OptionGroup: Sendable {
         return lines
     }
 
-    /// The group as a Markdown table, as the README shows it.
+    /// The group as a Markdown table, as `docs/reference.md` shows it.
     var markdown: String {
         (["| option | meaning |", "|---|---|"]
             + options.map { option in

@@ -221,10 +221,10 @@ extension OptionGroup {
     static let output = OptionGroup("Output options", [.fsync])
     static let progress = OptionGroup("Progress options", [.progress, .noProgress])
 
-    /// The groups several commands share, in the order the README shows them.
+    /// The groups several commands share, in the order `docs/reference.md` shows them.
     static let shared: [OptionGroup] = [.extensionPolicy(), .download, .app, .mix, .tracking, .progress, .output]
 
-    /// `richpush help options`: each shared group as a titled Markdown table (the README's).
+    /// `richpush help options`: each shared group as a titled Markdown table (as `docs/reference.md` has them).
     static var sharedMarkdown: String {
         shared.map { "#### \($0.title)\n\n\($0.markdown)" }.joined(separator: "\n\n")
     }

@@ -31,7 +31,7 @@ public enum RichPushCommand {
         \(commandList)
 
         Run 'richpush help <command>' or 'richpush <command> --help' for a command's options;
-        'richpush help options' prints the option groups commands share, as the README's tables;
+        'richpush help options' prints the option groups commands share, as docs/reference.md's tables;
         'richpush --version' (or -V) prints the version and libcurl's; 'richpush completions bash|zsh|fish'
         prints a shell completion script and 'richpush help --man' the manual page, both from the option table.
 

@@ -5,7 +5,7 @@ import Testing
 /// scripts/image: the image's file system laid out from the built binary (its shared libraries found
 /// with ldd, libmagic's database, the CA bundle, /bin/sh, the samples), and richpush run in it with
 /// chroot and its own /proc: `richpush demo` gives every sample its expected verdict there, and the
-/// README's analytics walkthrough and a two-shard bench with its merge pass there. Skipped,
+/// guide's analytics walkthrough and a two-shard bench with its merge pass there. Skipped,
 /// with the reason, where the machine allows no chroot; the whole image (a release build, minutes)
 /// only with RICHPUSH_IMAGE_TEST=1.
 @Suite(.serialized) struct ImageScriptTests {

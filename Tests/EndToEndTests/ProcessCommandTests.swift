@@ -233,16 +233,3 @@ import Testing
         #expect(run.stdout.contains("Every payload got the verdict Samples/expected.tsv expects."))
     }
 }
-
-/// The README documents every reason code in one table.
-@Suite struct DocumentationTests {
-    @Test func readmeListsEveryReasonCode() async throws {
-        let readme = try String(contentsOfFile: Fixtures.root + "/README.md", encoding: .utf8)
-        for reason in ReasonCode.allCases {
-            #expect(readme.contains("| `\(reason.rawValue)` |"), "README lacks a row for \(reason.rawValue)")
-        }
-        for code in FetchError.Code.all {
-            #expect(readme.contains("| `\(code.description)` |"), "README lacks a row for \(code)")
-        }
-    }
-}

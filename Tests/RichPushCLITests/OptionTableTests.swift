@@ -136,9 +136,12 @@ import Testing
         }
     }
 
-    /// Every `--option` the README shows after `richpush COMMAND` is one that command declares.
-    @Test func everyOptionTheREADMEShowsExists() throws {
-        let readme = try String(contentsOfFile: Fixtures.root + "/README.md", encoding: .utf8)
+    /// Every `--option` the README and the guide show after `richpush COMMAND` is one that command
+    /// declares.
+    @Test func everyOptionTheDocsShowExists() throws {
+        let readme = try ["README.md", "docs/guide.md", "docs/internals.md"].map {
+            try String(contentsOfFile: Fixtures.root + "/" + $0, encoding: .utf8)
+        }.joined(separator: "\n")
         // Shell lines continue with a trailing backslash.
         let lines = readme.replacingOccurrences(of: "\\\n", with: " ").split(separator: "\n").map(String.init)
         let commands = Dictionary(uniqueKeysWithValues: Self.everyCommand.map { ($0.path, $0.command) })
@@ -161,7 +164,7 @@ import Testing
                     if name == "--help" || name == "-h" { continue }
                     #expect(
                         command.allOptions.contains { $0.names.contains(name) },
-                        "README: 'richpush \(twoWords) ... \(name)' is no option of that command")
+                        "docs: 'richpush \(twoWords) ... \(name)' is no option of that command")
                     checked += 1
                 }
             }
@@ -169,11 +172,11 @@ import Testing
         #expect(checked > 30)
     }
 
-    /// The README's option tables are the table's own rendering.
-    @Test func theREADMEsOptionTablesComeFromTheTable() throws {
-        let readme = try String(contentsOfFile: Fixtures.root + "/README.md", encoding: .utf8)
+    /// The reference's option tables are the table's own rendering.
+    @Test func theReferencesOptionTablesComeFromTheTable() throws {
+        let reference = try String(contentsOfFile: Fixtures.root + "/docs/reference.md", encoding: .utf8)
         for group in OptionGroup.shared {
-            #expect(readme.contains(group.markdown), "README lacks the generated table of \(group.title)")
+            #expect(reference.contains(group.markdown), "docs/reference.md lacks the table of \(group.title)")
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Braze's `apple_push` object to the payload and headers Braze delivers (the mapping of Braze's REST documentation, README "What to double-check";
+/// Braze's `apple_push` object to the payload and headers Braze delivers (the mapping of Braze's REST documentation, docs/guide.md, "What to double-check";
 /// the rules are ``ComposeRule/braze``).
 ///
 /// The refusals and the button rules name their source as `page@commit`, pages of the braze-docs repository:

@@ -6,7 +6,7 @@
 /// its media has its own file in `Dialect/Extensions` (Braze, OneSignal, Airship, notifee), written
 /// like its source; the SDKs that read one URL share a reader (``MediaSource/Kind/url``). Each rule,
 /// with its citation, is in `docs/sdks.md`.
-/// The facts come from each SDK's public source (``source``; the README's SDK dialects section); a rule
+/// The facts come from each SDK's public source (``source``; docs/sdks.md); a rule
 /// that is not stated anywhere is listed in ``inferred`` and every outcome of the dialect says so.
 ///
 /// ```swift

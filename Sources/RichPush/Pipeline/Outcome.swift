@@ -2,7 +2,7 @@
 ///
 /// Its JSON (``json``, and `Codable` with the same keys) is richpush's one outcome shape: the
 /// payload's `richpush` object, the report of one processed payload, each batch record, each line of
-/// the demo's JSON and (its `download`) the report of one download. The README's "JSON outputs" table
+/// the demo's JSON and (its `download`) the report of one download. The guide's "JSON outputs" table (docs/guide.md)
 /// lists the fields, and `Samples/schemas/outcome.schema.json` pins them down.
 public struct Outcome: Sendable, Codable, Equatable {
     /// Download facts for the report.

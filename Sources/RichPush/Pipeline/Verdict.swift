@@ -26,7 +26,7 @@ public enum Verdict: String, Sendable, Codable, CaseIterable, CustomStringConver
 /// Why a payload got its verdict: a stable kebab-case code, mirroring Apple's UNError where one applies.
 ///
 /// The raw values never change once released; reports, CI gates and dashboards key on them. The
-/// README has the same table, and a test checks that it lists every code. The description is the
+/// guide (docs/guide.md) has the same table, and a test checks that it lists every code. The description is the
 /// code (`http-status`, not `httpStatus`), so Swift's string interpolation and the JSON agree.
 public enum ReasonCode: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
     // attached / no-attachment
