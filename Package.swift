@@ -6,7 +6,6 @@ let package = Package(
     products: [
         .executable(name: "richpush", targets: ["richpush"]),
         .library(name: "RichPush", targets: ["RichPush"]),
-        .library(name: "AssetServer", targets: ["AssetServer"]),
     ],
     targets: [
         // The executable: a few lines of @main that hand the process to RichPushCLI.

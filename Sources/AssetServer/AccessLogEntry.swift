@@ -1,21 +1,21 @@
 /// One answered request, as `serve --access-log` prints it.
-public struct AccessLogEntry: Sendable, Equatable {
+package struct AccessLogEntry: Sendable, Equatable {
     /// The request method (`GET`, `HEAD`, ...).
-    public var method: String
+    package var method: String
     /// The request target as sent (path and query), control characters percent-escaped.
-    public var target: String
+    package var target: String
     /// The status sent, or nil when the connection ended before a status line (`reset=0`, a client that left).
-    public var status: Int?
+    package var status: Int?
     /// Body bytes handed to the connection (not counting headers).
-    public var bytes: UInt64
+    package var bytes: UInt64
     /// Milliseconds from the request line to the end of the response.
-    public var milliseconds: Double
+    package var milliseconds: Double
     /// Query parameters no fault reads, which the server ignored (``FaultPlan/ignoredParameters``).
-    public var ignoredParameters: [String] = []
+    package var ignoredParameters: [String] = []
 
     /// `GET /hero.jpg?delay=50 200 302512 bytes 51.3 ms`; a missing status prints as `-`; ignored
     /// parameters follow (`ignored: utm_source, sig`).
-    public var line: String {
+    package var line: String {
         let tenths = (milliseconds * 10).rounded() / 10
         let ignored = ignoredParameters.isEmpty ? "" : " (ignored: " + ignoredParameters.joined(separator: ", ") + ")"
         return "\(method) \(target) \(status.map(String.init) ?? "-") \(bytes) bytes \(tenths) ms" + ignored

@@ -4,20 +4,20 @@ import POSIXKit
 import Synchronization
 
 /// A certificate chain and private key, as PEM text, for the HTTPS listener.
-public struct TLSIdentity: Sendable {
-    public var certificatePEM: String
-    public var keyPEM: String
+package struct TLSIdentity: Sendable {
+    package var certificatePEM: String
+    package var keyPEM: String
     /// A GnuTLS priority string for the listener (`nil`: the library's default). Tests use it to stand
     /// in for an old server, for example `NORMAL:-VERS-ALL:+VERS-TLS1.1` for one that speaks TLS 1.1 only.
-    public var priorities: String?
+    package var priorities: String?
 
-    public init(certificatePEM: String, keyPEM: String) {
+    package init(certificatePEM: String, keyPEM: String) {
         self.certificatePEM = certificatePEM
         self.keyPEM = keyPEM
     }
 
     /// Reads a certificate (chain) file and a key file.
-    public static func load(certificate: String, key: String) throws(AssetServerError) -> TLSIdentity {
+    package static func load(certificate: String, key: String) throws(AssetServerError) -> TLSIdentity {
         func read(_ path: String) throws(AssetServerError) -> String {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw AssetServerError(
@@ -30,10 +30,10 @@ public struct TLSIdentity: Sendable {
 }
 
 /// Why the asset server could not start.
-public struct AssetServerError: Error, Sendable, CustomStringConvertible {
-    public var message: String
+package struct AssetServerError: Error, Sendable, CustomStringConvertible {
+    package var message: String
     /// The failed system call, with its errno, when that is why.
-    public var systemError: SystemError?
+    package var systemError: SystemError?
 
     init(_ message: String) { self.message = message }
 
@@ -43,7 +43,7 @@ public struct AssetServerError: Error, Sendable, CustomStringConvertible {
         self.systemError = error
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// State every event-loop thread reads: the folder served, the parked connections, whether the server is stopping.
@@ -102,30 +102,30 @@ final class ServerState: Sendable {
 /// defer { server.stop() }
 /// print(server.httpsBaseURL!)   // https://127.0.0.1:40123
 /// ```
-public final class AssetServer: Sendable {
+package final class AssetServer: Sendable {
     /// The port of the plain HTTP listener.
-    public let httpPort: UInt16
+    package let httpPort: UInt16
     /// The port of the HTTPS listener, when TLS was configured.
-    public let httpsPort: UInt16?
+    package let httpsPort: UInt16?
     /// The address both listeners are bound to.
-    public let host: String
+    package let host: String
     /// The most connections each listener holds at once (the rest wait in the listen queue).
-    public let connectionLimit: Int
+    package let connectionLimit: Int
     /// The most connections each listener holds from one address; more are closed as they are
     /// accepted. Below ``connectionLimit``, so other clients always find a free slot.
-    public let perAddressLimit: Int
+    package let perAddressLimit: Int
     /// How long a new connection has to finish its TLS handshake and send a whole request head.
-    public let headTimeout: Duration
+    package let headTimeout: Duration
 
     private let state: ServerState
     private let daemons: Mutex<[OpaquePointer]>
 
     /// `http://HOST:PORT`.
-    public var httpBaseURL: String { "http://\(host):\(httpPort)" }
+    package var httpBaseURL: String { "http://\(host):\(httpPort)" }
     /// `https://HOST:PORT`, when TLS was configured.
-    public var httpsBaseURL: String? { httpsPort.map { "https://\(host):\($0)" } }
+    package var httpsBaseURL: String? { httpsPort.map { "https://\(host):\($0)" } }
     /// Requests answered since the server started.
-    public var requestCount: Int { state.requests }
+    package var requestCount: Int { state.requests }
 
     /// Starts serving `root`; port 0 picks a free port. HTTPS listens only when `tls` is given.
     ///
@@ -147,7 +147,7 @@ public final class AssetServer: Sendable {
     ///   - usersTrack: also answer `POST /users/track` like Braze's REST API (see ``UsersTrackOptions``).
     ///   - strictFaults: answer a query parameter no fault reads with a 400 (by default it is ignored,
     ///     as a CDN ignores cache busters and `utm_*` tags, and the access log notes it).
-    public init(
+    package init(
         root: String, tls: TLSIdentity? = nil, host: String = "127.0.0.1", httpPort: UInt16 = 0,
         httpsPort: UInt16 = 0, connectionLimit: Int = 4096, perAddressLimit: Int? = nil, threads: Int? = nil,
         headTimeout: Duration = AssetServer.defaultHeadTimeout, idleTimeout: Duration = .seconds(30),
@@ -238,7 +238,7 @@ public final class AssetServer: Sendable {
     /// 10 s, not less: the deadline runs from the accept, so it also covers the time a busy server
     /// takes to get to a handshake. A burst of 4,000 HTTPS devices at once from `richpush bench` on
     /// two cores had handshakes of up to 6.7 s; at 5 s, 414 of them were cut off as resets.
-    public static let defaultHeadTimeout: Duration = .seconds(10)
+    package static let defaultHeadTimeout: Duration = .seconds(10)
 
     /// The per-address limit when none is given: the connection limit less an eighth (at least one
     /// slot), so one address, a benchmark's burst included, may take most slots but never all.
@@ -255,7 +255,7 @@ public final class AssetServer: Sendable {
     }
 
     /// Runs `body` with a started server, and stops the server when `body` ends.
-    public static func withServer<Result>(
+    package static func withServer<Result>(
         root: String, tls: TLSIdentity? = nil, _ body: (AssetServer) async throws -> Result
     ) async throws -> Result {
         let server = try AssetServer(root: root, tls: tls)
@@ -264,10 +264,10 @@ public final class AssetServer: Sendable {
     }
 
     /// The emulated edge's hits and misses so far (edge mode); nil without one.
-    public var edgeCounts: (hits: Int, misses: Int)? { state.edge?.counts }
+    package var edgeCounts: (hits: Int, misses: Int)? { state.edge?.counts }
 
     /// Stops both listeners, ending waiting faults at once, and waits for every server thread. Idempotent.
-    public func stop() {
+    package func stop() {
         state.beginStopping()
         let running = daemons.withLock { daemons in
             defer { daemons.removeAll() }

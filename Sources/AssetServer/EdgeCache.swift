@@ -5,15 +5,15 @@ import Synchronization
 /// ```swift
 /// let server = try AssetServer(root: "Samples/assets", edge: EdgeOptions(capacity: 100, fill: .milliseconds(80)))
 /// ```
-public struct EdgeOptions: Sendable, Equatable {
+package struct EdgeOptions: Sendable, Equatable {
     /// Objects the edge holds; the least recently used is evicted past it.
-    public var capacity: Int
+    package var capacity: Int
     /// How long a miss takes to fill from the origin (the folder): the miss's answer waits that long.
-    public var fill: Duration
+    package var fill: Duration
     /// The cache's name in `Cache-Status`.
-    public var name = "richpush-edge"
+    package var name = "richpush-edge"
 
-    public init(capacity: Int = 1000, fill: Duration = .milliseconds(50)) {
+    package init(capacity: Int = 1000, fill: Duration = .milliseconds(50)) {
         self.capacity = max(1, capacity)
         self.fill = max(.zero, fill)
     }

@@ -28,38 +28,38 @@
 /// | `rate=BPS` | trickle the body at BPS bytes per second |
 /// | `reset=BYTES` | send BYTES of body, then reset the TCP connection (`reset=0`: before any response) |
 /// | `every=K` | apply the other faults to every K-th request only (the server counts requests); the rest are served normally |
-public struct FaultPlan: Sendable {
-    public var delayMilliseconds: Int = 0
-    public var status: Int?
+package struct FaultPlan: Sendable {
+    package var delayMilliseconds: Int = 0
+    package var status: Int?
     /// With ``status``, send the asset as the error response's body instead of an HTML page.
-    public var statusBodyIsAsset = false
-    public var redirects: Int = 0
-    public var redirectTarget: String?
+    package var statusBodyIsAsset = false
+    package var redirects: Int = 0
+    package var redirectTarget: String?
     /// The status line of the redirects `redirect=N` and `to=URL` send (`code=`, 300 to 399).
-    public var redirectCode = 302
-    public var contentType: String?
+    package var redirectCode = 302
+    package var contentType: String?
     /// The Content-Disposition header to send, as given.
-    public var contentDisposition: String?
-    public var gzip = false
-    public var size: UInt64?
-    public var chunked = false
-    public var endless = false
-    public var truncateAt: UInt64?
-    public var declaredLength: UInt64?
-    public var stallAt: UInt64?
-    public var stallMilliseconds: Int = 600_000
-    public var bytesPerSecond: Int?
-    public var resetAt: UInt64?
+    package var contentDisposition: String?
+    package var gzip = false
+    package var size: UInt64?
+    package var chunked = false
+    package var endless = false
+    package var truncateAt: UInt64?
+    package var declaredLength: UInt64?
+    package var stallAt: UInt64?
+    package var stallMilliseconds: Int = 600_000
+    package var bytesPerSecond: Int?
+    package var resetAt: UInt64?
     /// Apply the faults to every `every`-th request only.
-    public var every: Int?
+    package var every: Int?
 
     /// The query without the `redirect` parameter, to carry other faults along a redirect chain.
-    public var passthroughQuery: [(String, String)] = []
+    package var passthroughQuery: [(String, String)] = []
 
-    public init() {}
+    package init() {}
 
     /// Every fault parameter the server understands, in the order the documentation lists them.
-    public static let knownParameters = [
+    package static let knownParameters = [
         "delay", "status", "status-body", "redirect", "to", "code", "type", "disposition", "gzip", "size", "chunked",
         "endless",
         "truncate", "length",
@@ -68,14 +68,14 @@ public struct FaultPlan: Sendable {
 
     /// Parameters that carry no fault and only make a URL distinct (cache busting, one URL per device).
     /// `filename` is OneSignal's naming hint (`?filename=photo.png`), which only the SDK reads.
-    public static let ignoredTags: Set<String> = ["n", "v", "id", "tag", "shared", "filename"]
+    package static let ignoredTags: Set<String> = ["n", "v", "id", "tag", "shared", "filename"]
 
     /// Parameters no fault reads, in the order given (empty when `strict`, which refuses them).
-    public var ignoredParameters: [String] = []
+    package var ignoredParameters: [String] = []
 
     /// Reads the plan from query arguments; throws the first parameter that is malformed, or with
     /// `strict` unknown.
-    public init(query: [(String, String)], strict: Bool = false) throws(FaultPlanError) {
+    package init(query: [(String, String)], strict: Bool = false) throws(FaultPlanError) {
         for (key, value) in query {
             func number<T: FixedWidthInteger>(_: T.Type) throws(FaultPlanError) -> T {
                 guard let parsed = T(value), parsed >= 0 else { throw FaultPlanError(parameter: key, value: value) }
@@ -139,7 +139,7 @@ public struct FaultPlan: Sendable {
 
     /// The plan for request number `sequence` (1-based): with `every=K`, only every K-th request
     /// keeps its faults; the others get a plan with none.
-    public func applying(toRequest sequence: Int) -> FaultPlan {
+    package func applying(toRequest sequence: Int) -> FaultPlan {
         guard let every, sequence % every != 0 else { return self }
         var plain = FaultPlan()
         plain.passthroughQuery = passthroughQuery
@@ -149,19 +149,19 @@ public struct FaultPlan: Sendable {
 }
 
 /// A query parameter whose value the server cannot use.
-public struct FaultPlanError: Error, Sendable, CustomStringConvertible {
-    public var parameter: String
-    public var value: String
+package struct FaultPlanError: Error, Sendable, CustomStringConvertible {
+    package var parameter: String
+    package var value: String
     /// True when no fault has this name (rather than an unusable value).
-    public var isUnknown: Bool
+    package var isUnknown: Bool
 
-    public init(parameter: String, value: String, isUnknown: Bool = false) {
+    package init(parameter: String, value: String, isUnknown: Bool = false) {
         self.parameter = parameter
         self.value = value
         self.isUnknown = isUnknown
     }
 
-    public var description: String {
+    package var description: String {
         guard isUnknown else { return "fault parameter '\(parameter)' has an unusable value '\(value)'" }
         return "unknown fault parameter '\(parameter)': the known ones are "
             + FaultPlan.knownParameters.joined(separator: ", ")

@@ -9,9 +9,9 @@ import Foundation
 /// The body is read and dropped; the answer is `{"success":true}`. The query's faults apply:
 /// `status=CODE` answers that status, `delay=MS` holds the answer, `reset=0` resets the connection,
 /// `every=K` applies them to every K-th request (`--sdk-endpoint 'https://host/?delay=3000'`).
-public enum SDKEndpoint {
+package enum SDKEndpoint {
     /// Whether `path` is an SDK call this server answers.
-    public static func answers(_ path: String) -> Bool {
+    package static func answers(_ path: String) -> Bool {
         path == "/v1/track" || path == "/a1"
             || (path.hasPrefix("/notifications/") && path.hasSuffix("/report_received"))
     }

@@ -8,17 +8,17 @@ import Synchronization
 /// let track = UsersTrackOptions(apiKey: "test-key", logPath: "/tmp/track.ndjson")
 /// let server = try AssetServer(root: "Samples/assets", usersTrack: track)
 /// ```
-public struct UsersTrackOptions: Sendable {
+package struct UsersTrackOptions: Sendable {
     /// The REST API key the `Authorization: Bearer` header must carry.
-    public var apiKey: String
+    package var apiKey: String
     /// Every accepted object is appended here as one JSON line (`nil`: not logged).
-    public var logPath: String?
+    package var logPath: String?
     /// Requests accepted per window; more get 429 with the rate-limit headers.
-    public var limit: Int
+    package var limit: Int
     /// The window, in whole seconds, aligned to the epoch (so `X-RateLimit-Reset` is a window's end).
-    public var windowSeconds: Int
+    package var windowSeconds: Int
 
-    public init(apiKey: String, logPath: String? = nil, limit: Int = 20, windowSeconds: Int = 1) {
+    package init(apiKey: String, logPath: String? = nil, limit: Int = 20, windowSeconds: Int = 1) {
         self.apiKey = apiKey
         self.logPath = logPath
         self.limit = limit

@@ -23,7 +23,7 @@ import Synchronization
 /// is a ``LoopThread``, which only that thread ever sees. The façade is Sendable by hand: besides
 /// its Mutex and Atomic it holds the multi handle and the C loop, which only the loop thread uses,
 /// except the wake-ups written under the inbox lock.
-public final class CurlLoop: @unchecked Sendable {
+package final class CurlLoop: @unchecked Sendable {
     /// A transfer handed to the loop, not started yet.
     struct Pending {
         let id: UInt64
@@ -45,13 +45,13 @@ public final class CurlLoop: @unchecked Sendable {
     }
 
     /// Transfers submitted and not finished yet.
-    public var inFlight: Int { load.load(ordering: .relaxed) }
+    package var inFlight: Int { load.load(ordering: .relaxed) }
 
     /// Creates the multi handle and starts the loop thread.
     ///
     /// Throws when libcurl cannot be initialised, or when the process has no descriptor left for the
     /// loop's epoll and eventfd (the message then names the limit).
-    public init(name: String = "richpush.curl") throws(CurlKitError) {
+    package init(name: String = "richpush.curl") throws(CurlKitError) {
         guard CurlRuntime.ensureInitialized(), let multi = curl_multi_init() else {
             throw .initializationFailed("libcurl could not be initialised (curl_global_init or curl_multi_init failed)")
         }
@@ -104,7 +104,7 @@ public final class CurlLoop: @unchecked Sendable {
     ///
     /// Idempotent, and safe to call from several threads at once: every caller returns only after
     /// the cleanup is done.
-    public func stop() {
+    package func stop() {
         inbox.withLock { inbox in
             if inbox.stop() { rp_loop_wakeup(events) }
         }

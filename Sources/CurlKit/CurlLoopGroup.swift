@@ -7,15 +7,15 @@ import Synchronization
 ///
 /// One loop per core lets TLS handshakes and body writes use every core. The group's lifetime is
 /// scoped: ``withGroup(loops:_:)`` stops and joins every loop before it returns.
-public final class CurlLoopGroup: Sendable {
+package final class CurlLoopGroup: Sendable {
     private let loops: [CurlLoop]
     private let nextID = Atomic<UInt64>(1)
 
     /// The number of loop threads.
-    public var loopCount: Int { loops.count }
+    package var loopCount: Int { loops.count }
 
     /// Starts `loops` loop threads (at least one); throws when libcurl or the loops cannot start.
-    public init(loops count: Int = ProcessInfo.processInfo.activeProcessorCount) throws(CurlKitError) {
+    package init(loops count: Int = ProcessInfo.processInfo.activeProcessorCount) throws(CurlKitError) {
         var loops: [CurlLoop] = []
         for index in 0..<max(1, count) {
             do throws(CurlKitError) {
@@ -29,7 +29,7 @@ public final class CurlLoopGroup: Sendable {
     }
 
     /// Runs `body` with a new group and stops the group when `body` returns or throws.
-    public static func withGroup<Result>(
+    package static func withGroup<Result>(
         loops: Int = ProcessInfo.processInfo.activeProcessorCount,
         _ body: (CurlLoopGroup) async throws -> Result
     ) async throws -> Result {
@@ -39,28 +39,28 @@ public final class CurlLoopGroup: Sendable {
     }
 
     /// Stops every loop: in-flight transfers end as cancelled, handles are cleaned up, threads joined.
-    public func stop() {
+    package func stop() {
         loops.forEach { $0.stop() }
     }
 
     /// The CA bundle libcurl was built with (Debian: /etc/ssl/certs/ca-certificates.crt), if any.
-    public static var systemCABundle: String? { TrustStore.systemBundle }
+    package static var systemCABundle: String? { TrustStore.systemBundle }
 
     /// How many times this process built the certificate store for a trust source (the system bundle,
     /// or `systemCAFile`, plus `caFile`): once at most, however many loops and connections use it.
-    public static func trustStoreBuilds(systemCAFile: String?, caFile: String?) -> Int {
+    package static func trustStoreBuilds(systemCAFile: String?, caFile: String?) -> Int {
         TrustStore.buildCount(CurlLoop.trustSource(systemCAFile: systemCAFile, caFile: caFile))
     }
 
     /// Transfers currently submitted and unfinished, over all loops.
-    public var inFlight: Int { loops.reduce(0) { $0 + $1.inFlight } }
+    package var inFlight: Int { loops.reduce(0) { $0 + $1.inFlight } }
 
     /// Runs one transfer, writing the body to `descriptor` (-1 discards it), and returns what libcurl reported.
     ///
     /// Cancelling the calling task aborts the transfer; the outcome then has `cancelled` set.
     /// The descriptor must stay open until this returns.
     @inline(never)
-    public func transfer(_ spec: TransferSpec, writingTo descriptor: Int32) async -> TransferOutcome {
+    package func transfer(_ spec: TransferSpec, writingTo descriptor: Int32) async -> TransferOutcome {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         let loop = loops.min { $0.inFlight < $1.inFlight } ?? loops[0]
         let state = Mutex(SubmitState.idle)
@@ -96,14 +96,14 @@ public final class CurlLoopGroup: Sendable {
 }
 
 /// Errors CurlKit itself raises (transfer failures are reported in ``TransferOutcome``).
-public enum CurlKitError: Error, Sendable, CustomStringConvertible {
+package enum CurlKitError: Error, Sendable, CustomStringConvertible {
     /// libcurl or a loop's event machinery could not be set up; the text says which.
     case initializationFailed(String)
     /// The process has no file descriptor left (EMFILE): `limit` is the soft limit in force, nil
     /// when it cannot be read (``DescriptorBudget/softLimit``).
     case outOfDescriptors(limit: Int?)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .initializationFailed(let text):
             return text

@@ -4,17 +4,17 @@ import CCurlShim
 ///
 /// `curl_global_init` is not thread-safe, so every entry point into CurlKit touches
 /// ``CurlRuntime/ensureInitialized()`` first; a Swift `static let` is initialised once, under a lock.
-public enum CurlRuntime {
+package enum CurlRuntime {
     private static let initResult: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
 
     /// Initialises libcurl if nothing has yet; returns whether libcurl is usable.
     @discardableResult
-    public static func ensureInitialized() -> Bool {
+    package static func ensureInitialized() -> Bool {
         initResult == CURLE_OK
     }
 
     /// The libcurl version string, for reports ("libcurl/7.88.1 OpenSSL/3.0.x ...").
-    public static var version: String {
+    package static var version: String {
         ensureInitialized()
         guard let text = curl_version() else { return "libcurl" }
         return String(cString: text)

@@ -1,10 +1,10 @@
 /// The one conversion from `Duration` to integers used across richpush: it never traps.
 extension Duration {
     /// The duration in whole microseconds, rounded down, saturating at `Int64`'s bounds instead of trapping.
-    public var saturatingMicroseconds: Int64 { saturating(unitsPerSecond: 1_000_000) }
+    package var saturatingMicroseconds: Int64 { saturating(unitsPerSecond: 1_000_000) }
 
     /// The duration in whole milliseconds, rounded down, saturating at `Int64`'s bounds instead of trapping.
-    public var saturatingMilliseconds: Int64 { saturating(unitsPerSecond: 1000) }
+    package var saturatingMilliseconds: Int64 { saturating(unitsPerSecond: 1000) }
 
     /// Whole units of `1 / unitsPerSecond` seconds (a divisor of 10^18), saturating at `Int64`'s bounds.
     private func saturating(unitsPerSecond: Int64) -> Int64 {

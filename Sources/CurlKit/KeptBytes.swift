@@ -8,7 +8,7 @@ import Glibc
 ///
 /// Immutable once made, and the buffer it took over is freed exactly once, with the last reference:
 /// that is what makes the `@unchecked Sendable` sound.
-public final class KeptBytes: @unchecked Sendable, Equatable {
+package final class KeptBytes: @unchecked Sendable, Equatable {
     private enum Storage {
         case array([UInt8])
         /// A `malloc` allocation this object owns.
@@ -18,7 +18,7 @@ public final class KeptBytes: @unchecked Sendable, Equatable {
     private let storage: Storage
 
     /// Holds `bytes` (no copy).
-    public init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         storage = .array(bytes)
     }
 
@@ -37,7 +37,7 @@ public final class KeptBytes: @unchecked Sendable, Equatable {
     }
 
     /// How many bytes are kept.
-    public var count: Int {
+    package var count: Int {
         switch storage {
         case .array(let bytes): bytes.count
         case .owned(_, let count): count
@@ -45,7 +45,7 @@ public final class KeptBytes: @unchecked Sendable, Equatable {
     }
 
     /// Calls `body` with the bytes where they lie; the pointer is valid only inside `body`.
-    public func withUnsafeBytes<Result, Failure: Error>(
+    package func withUnsafeBytes<Result, Failure: Error>(
         _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         switch storage {
@@ -58,14 +58,14 @@ public final class KeptBytes: @unchecked Sendable, Equatable {
     }
 
     /// A copy of the bytes, for callers that need an array.
-    public var array: [UInt8] {
+    package var array: [UInt8] {
         switch storage {
         case .array(let bytes): bytes
         case .owned(let base, let count): Array(UnsafeRawBufferPointer(start: base, count: count))
         }
     }
 
-    public static func == (left: KeptBytes, right: KeptBytes) -> Bool {
+    package static func == (left: KeptBytes, right: KeptBytes) -> Bool {
         left === right
             || left.withUnsafeBytes { a in right.withUnsafeBytes { b in a.elementsEqual(b) } }
     }

@@ -7,9 +7,9 @@ import Foundation
 /// `CURLINFO_SSL_VERIFYRESULT` reports it) and what the trust store's callbacks saw during the
 /// handshake (the server's certificate, the certificate the chain failed at, the alerts), never from
 /// libcurl's message text.
-public struct TLSDiagnosis: Sendable, Equatable {
+package struct TLSDiagnosis: Sendable, Equatable {
     /// The kinds of TLS failure a user can act on differently.
-    public enum Problem: String, Sendable, CaseIterable {
+    package enum Problem: String, Sendable, CaseIterable {
         /// The certificate does not hold the URL's host name.
         case hostnameMismatch
         /// No trusted certificate signs the chain the server sent (unable to get local issuer).
@@ -30,29 +30,29 @@ public struct TLSDiagnosis: Sendable, Equatable {
         case other
     }
 
-    public var problem: Problem
+    package var problem: Problem
     /// OpenSSL's verify result (`X509_V_ERR_*`), 0 when the chain itself was fine.
-    public var verifyResult: Int
+    package var verifyResult: Int
     /// OpenSSL's words for ``verifyResult``, for people.
-    public var verifyText: String?
+    package var verifyText: String?
     /// Where in the chain verification failed (0: the server's own certificate).
-    public var errorDepth: Int
+    package var errorDepth: Int
     /// The TLS alert received or sent during the handshake that ended it (70: protocol version, 40: handshake failure).
-    public var alert: Int?
+    package var alert: Int?
     /// Whether the server sent ``alert`` (true) or this client did.
-    public var alertFromServer: Bool
+    package var alertFromServer: Bool
     /// The server's certificate: its subject, issuer and subjectAltName names (DNS names and IP addresses).
-    public var subject: String?
-    public var issuer: String?
-    public var names: [String]
+    package var subject: String?
+    package var issuer: String?
+    package var names: [String]
     /// The certificate the chain failed at: subject, issuer, validity and where its issuer can be fetched.
-    public var failedSubject: String?
-    public var failedIssuer: String?
-    public var notBefore: String?
-    public var notAfter: String?
-    public var issuerURL: String?
+    package var failedSubject: String?
+    package var failedIssuer: String?
+    package var notBefore: String?
+    package var notAfter: String?
+    package var issuerURL: String?
 
-    public init(problem: Problem) {
+    package init(problem: Problem) {
         self.problem = problem
         verifyResult = 0
         errorDepth = 0

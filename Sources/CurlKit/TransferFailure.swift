@@ -1,6 +1,6 @@
 /// Why a transfer failed, decided inside CurlKit so that no code above it reads a `CURLcode` or
 /// libcurl's message text (both change between libcurl versions; the message is for people only).
-public enum TransferFailure: Sendable, Equatable {
+package enum TransferFailure: Sendable, Equatable {
     /// The caller cancelled the transfer.
     case cancelled
     /// The loop was stopped while the transfer waited or ran.
@@ -53,5 +53,5 @@ public enum TransferFailure: Sendable, Equatable {
     case other
 
     /// The most response header bytes libcurl takes (CURL_MAX_HTTP_HEADER, 100 KiB).
-    public static let headerLimit = 100 * 1024
+    package static let headerLimit = 100 * 1024
 }

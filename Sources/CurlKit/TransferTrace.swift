@@ -8,9 +8,9 @@ import Foundation
 /// Every line has its control characters escaped (headers come from untrusted servers), and the whole
 /// is bounded: libcurl's output is kept up to ``TransferSpec/traceLimit`` bytes and at most
 /// ``maxLines`` lines; ``truncated`` says when some were left out.
-public struct TransferTrace: Sendable, Equatable {
+package struct TransferTrace: Sendable, Equatable {
     /// Where a line came from.
-    public enum Kind: String, Sendable {
+    package enum Kind: String, Sendable {
         /// libcurl's own text (`*` in curl -v).
         case info
         /// A request line or header sent (`>`).
@@ -20,18 +20,18 @@ public struct TransferTrace: Sendable, Equatable {
     }
 
     /// One line of the trace.
-    public struct Line: Sendable, Equatable {
-        public var kind: Kind
+    package struct Line: Sendable, Equatable {
+        package var kind: Kind
         /// The text, control characters escaped.
-        public var text: String
+        package var text: String
 
-        public init(_ kind: Kind, _ text: String) {
+        package init(_ kind: Kind, _ text: String) {
             self.kind = kind
             self.text = text
         }
 
         /// The line as curl -v prints it: `* text`, `> header` or `< header`.
-        public var rendered: String {
+        package var rendered: String {
             switch kind {
             case .info: "* " + text
             case .headerOut: "> " + text
@@ -41,29 +41,29 @@ public struct TransferTrace: Sendable, Equatable {
     }
 
     /// Lines kept at most per transfer.
-    public static let maxLines = 400
+    package static let maxLines = 400
 
-    public var lines: [Line] = []
+    package var lines: [Line] = []
     /// Some of libcurl's output was left out (over the byte or line bound).
-    public var truncated = false
+    package var truncated = false
     /// The address and port connected to, and the local ones (empty and 0 when no connection was made).
-    public var remoteAddress = ""
-    public var remotePort = 0
-    public var localAddress = ""
-    public var localPort = 0
+    package var remoteAddress = ""
+    package var remotePort = 0
+    package var localAddress = ""
+    package var localPort = 0
     /// The HTTP version used ("1.1", "2"; empty when no response came).
-    public var httpVersion = ""
+    package var httpVersion = ""
 
-    public init() {}
+    package init() {}
 
     /// The trace as curl -v would print it, one string per line.
-    public var rendered: [String] {
+    package var rendered: [String] {
         lines.map(\.rendered) + (truncated ? ["* (trace truncated)"] : [])
     }
 
     /// This trace, then `next`'s (a redirect's next hop): the lines in order, the address and version of
     /// the last hop, bounded as one trace.
-    public func followed(by next: TransferTrace) -> TransferTrace {
+    package func followed(by next: TransferTrace) -> TransferTrace {
         var joined = next
         joined.lines = Array((lines + next.lines).prefix(Self.maxLines))
         joined.truncated = truncated || next.truncated || lines.count + next.lines.count > Self.maxLines

@@ -86,9 +86,9 @@ final class TrustStore: @unchecked Sendable {
 }
 
 /// Counts the certificates of a PEM file's content, as the trust store will read them.
-public enum PEMCertificates {
+package enum PEMCertificates {
     /// The number of certificates in `bytes`, or OpenSSL's reason when a block does not decode.
-    public static func count(in bytes: [UInt8]) -> Result<Int, PEMDecodingFailure> {
+    package static func count(in bytes: [UInt8]) -> Result<Int, PEMDecodingFailure> {
         var error = [CChar](repeating: 0, count: 256)
         let count = bytes.withUnsafeBufferPointer { buffer in
             rp_count_pem_certificates(buffer.baseAddress, buffer.count, &error, error.count)
@@ -104,7 +104,7 @@ public enum PEMCertificates {
 }
 
 /// A PEM block that starts like a certificate and does not decode.
-public struct PEMDecodingFailure: Error, Sendable {
+package struct PEMDecodingFailure: Error, Sendable {
     /// OpenSSL's words.
-    public var reason: String
+    package var reason: String
 }

@@ -9,11 +9,11 @@ import CCrypto
 /// ```
 ///
 /// Non-copyable: the libcrypto context it owns is freed exactly once, when the digest goes.
-public struct SHA256Digest: ~Copyable {
+package struct SHA256Digest: ~Copyable {
     private let context: OpaquePointer?
 
     /// A digest with nothing fed yet.
-    public init() {
+    package init() {
         let created = EVP_MD_CTX_new()
         if let created, EVP_DigestInit_ex(created, EVP_sha256(), nil) != 1 {
             EVP_MD_CTX_free(created)
@@ -26,13 +26,13 @@ public struct SHA256Digest: ~Copyable {
     deinit { EVP_MD_CTX_free(context) }
 
     /// Feeds the next piece of the input.
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard let context, let base = bytes.baseAddress else { return }
         EVP_DigestUpdate(context, base, bytes.count)
     }
 
     /// The 32-byte digest; `nil` if libcrypto failed (out of memory).
-    public consuming func finalize() -> [UInt8]? {
+    package consuming func finalize() -> [UInt8]? {
         guard let context else { return nil }
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
@@ -41,12 +41,12 @@ public struct SHA256Digest: ~Copyable {
     }
 
     /// The digest as lower-case hex; `nil` if libcrypto failed.
-    public consuming func hex() -> String? {
+    package consuming func hex() -> String? {
         finalize().map { digest in digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
     }
 
     /// The SHA-256 of `bytes` as lower-case hex; `nil` if libcrypto failed.
-    public static func hex(of bytes: [UInt8]) -> String? {
+    package static func hex(of bytes: [UInt8]) -> String? {
         var digest = SHA256Digest()
         bytes.withUnsafeBytes { digest.update($0) }
         return digest.hex()

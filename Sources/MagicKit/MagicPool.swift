@@ -2,21 +2,21 @@ import Foundation
 import Synchronization
 
 /// What libmagic says a byte buffer is.
-public struct MagicAnswer: Sendable, Equatable {
+package struct MagicAnswer: Sendable, Equatable {
     /// The MIME type, for example `image/jpeg`.
-    public var mime: String
+    package var mime: String
     /// The human description, which carries image dimensions ("PNG image data, 1200 x 600, ...").
-    public var description: String
+    package var description: String
 }
 
 /// Errors MagicKit raises.
-public enum MagicKitError: Error, Sendable, CustomStringConvertible {
+package enum MagicKitError: Error, Sendable, CustomStringConvertible {
     /// libmagic could not open or load its database.
     case databaseUnavailable
     /// The database could not be opened because this process has no file descriptor left (EMFILE).
     case outOfDescriptors
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .databaseUnavailable: "libmagic could not load its database (is libmagic-mgc installed?)"
         case .outOfDescriptors:
@@ -35,7 +35,7 @@ public enum MagicKitError: Error, Sendable, CustomStringConvertible {
 /// let pool = MagicPool()
 /// let answer = try pool.identify(bytes)   // MagicAnswer(mime: "image/png", description: "PNG image data, ...")
 /// ```
-public final class MagicPool: Sendable {
+package final class MagicPool: Sendable {
     private struct State {
         var idle: [MagicCookie] = []
         var created = 0
@@ -46,7 +46,7 @@ public final class MagicPool: Sendable {
     private let capacity: Int
 
     /// Creates an empty pool that will hold at most `capacity` cookies.
-    public init(capacity: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    package init(capacity: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.capacity = max(1, capacity)
         state = Mutex(State())
         available = DispatchSemaphore(value: self.capacity)
@@ -54,7 +54,7 @@ public final class MagicPool: Sendable {
 
     /// Identifies `bytes`; blocks briefly when every cookie is busy. Without `describing`, only the
     /// MIME type is asked for and the description is empty (half the work).
-    public func identify(_ bytes: UnsafeRawBufferPointer, describing: Bool = true) throws(MagicKitError)
+    package func identify(_ bytes: UnsafeRawBufferPointer, describing: Bool = true) throws(MagicKitError)
         -> MagicAnswer
     {
         available.wait()
@@ -76,7 +76,7 @@ public final class MagicPool: Sendable {
     }
 
     /// Identifies a byte array.
-    public func identify(_ bytes: [UInt8]) throws(MagicKitError) -> MagicAnswer {
+    package func identify(_ bytes: [UInt8]) throws(MagicKitError) -> MagicAnswer {
         let result = bytes.withUnsafeBytes { buffer in Result { () throws(MagicKitError) in try identify(buffer) } }
         return try result.get()
     }

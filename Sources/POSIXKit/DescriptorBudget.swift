@@ -19,36 +19,36 @@ import Synchronization
 ///     throw ConfigurationError(.tooFewDescriptors, shortfall)
 /// }
 /// ```
-public struct DescriptorBudget: Sendable, Equatable {
+package struct DescriptorBudget: Sendable, Equatable {
     /// Descriptors kept back for everything but the downloads.
-    public static let reserve = 64
+    package static let reserve = 64
 
     /// The soft limit on open files (`ulimit -n`).
-    public var limit: Int
+    package var limit: Int
     /// The hard limit, which an unprivileged process cannot pass.
-    public var hardLimit: Int
+    package var hardLimit: Int
     /// Descriptors open when the budget was read.
-    public var open: Int
+    package var open: Int
 
-    public init(limit: Int, hardLimit: Int, open: Int) {
+    package init(limit: Int, hardLimit: Int, open: Int) {
         self.limit = limit
         self.hardLimit = hardLimit
         self.open = open
     }
 
     /// What one run needs: how many downloads at once, and what each one holds.
-    public struct Need: Sendable, Equatable {
-        public var concurrency: Int
+    package struct Need: Sendable, Equatable {
+        package var concurrency: Int
         /// Descriptors each download holds in the shaping relay (a network profile or a network mix),
         /// 0 when downloads are not relayed: the relay's own share, which the caller knows.
-        public var relayShare: Int
+        package var relayShare: Int
         /// Each download's attachment is written to a temporary file.
-        public var storing: Bool
+        package var storing: Bool
         /// Descriptors the run holds whatever its downloads, beyond the ``reserve``: the shaping
         /// relay's own (its epoll set, wake-up event, timer and a listener per route), 0 without one.
-        public var fixed: Int
+        package var fixed: Int
 
-        public init(concurrency: Int, relayShare: Int, storing: Bool, fixed: Int = 0) {
+        package init(concurrency: Int, relayShare: Int, storing: Bool, fixed: Int = 0) {
             self.concurrency = concurrency
             self.relayShare = max(0, relayShare)
             self.storing = storing
@@ -56,7 +56,7 @@ public struct DescriptorBudget: Sendable, Equatable {
         }
 
         /// Descriptors one download in flight holds.
-        public var perDownload: Int { 1 + relayShare + (storing ? 1 : 0) }
+        package var perDownload: Int { 1 + relayShare + (storing ? 1 : 0) }
 
         /// What each download holds, in words, for messages.
         var parts: String {
@@ -71,7 +71,7 @@ public struct DescriptorBudget: Sendable, Equatable {
     /// raised to the hard limit (a burst needs one socket per device in flight).
     ///
     /// Limits that cannot be read do not limit: both are `Int.max`, as for `unlimited`.
-    public static func current(raising: Bool = false) -> DescriptorBudget {
+    package static func current(raising: Bool = false) -> DescriptorBudget {
         if raising { raiseToHardLimit() }
         let limits = Self.limits()
         return DescriptorBudget(limit: limits?.soft ?? Int.max, hardLimit: limits?.hard ?? Int.max, open: openCount())
@@ -79,7 +79,7 @@ public struct DescriptorBudget: Sendable, Equatable {
 
     /// The soft and hard limits on open files (`RLIMIT_NOFILE`), `Int.max` for unlimited; nil when
     /// they cannot be read, the one answer for "unknown".
-    public static func limits() -> (soft: Int, hard: Int)? {
+    package static func limits() -> (soft: Int, hard: Int)? {
         var limits = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { return nil }
         // RLIM_INFINITY is the largest rlim_t, which clamps to Int.max.
@@ -87,13 +87,13 @@ public struct DescriptorBudget: Sendable, Equatable {
     }
 
     /// The soft limit on open files (`ulimit -n`), or nil when it cannot be read.
-    public static var softLimit: Int? { limits()?.soft }
+    package static var softLimit: Int? { limits()?.soft }
 
     /// The soft limit in words, for messages: a number, `unlimited`, or `unknown`.
-    public static var softLimitText: String { text(forLimit: softLimit) }
+    package static var softLimitText: String { text(forLimit: softLimit) }
 
     /// A limit in words: a number, `unlimited` (`Int.max`), or `unknown` (nil).
-    public static func text(forLimit limit: Int?) -> String {
+    package static func text(forLimit limit: Int?) -> String {
         guard let limit else { return "unknown" }
         return limit == Int.max ? "unlimited" : String(limit)
     }
@@ -101,7 +101,7 @@ public struct DescriptorBudget: Sendable, Equatable {
     /// Raises the soft limit to the hard limit (a server or a burst needs one descriptor per
     /// connection); true when the soft limit is now the hard limit.
     @discardableResult
-    public static func raiseToHardLimit() -> Bool {
+    package static func raiseToHardLimit() -> Bool {
         var limits = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { return false }
         guard limits.rlim_cur < limits.rlim_max else { return true }
@@ -111,7 +111,7 @@ public struct DescriptorBudget: Sendable, Equatable {
 
     /// Raises the soft limit to at least `minimum` when it is lower and the hard limit allows; false
     /// when the process cannot have that many. A limit that cannot be read is taken as enough.
-    public static func ensureSoftLimit(atLeast minimum: Int) -> Bool {
+    package static func ensureSoftLimit(atLeast minimum: Int) -> Bool {
         var limits = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { return true }
         let needed = rlim_t(max(0, minimum))
@@ -138,20 +138,20 @@ public struct DescriptorBudget: Sendable, Equatable {
     }
 
     /// Descriptors a run needs in all: what is open now, the reserve, and each download's share.
-    public func needed(_ need: Need) -> Int {
+    package func needed(_ need: Need) -> Int {
         let (downloads, overflow) = need.concurrency.multipliedReportingOverflow(by: need.perDownload)
         return overflow ? Int.max : open + Self.reserve + need.fixed + downloads
     }
 
     /// The most downloads at once that fit, or 0 when not even one does.
-    public func fitting(_ need: Need) -> Int {
+    package func fitting(_ need: Need) -> Int {
         max(0, (limit - open - Self.reserve - need.fixed) / need.perDownload)
     }
 
     /// Nil when `need` fits; otherwise the sentence that says why not and what to do, naming
     /// `option` (the concurrency option of the command, as the caller spells it). The advice never
     /// proposes a concurrency below 1, which no command takes.
-    public func shortfall(_ need: Need, option: some CustomStringConvertible) -> String? {
+    package func shortfall(_ need: Need, option: some CustomStringConvertible) -> String? {
         let setting = option.description
         let total = needed(need)
         guard total > limit else { return nil }
@@ -180,24 +180,24 @@ public struct DescriptorBudget: Sendable, Equatable {
 /// sniff failure) while the count moved is the client's failure, `too-many-open-files`: the host was
 /// never really asked. Counting, not probing afterwards, because the descriptors are often free
 /// again by the time the failure is read.
-public enum DescriptorExhaustion {
+package enum DescriptorExhaustion {
     private static let count = Atomic<Int>(0)
     /// Counters kept elsewhere, each with the highest value read from it: a counter that goes away
     /// (a stopped relay reads 0) must not make the generation go back.
     private static let sources = Mutex<[(read: @Sendable () -> Int?, seen: Int)]>([])
 
     /// Notes one EMFILE or ENFILE.
-    public static func note() {
+    package static func note() {
         count.add(1, ordering: .relaxed)
     }
 
     /// Notes `error` when it is EMFILE or ENFILE; returns whether it was.
     @discardableResult
-    public static func note(_ error: SystemError) -> Bool { note(errno: error.code) }
+    package static func note(_ error: SystemError) -> Bool { note(errno: error.code) }
 
     /// Notes `code` when it is EMFILE or ENFILE; returns whether it was.
     @discardableResult
-    public static func note(errno code: Int32) -> Bool {
+    package static func note(errno code: Int32) -> Bool {
         guard code == EMFILE || code == ENFILE else { return false }
         note()
         return true
@@ -205,12 +205,12 @@ public enum DescriptorExhaustion {
 
     /// Adds a counter kept elsewhere (the relay's own count of failed accepts and sockets); `source`
     /// returns nil once it is gone, and is then dropped with what it had counted kept.
-    public static func register(_ source: @escaping @Sendable () -> Int?) {
+    package static func register(_ source: @escaping @Sendable () -> Int?) {
         sources.withLock { $0.append((source, 0)) }
     }
 
     /// How many exhaustions were seen so far: compare two readings to tell whether one happened between them.
-    public static var generation: Int {
+    package static var generation: Int {
         let kept = sources.withLock { sources -> Int in
             var total = 0
             var gone = 0

@@ -7,7 +7,7 @@ extension SystemCall {
     /// the entry or its 256-byte `d_name` reads past a short last record, and past the end of the
     /// buffer when that record ends at a page boundary (a crash seen reading `/proc/self/fd`).
     /// Only the record's own bytes are read here, up to its NUL.
-    public static func entryName(_ entry: UnsafePointer<dirent>) -> [UInt8] {
+    package static func entryName(_ entry: UnsafePointer<dirent>) -> [UInt8] {
         let raw = UnsafeRawPointer(entry)
         guard let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name),
             let lengthOffset = MemoryLayout<dirent>.offset(of: \dirent.d_reclen)

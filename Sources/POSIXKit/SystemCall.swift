@@ -6,10 +6,10 @@ import Glibc
 /// let descriptor = try SystemCall.retrying("open", path: path) { open(path, O_RDONLY | O_CLOEXEC) }
 /// let bytes = try SystemCall.readAll(descriptor, upTo: 1 << 20, path: path)
 /// ```
-public enum SystemCall {
+package enum SystemCall {
     /// Runs `body` until it does not fail with `EINTR`; a result of -1 throws the errno as a ``SystemError``.
     @discardableResult
-    public static func retrying<Result: BinaryInteger>(
+    package static func retrying<Result: BinaryInteger>(
         _ operation: String, path: String? = nil, _ body: () -> Result
     ) throws(SystemError) -> Result {
         while true {
@@ -23,14 +23,14 @@ public enum SystemCall {
     }
 
     /// Writes every byte to `descriptor`, retrying short writes and `EINTR`.
-    public static func writeAll(_ descriptor: Int32, _ bytes: [UInt8], path: String? = nil) throws(SystemError) {
+    package static func writeAll(_ descriptor: Int32, _ bytes: [UInt8], path: String? = nil) throws(SystemError) {
         try bytes.withUnsafeBytes { buffer in
             Result { () throws(SystemError) in try writeAll(descriptor, buffer, path: path) }
         }.get()
     }
 
     /// Writes every byte of `buffer` to `descriptor`, retrying short writes and `EINTR`.
-    public static func writeAll(
+    package static func writeAll(
         _ descriptor: Int32, _ buffer: UnsafeRawBufferPointer, path: String? = nil
     ) throws(SystemError) {
         guard let base = buffer.baseAddress else { return }
@@ -45,11 +45,11 @@ public enum SystemCall {
 
     /// Writes bytes to a descriptor: the count written, or -1 with `errno` set (the shape of write(2)),
     /// so tests can put a full disk or an interrupted call in its place.
-    public typealias Write = (Int32, UnsafeRawBufferPointer) -> Int
+    package typealias Write = (Int32, UnsafeRawBufferPointer) -> Int
 
     /// Writes every byte of `buffer` through `write`, retrying short writes and `EINTR`; `written`
     /// says how far it got, also when it throws (a caller can cut a partial record off).
-    public static func writeAll(
+    package static func writeAll(
         _ descriptor: Int32, _ buffer: UnsafeRawBufferPointer, path: String? = nil, written: inout Int,
         through write: Write
     ) throws(SystemError) {
@@ -65,7 +65,7 @@ public enum SystemCall {
     /// Reads until end of file or until `limit` bytes have arrived, whichever comes first.
     ///
     /// Pass one more than the size you accept to tell "exactly at the limit" from "over it".
-    public static func readAll(_ descriptor: Int32, upTo limit: Int, path: String? = nil) throws(SystemError)
+    package static func readAll(_ descriptor: Int32, upTo limit: Int, path: String? = nil) throws(SystemError)
         -> [UInt8]
     {
         var bytes: [UInt8] = []
@@ -84,7 +84,7 @@ public enum SystemCall {
     }
 
     /// Reads `count` bytes from `offset` (fewer only at end of file), without moving the file offset.
-    public static func preadAll(_ descriptor: Int32, count: Int, offset: Int64, path: String? = nil)
+    package static func preadAll(_ descriptor: Int32, count: Int, offset: Int64, path: String? = nil)
         throws(SystemError) -> [UInt8]
     {
         var bytes = [UInt8](repeating: 0, count: count)
@@ -96,7 +96,7 @@ public enum SystemCall {
     }
 
     /// Fills `buffer` from `offset` (less only at end of file) and returns how many bytes were read.
-    public static func preadAll(
+    package static func preadAll(
         _ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, offset: Int64, path: String? = nil
     ) throws(SystemError) -> Int {
         guard let base = buffer.baseAddress else { return 0 }
@@ -113,7 +113,7 @@ public enum SystemCall {
 
     /// Opens an existing file for reading without blocking, and refuses anything that is not a
     /// regular file (a FIFO with no writer would block forever; a device may never end).
-    public static func openRegularFile(_ path: String) throws(SystemError) -> Int32 {
+    package static func openRegularFile(_ path: String) throws(SystemError) -> Int32 {
         let descriptor = try retrying("open", path: path) {
             Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         }
@@ -140,7 +140,7 @@ public enum SystemCall {
     ///
     /// The umask is read from `/proc/self/status` (Linux 4.7 and later), which, unlike `umask(2)`,
     /// does not change it for a moment under other threads; 022 when it cannot be read.
-    public static let creationMode: mode_t = 0o666 & ~(umaskFromStatus() ?? 0o022)
+    package static let creationMode: mode_t = 0o666 & ~(umaskFromStatus() ?? 0o022)
 
     /// The `Umask:` line of `/proc/self/status`, or nil.
     static func umaskFromStatus() -> mode_t? {
@@ -161,14 +161,14 @@ public enum SystemCall {
 
     /// Opens `path` (`open(2)` with `flags` and, when creating, `mode`), retrying `EINTR`; a failure
     /// is a ``SystemError`` with `operation` and the path.
-    public static func open(
+    package static func open(
         _ path: String, _ flags: Int32, mode: mode_t = 0, operation: String = "open"
     ) throws(SystemError) -> Int32 {
         try retrying(operation, path: path) { Glibc.open(path, flags, mode) }
     }
 
     /// Opens `path` relative to the folder `folder` (`openat(2)`), retrying `EINTR`.
-    public static func open(
+    package static func open(
         _ path: String, in folder: Int32, _ flags: Int32, mode: mode_t = 0, operation: String = "open",
         displayPath: String? = nil
     ) throws(SystemError) -> Int32 {
@@ -176,7 +176,7 @@ public enum SystemCall {
     }
 
     /// One `read(2)` into `buffer`, retrying `EINTR`: the count read, 0 at end of file.
-    public static func read(
+    package static func read(
         _ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String? = nil
     ) throws(SystemError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
@@ -184,7 +184,7 @@ public enum SystemCall {
     }
 
     /// Cuts the file to `length` bytes (`ftruncate(2)`), retrying `EINTR`.
-    public static func truncate(
+    package static func truncate(
         _ descriptor: Int32, to length: Int64, path: String? = nil, operation: String = "truncate"
     ) throws(SystemError) {
         try retrying(operation, path: path) { ftruncate(descriptor, off_t(length)) }
@@ -192,7 +192,7 @@ public enum SystemCall {
 
     /// Takes the exclusive advisory lock on the file (`flock(2)`, `LOCK_EX | LOCK_NB`), retrying
     /// `EINTR`: false when another process holds it.
-    public static func lockExclusively(_ descriptor: Int32, path: String? = nil) throws(SystemError) -> Bool {
+    package static func lockExclusively(_ descriptor: Int32, path: String? = nil) throws(SystemError) -> Bool {
         do {
             try retrying("lock", path: path) { flock(descriptor, LOCK_EX | LOCK_NB) }
             return true
@@ -203,7 +203,7 @@ public enum SystemCall {
 
     /// Waits for `descriptor` to become readable (`poll(2)`, `POLLIN`) for at most `milliseconds`
     /// (-1: without end), retrying `EINTR`; the `revents` seen, 0 on timeout.
-    public static func waitReadable(_ descriptor: Int32, milliseconds: Int32, path: String? = nil) throws(SystemError)
+    package static func waitReadable(_ descriptor: Int32, milliseconds: Int32, path: String? = nil) throws(SystemError)
         -> Int16
     {
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
@@ -214,7 +214,7 @@ public enum SystemCall {
     /// Creates the folder `path` and any missing parents (mode 0777 less the umask), as `mkdir -p`
     /// does; a folder already there is fine. A failure names the folder that could not be made and
     /// the system's reason (`/proc/x`: No such file or directory), as ``SystemError`` words it.
-    public static func makeFolders(_ path: String, operation: String = "create the folder") throws(SystemError) {
+    package static func makeFolders(_ path: String, operation: String = "create the folder") throws(SystemError) {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/", omittingEmptySubsequences: true) {
             prefix += "/" + component

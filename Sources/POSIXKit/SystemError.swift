@@ -9,17 +9,17 @@ import Glibc
 ///     print(error.message)  // cannot write 'out/report.json': No space left on device. Free some space ...
 /// }
 /// ```
-public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The errno value the call failed with.
-    public var code: Int32
+    package var code: Int32
     /// What was being done, as a verb phrase: "open", "write", "create a temporary file in".
-    public var operation: String
+    package var operation: String
     /// The file or folder the call was about, when there is one.
-    public var path: String?
+    package var path: String?
     /// Replaces the system's text for the errno when the cause is more specific than errno can say.
-    public var reason: String?
+    package var reason: String?
 
-    public init(code: Int32, operation: String, path: String? = nil, reason: String? = nil) {
+    package init(code: Int32, operation: String, path: String? = nil, reason: String? = nil) {
         self.code = code
         self.operation = operation
         self.path = path
@@ -27,29 +27,29 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The error for the current `errno`.
-    public static func current(_ operation: String, path: String? = nil) -> SystemError {
+    package static func current(_ operation: String, path: String? = nil) -> SystemError {
         SystemError(code: errno, operation: operation, path: path)
     }
 
     /// Why, in words: ``reason`` when set, else the system's text for the errno.
-    public var cause: String { reason ?? Self.words(for: code) }
+    package var cause: String { reason ?? Self.words(for: code) }
 
     /// The system's text for `code` ("No such file or directory"): the one place that calls `strerror`.
-    public static func words(for code: Int32) -> String { String(cString: strerror(code)) }
+    package static func words(for code: Int32) -> String { String(cString: strerror(code)) }
 
     /// Whether the process (EMFILE) or the system (ENFILE) ran out of file descriptors.
-    public var isDescriptorExhaustion: Bool { code == EMFILE || code == ENFILE }
+    package var isDescriptorExhaustion: Bool { code == EMFILE || code == ENFILE }
 
     /// A sentence: what failed, why, and what to do.
-    public var message: String {
+    package var message: String {
         let subject = path.map { "cannot \(operation) '\($0)'" } ?? "cannot \(operation)"
         return subject + ": " + cause + "." + (advice.map { " " + $0 } ?? "")
     }
 
-    public var description: String { message }
+    package var description: String { message }
 
     /// What to do about the errno, for the common causes.
-    public var advice: String? {
+    package var advice: String? {
         guard reason == nil else { return nil }
         switch code {
         case ENOSPC, EDQUOT: return "Free some space on that disk, or write elsewhere."

@@ -4,7 +4,7 @@ import Synchronization
 /// Where temporaries whose content was not kept go back to, emptied, for another use.
 ///
 /// A pool holds named temporaries only: a reused file keeps its `.part` name (see ``TemporaryFile``).
-public protocol TemporaryFilePool: AnyObject, Sendable {
+package protocol TemporaryFilePool: AnyObject, Sendable {
     /// Takes a temporary back, emptied; false when it cannot be reused (the caller removes it).
     func give(path: String, descriptor: Int32) -> Bool
 }
@@ -30,21 +30,21 @@ public protocol TemporaryFilePool: AnyObject, Sendable {
 /// ```
 ///
 /// Used by one task at a time, which is what makes the `@unchecked Sendable` sound.
-public final class TemporaryFile: @unchecked Sendable {
+package final class TemporaryFile: @unchecked Sendable {
     /// The file's name; for an unnamed file, `/proc/self/fd/<descriptor>`, which opens it too.
-    public let path: String
-    public let descriptor: Int32
+    package let path: String
+    package let descriptor: Int32
     /// The file has no name of its own (`O_TMPFILE`) until a commit links one.
-    public let isUnnamed: Bool
+    package let isUnnamed: Bool
     /// Another name shares this file's content (it was linked or renamed into place, or made as a
     /// link): it must never be emptied, only its temporary name removed.
-    public var isLinked = false
+    package var isLinked = false
     /// The pool it returns to when its content is not kept (named temporaries only).
-    public var pool: (any TemporaryFilePool)?
+    package var pool: (any TemporaryFilePool)?
     private var discarded = false
 
     /// A named temporary already open at `path`, known to ``removeAllLive()`` from now on.
-    public init(path: String, descriptor: Int32) {
+    package init(path: String, descriptor: Int32) {
         self.path = path
         self.descriptor = descriptor
         self.isUnnamed = false
@@ -61,7 +61,7 @@ public final class TemporaryFile: @unchecked Sendable {
     /// system allow it (`O_TMPFILE`, and `/proc/self/fd` to link it by), otherwise named as
     /// ``createExclusively(in:prefix:)`` makes it. `unnamed: false` takes the named path at once
     /// (what a file system without `O_TMPFILE` gets; tests use it to check that path).
-    public static func create(in folder: String, prefix: String = ".richpush-", unnamed: Bool = true)
+    package static func create(in folder: String, prefix: String = ".richpush-", unnamed: Bool = true)
         throws(SystemError) -> TemporaryFile
     {
         if unnamed, let file = try createUnnamed(in: folder) { return file }
@@ -70,7 +70,7 @@ public final class TemporaryFile: @unchecked Sendable {
 
     /// An unnamed temporary in `folder`, or nil when this kernel or file system cannot make one
     /// (EOPNOTSUPP, EISDIR or EINVAL from an old kernel, no `/proc`): then the caller makes a named one.
-    public static func createUnnamed(in folder: String) throws(SystemError) -> TemporaryFile? {
+    package static func createUnnamed(in folder: String) throws(SystemError) -> TemporaryFile? {
         guard procIsMounted else { return nil }
         do throws(SystemError) {
             let descriptor = try SystemCall.open(
@@ -88,7 +88,7 @@ public final class TemporaryFile: @unchecked Sendable {
     private static let procIsMounted: Bool = access("/proc/self/fd", X_OK) == 0
 
     /// Creates a new, empty temporary in `folder`: `O_CREAT | O_EXCL | O_NOFOLLOW`, mode 0600, random name.
-    public static func createExclusively(in folder: String, prefix: String = ".richpush-") throws(SystemError)
+    package static func createExclusively(in folder: String, prefix: String = ".richpush-") throws(SystemError)
         -> TemporaryFile
     {
         var failure = SystemError(code: EEXIST, operation: "create a temporary file in", path: folder)
@@ -116,7 +116,7 @@ public final class TemporaryFile: @unchecked Sendable {
     /// A named file is renamed; an unnamed one is linked, or, when a file is already there, linked
     /// under a random temporary name that is then renamed over it, so readers see the old file or the
     /// new one, never neither.
-    public func commit(
+    package func commit(
         as destination: String, durable: Bool = false, mode: mode_t = SystemCall.creationMode,
         replacingLinks: Bool = false
     ) throws(SystemError) {
@@ -183,7 +183,7 @@ public final class TemporaryFile: @unchecked Sendable {
 
     /// Gives the file the additional name `destination`, failing with EEXIST when anything is
     /// there (nothing is replaced). The temporary name, if any, is removed by ``discard()``.
-    public func link(as destination: String) throws(SystemError) {
+    package func link(as destination: String) throws(SystemError) {
         if isUnnamed {
             try SystemCall.retrying("store", path: destination) {
                 linkat(AT_FDCWD, path, AT_FDCWD, destination, AT_SYMLINK_FOLLOW)
@@ -196,7 +196,7 @@ public final class TemporaryFile: @unchecked Sendable {
 
     /// Ends this use of the file: back to its pool, emptied, if it can be; otherwise closed and its
     /// temporary name removed (after a commit only the descriptor is closed). Idempotent.
-    public func discard() {
+    package func discard() {
         guard !discarded else { return }
         discarded = true
         if !isLinked, !isUnnamed, let pool, pool.give(path: path, descriptor: descriptor) { return }
@@ -208,18 +208,18 @@ public final class TemporaryFile: @unchecked Sendable {
 
     /// Removes every named temporary this process still has (for an immediate exit on a second
     /// signal), or only those inside `folder`. Unnamed ones need nothing: they vanish with the process.
-    public static func removeAllLive(in folder: String? = nil) {
+    package static func removeAllLive(in folder: String? = nil) {
         let prefix = folder.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
         for path in live.withLock({ $0 }) where prefix.map({ path.hasPrefix($0) }) ?? true { unlink(path) }
     }
 
     /// Forgets a temporary removed by its pool.
-    public static func forget(_ path: String) {
+    package static func forget(_ path: String) {
         live.withLock { _ = $0.remove(path) }
     }
 
     /// fsyncs the folder of `path`, so a new name in it survives power loss too.
-    public static func syncFolder(of path: String) {
+    package static func syncFolder(of path: String) {
         let descriptor = open(folder(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         _ = fsync(descriptor)
@@ -227,7 +227,7 @@ public final class TemporaryFile: @unchecked Sendable {
     }
 
     /// The folder part of `path` (`.` for a bare name, `/` for a name in the root).
-    public static func folder(of path: String) -> String {
+    package static func folder(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let folder = path[..<slash]
         return folder.isEmpty ? "/" : String(folder)
@@ -236,7 +236,7 @@ public final class TemporaryFile: @unchecked Sendable {
     private static let live = Mutex<Set<String>>([])
 
     /// 32 random hexadecimal digits.
-    public static func randomName() -> String {
+    package static func randomName() -> String {
         var generator = SystemRandomNumberGenerator()
         let high = generator.next() as UInt64
         let low = generator.next() as UInt64

@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 import RichPush
 
 /// `richpush analytics`: the App Group suite an extension writes, and the app's flush to `/users/track`.

@@ -1,5 +1,6 @@
 import AssetServer
 import Foundation
+import POSIXKit
 import RichPush
 
 /// `richpush bench`: a campaign's burst of downloads against the asset host.

@@ -1,5 +1,6 @@
 import AssetServer
 import Foundation
+import POSIXKit
 import RichPush
 
 /// The options of `richpush bench`, read into a ``BenchConfiguration`` and what only the command

@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 import RichPush
 import Synchronization
 
@@ -9,19 +10,19 @@ import Synchronization
 /// let result = await session.run(progress: { display.update($0) })
 /// display.finish()
 /// ```
-public final class BenchProgressLine: Sendable {
+package final class BenchProgressLine: Sendable {
     private let line: ProgressLine
     private let perSecond: Bool
     private let lastLine = Mutex<(at: ContinuousClock.Instant?, final: Bool)>((nil, false))
 
     /// A line shown as `mode` says (``ProgressLine/Mode/log``: one line per second).
-    public init(mode: ProgressLine.Mode) {
+    package init(mode: ProgressLine.Mode) {
         line = ProgressLine(enabled: mode == .terminal)
         perSecond = mode == .log
     }
 
     /// Shows `progress` (on a terminal, at most four times a second; in a log, once a second).
-    public func update(_ progress: BurstRunner.Progress) {
+    package func update(_ progress: BurstRunner.Progress) {
         let final = progress.done == progress.total
         if perSecond {
             let now = ContinuousClock.now
@@ -39,7 +40,7 @@ public final class BenchProgressLine: Sendable {
     }
 
     /// `elapsed 3.0s  done 240/1000  in flight 64 (max 64)  80/s  failed 2  ETA 9s  attached 238  fallback 2`
-    public static func text(_ progress: BurstRunner.Progress) -> String {
+    package static func text(_ progress: BurstRunner.Progress) -> String {
         let elapsed = max(0.001, progress.elapsed.inSeconds)
         let counts = Verdict.allCases.compactMap { verdict in
             progress.verdicts[verdict].map { "\(verdict.rawValue) \($0)" }
@@ -52,5 +53,5 @@ public final class BenchProgressLine: Sendable {
     }
 
     /// Ends the line.
-    public func finish() { line.finish() }
+    package func finish() { line.finish() }
 }

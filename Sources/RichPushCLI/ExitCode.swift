@@ -8,7 +8,7 @@ import RichPush
 /// ```swift
 /// exit(ExitCode.ioError.rawValue)
 /// ```
-public enum ExitCode: Int32, CaseIterable, Sendable {
+package enum ExitCode: Int32, CaseIterable, Sendable {
     case success = 0
     case failure = 1
     case usage = 64
@@ -20,7 +20,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case interrupted = 130
 
     /// What the code means, in a few words.
-    public var meaning: String {
+    package var meaning: String {
         switch self {
         case .success: "success"
         case .failure: "a verdict or check failed (an attachment would not show, a threshold was not met)"
@@ -34,7 +34,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     }
 
     /// The table as `--help` prints it.
-    public static var helpTable: String { helpTable(notes: [:]) }
+    package static var helpTable: String { helpTable(notes: [:]) }
 
     /// The table with a command's own words for some codes (what 1 means for `sniff`).
     static func helpTable(notes: [ExitCode: String]) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 import RichPush
 import Synchronization
 
@@ -15,9 +16,9 @@ import Synchronization
 /// ```
 ///
 /// Drawing and finishing take one lock, so a tick never draws after ``finish()``.
-public final class ProgressLine: Sendable {
+package final class ProgressLine: Sendable {
     /// How the line is shown.
-    public enum Mode: Sendable, Equatable {
+    package enum Mode: Sendable, Equatable {
         /// Not at all.
         case off
         /// Redrawn in place (`\r`, erase line).
@@ -27,26 +28,26 @@ public final class ProgressLine: Sendable {
     }
 
     /// The mode for a command's flags: `--no-progress` wins; `--progress` forces log lines off a terminal.
-    public static func mode(progress: Bool, noProgress: Bool, stderrIsTerminal: Bool) -> Mode {
+    package static func mode(progress: Bool, noProgress: Bool, stderrIsTerminal: Bool) -> Mode {
         if noProgress { return .off }
         if stderrIsTerminal { return .terminal }
         return progress ? .log : .off
     }
 
-    public let mode: Mode
+    package let mode: Mode
     private let state = Mutex<(last: ContinuousClock.Instant?, drawn: Bool, finished: Bool)>((nil, false, false))
     private let ticker = Mutex<Task<Void, Never>?>(nil)
 
-    public init(mode: Mode) { self.mode = mode }
+    package init(mode: Mode) { self.mode = mode }
 
     /// A terminal line when `enabled`, else none.
-    public convenience init(enabled: Bool) { self.init(mode: enabled ? .terminal : .off) }
+    package convenience init(enabled: Bool) { self.init(mode: enabled ? .terminal : .off) }
 
     /// The time between two clock ticks.
-    public var interval: Duration { mode == .log ? .seconds(1) : .milliseconds(250) }
+    package var interval: Duration { mode == .log ? .seconds(1) : .milliseconds(250) }
 
     /// Redraws `text()` on every tick of the clock until ``finish()``.
-    public func start(_ text: @escaping @Sendable () -> String) {
+    package func start(_ text: @escaping @Sendable () -> String) {
         guard mode != .off else { return }
         let interval = self.interval
         let task = Task.detached { [self] in
@@ -59,7 +60,7 @@ public final class ProgressLine: Sendable {
     }
 
     /// Draws `text()` unless the last draw was under a tick ago (a `final` state always draws).
-    public func draw(final: Bool, _ text: () -> String) {
+    package func draw(final: Bool, _ text: () -> String) {
         guard mode != .off else { return }
         let now = ContinuousClock.now
         let interval = self.interval
@@ -75,7 +76,7 @@ public final class ProgressLine: Sendable {
     }
 
     /// Stops the clock and ends the line, if one was drawn.
-    public func finish() {
+    package func finish() {
         ticker.withLock { task in
             task?.cancel()
             task = nil
@@ -89,9 +90,9 @@ public final class ProgressLine: Sendable {
 }
 
 /// The text of a batch's progress line: done/total, elapsed, rate, in flight, failures, ETA.
-public struct BatchProgressText: Sendable {
+package struct BatchProgressText: Sendable {
     /// The line for `progress` at `now`.
-    public static func line(_ progress: BatchRunner.Progress, now: ContinuousClock.Instant = .now) -> String {
+    package static func line(_ progress: BatchRunner.Progress, now: ContinuousClock.Instant = .now) -> String {
         let elapsed = max(0.001, (now - progress.started).inSeconds)
         let rate = Double(progress.done) / elapsed
         let left = progress.total - progress.skipped - progress.done

@@ -3,8 +3,14 @@ import Foundation
 import POSIXKit
 import RichPush
 
+/// The `richpush` command line: parses the process's arguments, runs the command and exits with its
+/// status. The executable's only call into this module.
+public func richpushMain() async -> Never {
+    await RichPushCommand.main()
+}
+
 /// The entry point: picks the subcommand, runs it, and turns every error into a message and an exit code.
-public enum RichPushCommand {
+package enum RichPushCommand {
     /// Every command, in the order the command list shows them: dispatch and help both read this table.
     static let commands: [Command] = [
         ProcessCommand.command, ComposeCommand.command, BatchCommand.command, BenchCommand.command,
@@ -40,7 +46,7 @@ public enum RichPushCommand {
     }
 
     /// Runs the process: the command named by the first argument, then exits with its status.
-    public static func main() async -> Never {
+    package static func main() async -> Never {
         // Before anything else: a Ctrl-C from now on cancels the run instead of killing it mid-write.
         occupyStandardDescriptors()
         // The library's messages name settings as this command line spells them.

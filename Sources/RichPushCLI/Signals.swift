@@ -1,5 +1,6 @@
 import CProcessStart
 import Foundation
+import POSIXKit
 import RichPush
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Foundation
+import MagicKit
 import RichPush
 
 /// `richpush sniff`: what files really are, and what iOS would make of them.

@@ -5,12 +5,12 @@ import RichPush
 /// ```swift
 /// Suggestion.closest(to: "--budgte", in: ["--budget", "--out"])  // "--budget"
 /// ```
-public enum Suggestion {
+package enum Suggestion {
     /// The candidate nearest to `word`, when it is near enough to be what was meant.
     ///
     /// Near enough: at most a third of the word's letters differ (at least one), ignoring case and
     /// leading dashes. Ties go to the earlier candidate.
-    public static func closest(to word: String, in candidates: [String]) -> String? {
+    package static func closest(to word: String, in candidates: [String]) -> String? {
         let typed = normalized(word)
         guard !typed.isEmpty else { return nil }
         let limit = max(1, typed.count / 3)
@@ -24,7 +24,7 @@ public enum Suggestion {
 
     /// The Levenshtein distance between two strings, in characters (insert, delete, replace; and
     /// swapping two neighbours counts as one).
-    public static func editDistance(_ a: String, _ b: String) -> Int {
+    package static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a)
         let b = Array(b)
         guard !a.isEmpty else { return b.count }

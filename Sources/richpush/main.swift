@@ -7,4 +7,4 @@ _ = richpush_standard_descriptors_occupied()
 // Before the first await: the main queue's eventfd, which libdispatch would otherwise make as the
 // main thread leaves for dispatch_main, when a tight descriptor limit may have none left.
 richpush_prepare_main_queue()
-await RichPushCommand.main()
+await richpushMain()

@@ -1,4 +1,5 @@
 import Glibc
+import POSIXKit
 import Testing
 
 @testable import POSIXKit

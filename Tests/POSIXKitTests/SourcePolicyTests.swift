@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 import Testing
 
 /// The POSIX layer is the only one: no Swift file outside `Sources/POSIXKit` turns an errno into

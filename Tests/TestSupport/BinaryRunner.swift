@@ -1,18 +1,18 @@
 import Foundation
 
 /// What a run of the built `richpush` binary produced.
-public struct BinaryRun: Sendable {
-    public var status: Int32
-    public var stdout: String
-    public var stderr: String
+package struct BinaryRun: Sendable {
+    package var status: Int32
+    package var stdout: String
+    package var stderr: String
 }
 
 /// Runs the `richpush` executable built next to the test bundle, as a user would.
-public enum RichPushBinary {
+package enum RichPushBinary {
     /// The binary every end-to-end test runs: `RICHPUSH_TEST_BINARY` when set (an absolute path;
     /// `scripts/test` sets it to the release build with the static Swift standard library, the binary
     /// users install), otherwise the `richpush` in the same build folder as the running test binary.
-    public static let path: String = {
+    package static let path: String = {
         if let chosen = ProcessInfo.processInfo.environment["RICHPUSH_TEST_BINARY"], !chosen.isEmpty {
             return chosen
         }
@@ -23,7 +23,7 @@ public enum RichPushBinary {
     /// Runs the binary with `arguments`, feeding `stdin`, in `directory`; waits for it to exit.
     ///
     /// Output goes through files, not pipes, so a chatty child never blocks on a full pipe.
-    public static func run(
+    package static func run(
         _ arguments: [String], stdin: Data = Data(), directory: String? = nil, environment: [String: String] = [:],
         stdoutPath: String? = nil
     ) async throws -> BinaryRun {
@@ -32,7 +32,7 @@ public enum RichPushBinary {
     }
 
     /// Runs the binary under GNU time and returns its own peak resident memory in bytes.
-    public static func measured(_ arguments: [String]) async throws -> (run: BinaryRun, peakBytes: Int) {
+    package static func measured(_ arguments: [String]) async throws -> (run: BinaryRun, peakBytes: Int) {
         let marker = "RICHPUSH_PEAK_KB="
         let running = try start(arguments, launcher: ["/usr/bin/time", "-f", marker + "%M"])
         var run = await running.wait()
@@ -46,7 +46,7 @@ public enum RichPushBinary {
     ///
     /// `ignoredSignals` start ignored, through `sh -c 'trap "" ...; exec ...'` (exec keeps SIG_IGN and
     /// the pid); otherwise the child starts as from a terminal (``ChildProcess``).
-    public static func start(
+    package static func start(
         _ arguments: [String], stdin: Data = Data(), directory: String? = nil, environment: [String: String] = [:],
         stdoutPath: String? = nil, launcher: [String] = [], ignoring ignoredSignals: [Int32] = []
     ) throws -> RunningBinary {
@@ -74,28 +74,28 @@ public enum RichPushBinary {
 }
 
 /// A started `richpush` process.
-public struct RunningBinary: Sendable {
-    public let child: ChildProcess
+package struct RunningBinary: Sendable {
+    package let child: ChildProcess
     let scratch: String
     let outPath: String
     let errPath: String
 
-    public var pid: pid_t { child.pid }
+    package var pid: pid_t { child.pid }
 
     /// Sends a signal (for example SIGINT) to the process.
-    public func signal(_ number: Int32) { child.signal(number) }
+    package func signal(_ number: Int32) { child.signal(number) }
 
     /// What the process's open descriptors point at (``ChildProcess/openFiles``).
-    public var openFiles: [String] { child.openFiles }
+    package var openFiles: [String] { child.openFiles }
 
     /// Whether the process is still running (``ChildProcess/isRunning``).
-    public var isRunning: Bool { child.isRunning }
+    package var isRunning: Bool { child.isRunning }
 
     /// Whether `signal` is in a mask of its /proc status (``ChildProcess/signal(_:isIn:)``).
-    public func signal(_ signal: Int32, isIn field: String) -> Bool? { child.signal(signal, isIn: field) }
+    package func signal(_ signal: Int32, isIn field: String) -> Bool? { child.signal(signal, isIn: field) }
 
     /// Waits for the process to exit (on a Dispatch thread) and returns what it produced.
-    public func wait() async -> BinaryRun {
+    package func wait() async -> BinaryRun {
         let (status, _) = await child.wait()
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         return BinaryRun(

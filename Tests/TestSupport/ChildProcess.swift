@@ -15,20 +15,20 @@ import Foundation
 /// let result = try ChildProcess.run("/usr/bin/openssl", ["version"])
 /// // result.status == 0, result.stdout == "OpenSSL 3.0...\n"
 /// ```
-public struct ChildProcess: Sendable {
-    public let pid: pid_t
+package struct ChildProcess: Sendable {
+    package let pid: pid_t
 
     /// What a child left behind: its status as a shell reports it (128 + N after signal N), and its output.
-    public struct Result: Sendable {
-        public var status: Int32
+    package struct Result: Sendable {
+        package var status: Int32
         /// Whether a signal's default action ended it (its status is then 128 + the signal).
-        public var killed: Bool
-        public var stdout: String
-        public var stderr: String
+        package var killed: Bool
+        package var stdout: String
+        package var stderr: String
     }
 
     /// Where a standard descriptor of the child comes from or goes to.
-    public enum Stream: Sendable {
+    package enum Stream: Sendable {
         case null
         /// A file, opened for reading (stdin) or created and truncated (stdout, stderr).
         case file(String)
@@ -42,7 +42,7 @@ public struct ChildProcess: Sendable {
 
     /// Starts `executable` (a path) with `arguments`, in `directory`, with `environment` (nil: this
     /// process's own).
-    public static func start(
+    package static func start(
         _ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String]? = nil,
         stdin: Stream = .null, stdout: Stream = .null, stderr: Stream = .null
     ) throws -> ChildProcess {
@@ -116,7 +116,7 @@ public struct ChildProcess: Sendable {
 
     /// Runs `executable` to its end, its output captured through files (a chatty child never blocks
     /// on a full pipe), waiting on a Dispatch thread.
-    public static func run(
+    package static func run(
         _ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String]? = nil,
         stdin: Stream = .null
     ) async throws -> Result {
@@ -127,7 +127,7 @@ public struct ChildProcess: Sendable {
 
     /// ``run(_:_:directory:environment:stdin:)`` blocking the calling thread: for short children
     /// (openssl, python) only, as it holds a cooperative-pool thread while they run.
-    public static func runBlocking(
+    package static func runBlocking(
         _ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String]? = nil,
         stdin: Stream = .null
     ) throws -> Result {
@@ -161,13 +161,13 @@ public struct ChildProcess: Sendable {
     }
 
     /// Sends a signal (for example SIGINT) to the process.
-    public func signal(_ number: Int32) {
+    package func signal(_ number: Int32) {
         kill(pid, number)
     }
 
     /// Whether the process is still running (not yet exited; an exited one not yet waited for is a
     /// zombie, state Z in /proc).
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = stat.lastIndex(of: ")")
         else { return false }
@@ -176,7 +176,7 @@ public struct ChildProcess: Sendable {
 
     /// Whether `signal` is in the mask `field` of /proc/PID/status (`SigIgn`: ignored, `SigCgt`:
     /// caught, `SigBlk`: blocked); nil when the status cannot be read.
-    public func signal(_ signal: Int32, isIn field: String) -> Bool? {
+    package func signal(_ signal: Int32, isIn field: String) -> Bool? {
         let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
         let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") }
         return line.flatMap { UInt64($0.split(separator: "\t").last ?? "", radix: 16) }
@@ -185,7 +185,7 @@ public struct ChildProcess: Sendable {
 
     /// What the process's open descriptors point at (from /proc/PID/fd): a file created with O_TMPFILE
     /// shows as `DIR/#INODE (deleted)`.
-    public var openFiles: [String] {
+    package var openFiles: [String] {
         let folder = "/proc/\(pid)/fd"
         return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).compactMap {
             try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + $0)
@@ -195,7 +195,7 @@ public struct ChildProcess: Sendable {
     /// Waits for the process to exit on a Dispatch thread (blocking Swift's cooperative pool, one
     /// thread per core, would stall every other test in the process); returns its status as a shell
     /// reports it and whether a signal ended it.
-    public func wait() async -> (status: Int32, killed: Bool) {
+    package func wait() async -> (status: Int32, killed: Bool) {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async { continuation.resume(returning: waitBlocking()) }
         }
@@ -203,7 +203,7 @@ public struct ChildProcess: Sendable {
 
     /// ``wait()`` on the calling thread. A child that cannot be waited for (already waited for)
     /// reports status -1, which no exit gives.
-    public func waitBlocking() -> (status: Int32, killed: Bool) {
+    package func waitBlocking() -> (status: Int32, killed: Bool) {
         var status: Int32 = 0
         var waited = waitpid(pid, &status, 0)
         while waited < 0 && errno == EINTR { waited = waitpid(pid, &status, 0) }

@@ -6,21 +6,21 @@ import Foundation
 /// additionalProperties (false or a schema), unevaluatedProperties (false), propertyNames (enum),
 /// items, allOf and `$ref` (`#/$defs/NAME` in the same document, or `FILE` / `FILE#/$defs/NAME`
 /// beside it). Returns the violations, each with its JSON path.
-public enum JSONSchemaCheck {
+package enum JSONSchemaCheck {
     /// Checks `value` against the schema in `schemaFile`, resolving file references beside it.
-    public static func violations(of value: Any, schemaFile: String) throws -> [String] {
+    package static func violations(of value: Any, schemaFile: String) throws -> [String] {
         let document = try Document(file: schemaFile)
         return Checker(value: value, schema: document.root, document: document, path: "$").run().problems
     }
 
     /// Checks `value` against `schema` (file references resolve against the current directory).
-    public static func violations(of value: Any, against schema: [String: Any], path: String = "$") -> [String] {
+    package static func violations(of value: Any, against schema: [String: Any], path: String = "$") -> [String] {
         let document = Document(root: schema, folder: FileManager.default.currentDirectoryPath)
         return Checker(value: value, schema: schema, document: document, path: path).run().problems
     }
 
     /// Parses JSON text (one object or array) for ``violations(of:schemaFile:)``.
-    public static func parse(_ text: String) throws -> Any {
+    package static func parse(_ text: String) throws -> Any {
         try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
     }
 
@@ -199,12 +199,12 @@ public enum JSONSchemaCheck {
 }
 
 /// The schemas of richpush's JSON outputs, in `Samples/schemas/`.
-public enum OutputSchemas {
-    public static let folder = Fixtures.root + "/Samples/schemas"
+package enum OutputSchemas {
+    package static let folder = Fixtures.root + "/Samples/schemas"
 
     /// The violations of `text` (one JSON document) against `Samples/schemas/NAME.schema.json`; a
     /// parse failure is one violation.
-    public static func violations(of text: String, against name: String) -> [String] {
+    package static func violations(of text: String, against name: String) -> [String] {
         do {
             return try JSONSchemaCheck.violations(
                 of: try JSONSchemaCheck.parse(text), schemaFile: folder + "/\(name).schema.json")

@@ -6,25 +6,25 @@ import RichPush
 ///
 /// Each test makes its own (a test suite's `init` runs once per test) and calls ``cleanUp()`` when
 /// it ends, which stops the engine and the server and removes the folder.
-public struct LocalRig: Sendable {
-    public let server: AssetServer
-    public let engine: FetchEngine
-    public let folder: String
+package struct LocalRig: Sendable {
+    package let server: AssetServer
+    package let engine: FetchEngine
+    package let folder: String
 
     /// A rig over a server, engine and folder the test made itself (a server on its own asset folder).
-    public init(server: AssetServer, engine: FetchEngine, folder: String) {
+    package init(server: AssetServer, engine: FetchEngine, folder: String) {
         self.server = server
         self.engine = engine
         self.folder = folder
     }
 
-    public init(loops: Int = 2) throws {
+    package init(loops: Int = 2) throws {
         server = try Fixtures.startServer()
         engine = try FetchEngine(loops: loops)
         folder = try Fixtures.temporaryFolder()
     }
 
-    public func cleanUp() {
+    package func cleanUp() {
         engine.shutdown()
         server.stop()
         try? FileManager.default.removeItem(atPath: folder)

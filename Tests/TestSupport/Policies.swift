@@ -6,7 +6,7 @@ extension Fixtures {
     ///
     /// The connect timeout stretches with ``TimeScale``: hundreds of TLS handshakes at once on a loaded
     /// machine, or instrumented under a sanitizer, take longer than the default allows.
-    public static func fetchPolicy(mapping server: AssetServer) -> FetchPolicy {
+    package static func fetchPolicy(mapping server: AssetServer) -> FetchPolicy {
         var policy = FetchPolicy()
         policy.connectTimeout = TimeScale.scaled(policy.connectTimeout)
         policy.caFile = caFile
@@ -19,7 +19,7 @@ extension Fixtures {
 
     /// The extension's policy with that mapping and a budget, stretched with ``TimeScale``: a test whose
     /// budget must run out against a server's delay scales the delay too, or sets its budget afterwards.
-    public static func extensionPolicy(mapping server: AssetServer, budget: Duration) -> ExtensionPolicy {
+    package static func extensionPolicy(mapping server: AssetServer, budget: Duration) -> ExtensionPolicy {
         var policy = ExtensionPolicy()
         policy.budget = TimeScale.scaled(budget)
         policy.fetch = fetchPolicy(mapping: server)

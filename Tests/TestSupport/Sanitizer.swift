@@ -4,15 +4,15 @@ import Foundation
 ///
 /// Sanitized code runs several times slower and uses more memory, so tests with memory bounds skip
 /// (`.disabled(if: Sanitizer.isActive)`), and ``TimeScale`` stretches time bounds three times more.
-public enum Sanitizer: String, Sendable {
+package enum Sanitizer: String, Sendable {
     case address
     case thread
 
     /// The sanitizer named by `RICHPUSH_SANITIZER`, if any.
-    public static let current: Sanitizer? = ProcessInfo.processInfo.environment["RICHPUSH_SANITIZER"].flatMap {
+    package static let current: Sanitizer? = ProcessInfo.processInfo.environment["RICHPUSH_SANITIZER"].flatMap {
         Sanitizer(rawValue: $0)
     }
 
     /// Whether the suite runs under a sanitizer.
-    public static var isActive: Bool { current != nil }
+    package static var isActive: Bool { current != nil }
 }

@@ -9,17 +9,17 @@ import Foundation
 /// let server = try ScriptedHTTPServer { request in .init(status: 401, body: request.header("Authorization") ?? "") }
 /// defer { server.close() }
 /// ```
-public final class ScriptedHTTPServer: @unchecked Sendable {  // The port is immutable; the rest is the thread's.
+package final class ScriptedHTTPServer: @unchecked Sendable {  // The port is immutable; the rest is the thread's.
     /// A request as the script sees it.
-    public struct Request: Sendable {
+    package struct Request: Sendable {
         /// Which request this is, from 0.
-        public var index: Int
+        package var index: Int
         /// The request line and headers, as received.
-        public var head: String
-        public var body: [UInt8]
+        package var head: String
+        package var body: [UInt8]
 
         /// The value of the header `name` (case-insensitive), if the request has it.
-        public func header(_ name: String) -> String? {
+        package func header(_ name: String) -> String? {
             for line in head.split(separator: "\r\n").dropFirst() {
                 guard let colon = line.firstIndex(of: ":") else { continue }
                 if line[..<colon].lowercased() == name.lowercased() {
@@ -31,25 +31,25 @@ public final class ScriptedHTTPServer: @unchecked Sendable {  // The port is imm
     }
 
     /// An answer: status, headers, body.
-    public struct Response: Sendable {
-        public var status: Int
-        public var headers: [(String, String)]
-        public var body: String
+    package struct Response: Sendable {
+        package var status: Int
+        package var headers: [(String, String)]
+        package var body: String
 
-        public init(status: Int, headers: [(String, String)] = [], body: String = "") {
+        package init(status: Int, headers: [(String, String)] = [], body: String = "") {
             self.status = status
             self.headers = headers
             self.body = body
         }
     }
 
-    public let port: UInt16
+    package let port: UInt16
     private let listener: SilentListener
 
     /// `http://127.0.0.1:PORT`.
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    package var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    public init(limit: Int = 64, _ script: @escaping @Sendable (Request) -> Response) throws {
+    package init(limit: Int = 64, _ script: @escaping @Sendable (Request) -> Response) throws {
         listener = try SilentListener()
         port = listener.port
         let descriptor = listener.descriptorForAccepting
@@ -102,7 +102,7 @@ public final class ScriptedHTTPServer: @unchecked Sendable {  // The port is imm
     }
 
     /// Stops accepting (a blocked accept returns an error and the thread ends).
-    public func close() {
+    package func close() {
         shutdown(listener.descriptorForAccepting, Int32(SHUT_RDWR))
         listener.close()
     }

@@ -2,7 +2,7 @@ import RichPush
 import Testing
 
 /// The ``ConfigurationError`` `body` throws, or nil when it throws nothing (any other error fails the test).
-public func setupError(_ body: () throws -> Void) -> ConfigurationError? {
+package func setupError(_ body: () throws -> Void) -> ConfigurationError? {
     do {
         try body()
         return nil
@@ -16,20 +16,20 @@ public func setupError(_ body: () throws -> Void) -> ConfigurationError? {
 
 /// Spells settings as the command line does (`--concurrency`), so tests read the messages users see.
 /// Every test that checks such a message calls it first; it installs the same spelling each time.
-public func useCommandLineSpelling() {
+package func useCommandLineSpelling() {
     Setting.spelling = { "--" + $0.rawValue }
 }
 
 /// Whether `error` is a mistake in the settings (a usage error to the command line) whose whole
 /// sentence, spelled as the command line does, is `text`.
-public func isUsage(_ error: ConfigurationError?, _ text: String) -> Bool {
+package func isUsage(_ error: ConfigurationError?, _ text: String) -> Bool {
     useCommandLineSpelling()
     guard let error, [.invalidValue, .invalidCombination, .changedSettings].contains(error.code) else { return false }
     return error.text == text
 }
 
 /// Whether `error` is an unusable input whose whole sentence is `text`.
-public func isUnusable(_ error: ConfigurationError?, _ text: String) -> Bool {
+package func isUnusable(_ error: ConfigurationError?, _ text: String) -> Bool {
     useCommandLineSpelling()
     return error?.code == .unusableInput && error?.text == text
 }

@@ -1,10 +1,10 @@
 import Foundation
 
 /// A TCP port on 127.0.0.1 that was free a moment ago and has nothing listening: connections are refused.
-public struct ClosedPort {
-    public let number: UInt16
+package struct ClosedPort {
+    package let number: UInt16
 
-    public init() throws {
+    package init() throws {
         let listener = try SilentListener()
         number = listener.port
         listener.close()
@@ -13,11 +13,11 @@ public struct ClosedPort {
 
 /// A socket listening on 127.0.0.1 that never accepts: TCP connects (the kernel completes the
 /// handshake), but nothing is ever said, so a TLS handshake hangs.
-public final class SilentListener: @unchecked Sendable {
-    public let port: UInt16
+package final class SilentListener: @unchecked Sendable {
+    package let port: UInt16
     private var descriptor: Int32
 
-    public init() throws {
+    package init() throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.descriptor = descriptor
         guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
@@ -39,7 +39,7 @@ public final class SilentListener: @unchecked Sendable {
         port = UInt16(bigEndian: address.sin_port)
     }
 
-    public func close() {
+    package func close() {
         if descriptor >= 0 {
             Glibc.close(descriptor)
             descriptor = -1
@@ -54,11 +54,11 @@ public final class SilentListener: @unchecked Sendable {
 
 /// A TCP server on 127.0.0.1 that answers every connection with a fixed text that is not HTTP
 /// (an SSH banner, say), then closes. Serves at most `limit` connections, then stops by itself.
-public final class BannerServer: @unchecked Sendable {
-    public let port: UInt16
+package final class BannerServer: @unchecked Sendable {
+    package let port: UInt16
     private let listener: SilentListener
 
-    public init(banner: String = "SSH-2.0-OpenSSH_9.2\r\n", limit: Int = 8) throws {
+    package init(banner: String = "SSH-2.0-OpenSSH_9.2\r\n", limit: Int = 8) throws {
         listener = try SilentListener()
         port = listener.port
         let descriptor = listener.descriptorForAccepting
@@ -75,7 +75,7 @@ public final class BannerServer: @unchecked Sendable {
     }
 
     /// Stops accepting (a blocked accept returns an error and the thread ends).
-    public func close() {
+    package func close() {
         shutdown(listener.descriptorForAccepting, Int32(SHUT_RDWR))
         listener.close()
     }
@@ -84,7 +84,7 @@ public final class BannerServer: @unchecked Sendable {
 /// Runs blocking work on a Dispatch thread, so blocking sockets and sleeps never hold Swift's
 /// cooperative pool (two threads on a two-core machine: one blocked test would stall every other).
 /// Check expectations on what it returns, in the test's own task.
-public func offThePool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+package func offThePool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
     try await withCheckedThrowingContinuation { continuation in
         DispatchQueue.global().async { continuation.resume(with: Swift.Result { try body() }) }
     }

@@ -10,27 +10,27 @@ import Foundation
 /// let certs = try TestCertificates(in: folder)
 /// let expired = try certs.leaf("expired", signedBy: .testCA, from: "20200101000000Z", to: "20210101000000Z")
 /// ```
-public struct TestCertificates: Sendable {
+package struct TestCertificates: Sendable {
     /// A certificate and its key, as PEM files.
-    public struct Issued: Sendable {
-        public var certificate: String
-        public var key: String
+    package struct Issued: Sendable {
+        package var certificate: String
+        package var key: String
         /// The PEM text of the certificate.
-        public func pem() throws -> String { try String(contentsOfFile: certificate, encoding: .utf8) }
+        package func pem() throws -> String { try String(contentsOfFile: certificate, encoding: .utf8) }
     }
 
     /// Who signs a leaf.
-    public enum Signer: Sendable {
+    package enum Signer: Sendable {
         /// Samples/certs/ca.pem, which tests trust through the policy's CA file.
         case testCA
         /// A certificate issued here (a root or an intermediate).
         case issued(Issued)
     }
 
-    public let folder: String
+    package let folder: String
 
     /// Prepares `folder` (it must exist) for `openssl ca`.
-    public init(in folder: String) throws {
+    package init(in folder: String) throws {
         self.folder = folder + "/certs"
         try FileManager.default.createDirectory(atPath: self.folder + "/issued", withIntermediateDirectories: true)
         try "".write(toFile: self.folder + "/index.txt", atomically: true, encoding: .utf8)
@@ -65,7 +65,7 @@ public struct TestCertificates: Sendable {
     }
 
     /// A self-signed CA (`ca: true`) or a self-signed server certificate for cdn.example.com.
-    public func selfSigned(_ name: String, ca: Bool) throws -> Issued {
+    package func selfSigned(_ name: String, ca: Bool) throws -> Issued {
         let issued = paths(name)
         try key(issued.key)
         let extensions =
@@ -83,7 +83,7 @@ public struct TestCertificates: Sendable {
 
     /// A certificate for cdn.example.com (or an intermediate CA) signed by `signer`, valid from `start`
     /// to `end` (`YYYYMMDDHHMMSSZ`), by default from yesterday for ten years.
-    public func leaf(
+    package func leaf(
         _ name: String, signedBy signer: Signer, from start: String? = nil, to end: String? = nil,
         intermediate: Bool = false, issuerURL: Bool = false
     ) throws -> Issued {
@@ -113,7 +113,7 @@ public struct TestCertificates: Sendable {
     }
 
     /// A file holding `parts`' certificates one after another (a chain the server sends).
-    public func chain(_ name: String, _ parts: [Issued]) throws -> String {
+    package func chain(_ name: String, _ parts: [Issued]) throws -> String {
         let path = folder + "/\(name).pem"
         try parts.map { try $0.pem() }.joined().write(toFile: path, atomically: true, encoding: .utf8)
         return path
@@ -136,8 +136,8 @@ public struct TestCertificates: Sendable {
     }
 
     /// The openssl command failed.
-    public struct CertificateFailure: Error, CustomStringConvertible {
-        public var message: String
-        public var description: String { message }
+    package struct CertificateFailure: Error, CustomStringConvertible {
+        package var message: String
+        package var description: String { message }
     }
 }

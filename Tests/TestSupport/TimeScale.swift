@@ -16,9 +16,9 @@ import Foundation
 /// least its length) needs nothing, as load only makes things slower. What is left, a bound with no
 /// event to compare with, is scaled here. A budget that must run out against a server's delay keeps its
 /// ratio to the delay: both are scaled, or neither.
-public enum TimeScale {
+package enum TimeScale {
     /// `RICHPUSH_TIME_SCALE` (1 when unset or unusable, at most 100), times 3 under a sanitizer.
-    public static let factor: Double = {
+    package static let factor: Double = {
         let text = ProcessInfo.processInfo.environment["RICHPUSH_TIME_SCALE"] ?? ""
         let given = Double(text.trimmingCharacters(in: .whitespaces)) ?? 1
         let machine = given.isFinite && given >= 1 ? min(given, 100) : 1
@@ -26,13 +26,13 @@ public enum TimeScale {
     }()
 
     /// `bound` stretched by ``factor``.
-    public static func scaled(_ bound: Duration) -> Duration {
+    package static func scaled(_ bound: Duration) -> Duration {
         bound * factor
     }
 
     /// A whole number (the seconds of a command-line `--budget`, the minutes of a time limit) stretched
     /// by ``factor``, rounded up.
-    public static func scaled(_ whole: Int) -> Int {
+    package static func scaled(_ whole: Int) -> Int {
         Int((Double(whole) * factor).rounded(.up))
     }
 }

@@ -1,68 +1,68 @@
 import Foundation
 
 /// Sends `/users/track` requests; ``TrackClient`` over libcurl, or a stand-in in tests.
-public protocol TrackSending: Sendable {
+package protocol TrackSending: Sendable {
     func send(_ body: TrackBody) async -> TrackExchange
 }
 
 extension TrackClient: TrackSending {}
 
 /// How a flush paces and retries.
-public struct FlushOptions: Sendable {
+package struct FlushOptions: Sendable {
     /// Who the items are about.
-    public var user: UserIdentifier
+    package var user: UserIdentifier
     /// Requests started per second at most (Braze's base limit is 3,000 per 3 seconds).
-    public var requestsPerSecond: Double = 1000
+    package var requestsPerSecond: Double = 1000
     /// Requests for one batch at most (the first and the retries) before the flush gives up.
-    public var maxAttempts = 6
+    package var maxAttempts = 6
     /// The first retry waits about this long; each further one twice as long, with jitter.
-    public var backoffBase: Duration = .milliseconds(500)
+    package var backoffBase: Duration = .milliseconds(500)
     /// No backoff is longer than this.
-    public var backoffCap: Duration = .seconds(30)
+    package var backoffCap: Duration = .seconds(30)
     /// The longest wait a 429's `X-RateLimit-Reset` or `Retry-After` may ask for.
-    public var maxRateLimitWait: Duration = .seconds(60)
+    package var maxRateLimitWait: Duration = .seconds(60)
 
-    public init(user: UserIdentifier) { self.user = user }
+    package init(user: UserIdentifier) { self.user = user }
 }
 
 /// An item that was not delivered because it is invalid: the endpoint said so, or the suite entry
 /// has a defect (it then stays in the suite).
-public struct RejectedItem: Sendable, Codable, Equatable {
-    public var kind: SuiteEntry.Kind
-    public var name: String?
-    public var fields: [SuiteEntry.Field]
+package struct RejectedItem: Sendable, Codable, Equatable {
+    package var kind: SuiteEntry.Kind
+    package var name: String?
+    package var fields: [SuiteEntry.Field]
     /// `endpoint` (kept in the outbox's rejected list) or `suite` (left in the suite).
-    public var source: String
-    public var reason: String
+    package var source: String
+    package var reason: String
 }
 
 /// What a flush did.
-public struct FlushSummary: Sendable, Codable {
+package struct FlushSummary: Sendable, Codable {
     /// Items this flush took on: read from the suite now (defective ones included), plus those an
     /// earlier flush left in the outbox.
-    public var itemsRead = 0
+    package var itemsRead = 0
     /// Of those, how many an earlier flush had claimed.
-    public var resumed = 0
-    public var requestsSent = 0
+    package var resumed = 0
+    package var requestsSent = 0
     /// Items the endpoint accepted.
-    public var accepted = 0
+    package var accepted = 0
     /// Requests sent again after a 429, a 5xx or no answer.
-    public var retried = 0
-    public var rejected: [RejectedItem] = []
+    package var retried = 0
+    package var rejected: [RejectedItem] = []
     /// Items still in the outbox (or the suite) when the flush ended.
-    public var leftPending = 0
+    package var leftPending = 0
     /// Items that were in a request whose answer never arrived (in this flush, or in an earlier one
     /// whose summary was never shown): the endpoint may have them twice.
-    public var unacknowledged: [Outbox.Item] = []
+    package var unacknowledged: [Outbox.Item] = []
     /// Why the flush stopped before the outbox was empty, if it did.
-    public var stopped: String?
+    package var stopped: String?
     /// The endpoint's `errors` for the request that stopped the flush.
-    public var errors: [String] = []
+    package var errors: [String] = []
 
-    public init() {}
+    package init() {}
 
     /// Whether everything read was delivered and nothing was rejected.
-    public var isComplete: Bool { leftPending == 0 && rejected.isEmpty && stopped == nil }
+    package var isComplete: Bool { leftPending == 0 && rejected.isEmpty && stopped == nil }
 }
 
 /// The app's next launch: every pending item of a suite sent to `/users/track`, nothing lost and
@@ -79,9 +79,9 @@ public struct FlushSummary: Sendable, Codable {
 /// defer { client.stop() }
 /// let summary = try await AnalyticsFlush.run(suite: suite, client: client, options: FlushOptions(user: .externalID("u1")))
 /// ```
-public enum AnalyticsFlush {
+package enum AnalyticsFlush {
     /// Claims, sends and accounts; throws only when the suite or outbox cannot be read or written.
-    public static func run(
+    package static func run(
         suite: AppGroupSuite, client: some TrackSending, options: FlushOptions,
         progress: @Sendable (String) -> Void = { _ in }
     ) async throws(AnalyticsError) -> FlushSummary {
@@ -172,7 +172,7 @@ public enum AnalyticsFlush {
 
     /// Forgets the unacknowledged items a summary reported, once the caller has shown it: until
     /// then every flush reports them again, so a flush killed before its summary loses no warning.
-    public static func markReported(_ summary: FlushSummary, suite: AppGroupSuite) throws(AnalyticsError) {
+    package static func markReported(_ summary: FlushSummary, suite: AppGroupSuite) throws(AnalyticsError) {
         guard !summary.unacknowledged.isEmpty else { return }
         let flushLock = try FileLock(path: suite.flushLockPath, wait: false)
         defer { flushLock.release() }

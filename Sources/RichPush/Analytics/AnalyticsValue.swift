@@ -8,7 +8,7 @@ import Foundation
 /// ```swift
 /// let value = AnalyticsValue(commandLine: "[gold,silver]")   // .strings(["gold", "silver"])
 /// ```
-public enum AnalyticsValue: Sendable, Equatable, Codable {
+package enum AnalyticsValue: Sendable, Equatable, Codable {
     case string(String)
     case integer(Int64)
     case double(Double)
@@ -18,7 +18,7 @@ public enum AnalyticsValue: Sendable, Equatable, Codable {
 
     /// Reads a command-line value: `true`/`false`, an integer, a decimal number, `[a,b]` (an array of
     /// strings), else the text as a string. Quote a value as `"42"` (with the quotes) to keep it a string.
-    public init(commandLine text: String) {
+    package init(commandLine text: String) {
         if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") {
             self = .string(String(text.dropFirst().dropLast()))
         } else if text == "true" || text == "false" {
@@ -42,7 +42,7 @@ public enum AnalyticsValue: Sendable, Equatable, Codable {
 
     /// Reads a value from a decoded property list; `nil` for anything Braze cannot take as it is
     /// (a date, data, a dictionary, an array holding something other than strings).
-    public init?(propertyList value: Any) {
+    package init?(propertyList value: Any) {
         // Booleans first: Foundation hands both booleans and numbers back as NSNumber.
         if let number = value as? NSNumber, Self.isBoolean(number) {
             self = .bool(number.boolValue)
@@ -67,7 +67,7 @@ public enum AnalyticsValue: Sendable, Equatable, Codable {
     }
 
     /// The value as Foundation writes it into a property list.
-    public var propertyList: Any {
+    package var propertyList: Any {
         switch self {
         case .string(let text): return text
         case .integer(let number): return NSNumber(value: number)
@@ -78,7 +78,7 @@ public enum AnalyticsValue: Sendable, Equatable, Codable {
     }
 
     /// The value as JSON.
-    public var json: JSONValue {
+    package var json: JSONValue {
         switch self {
         case .string(let text): return .string(text)
         case .integer(let number): return .number(String(number))
@@ -89,7 +89,7 @@ public enum AnalyticsValue: Sendable, Equatable, Codable {
     }
 
     /// Short text for a table cell.
-    public var display: String {
+    package var display: String {
         switch self {
         case .string(let text): return "\"" + text + "\""
         case .integer(let number): return String(number)
@@ -100,7 +100,7 @@ public enum AnalyticsValue: Sendable, Equatable, Codable {
     }
 
     /// The JSON value's type, for messages.
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .string: return "string"
         case .integer, .double: return "number"
@@ -110,7 +110,7 @@ public enum AnalyticsValue: Sendable, Equatable, Codable {
     }
 
     /// Reads the value from a JSON value of the same type; `nil` for null, objects and mixed arrays.
-    public init?(json: JSONValue) {
+    package init?(json: JSONValue) {
         switch json {
         case .string(let text): self = .string(text)
         case .bool(let flag): self = .bool(flag)
@@ -133,7 +133,7 @@ public enum AnalyticsValue: Sendable, Equatable, Codable {
         }
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let flag = try? container.decode(Bool.self) {
             self = .bool(flag)
@@ -148,7 +148,7 @@ public enum AnalyticsValue: Sendable, Equatable, Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .string(let text): try container.encode(text)

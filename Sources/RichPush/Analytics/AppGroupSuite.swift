@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 
 /// One `UserDefaults` suite of an App Group container, as the device keeps it: the property list
 /// `<container>/Library/Preferences/<suite>.plist` (binary on a device or simulator).
@@ -14,27 +15,27 @@ import Foundation
 /// let suite = try AppGroupSuite(container: "Samples/app-group", suite: nil)
 /// try suite.update { root in root["pending_custom_events"] = [["event_name": "opened"]] }
 /// ```
-public struct AppGroupSuite: Sendable {
+package struct AppGroupSuite: Sendable {
     /// The App Group container folder.
-    public let container: String
+    package let container: String
     /// The suite name (the plist's name without `.plist`).
-    public let name: String
+    package let name: String
 
     /// `<container>/Library/Preferences`.
-    public var folder: String { container + "/Library/Preferences" }
+    package var folder: String { container + "/Library/Preferences" }
     /// The suite's property list.
-    public var path: String { folder + "/" + name + ".plist" }
+    package var path: String { folder + "/" + name + ".plist" }
     /// The lock file every read-modify-write holds.
     var lockPath: String { folder + "/." + name + ".richpush-lock" }
     /// The lock file a flush holds from start to end, so two flushes never share an outbox.
     var flushLockPath: String { folder + "/." + name + ".richpush-flush-lock" }
     /// Where a flush keeps the items it claimed until the endpoint acknowledged them.
-    public var outboxPath: String { folder + "/." + name + ".richpush-outbox.json" }
+    package var outboxPath: String { folder + "/." + name + ".richpush-outbox.json" }
 
     /// Names the suite in `container`: `suite`, or the only `*.plist` under `Library/Preferences`.
     ///
     /// With `creating`, a missing `Library/Preferences` folder is created inside an existing container.
-    public init(container: String, suite: String?, creating: Bool = false) throws(AnalyticsError) {
+    package init(container: String, suite: String?, creating: Bool = false) throws(AnalyticsError) {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: container, isDirectory: &isFolder), isFolder.boolValue else {
             throw AnalyticsError(
@@ -78,7 +79,7 @@ public struct AppGroupSuite: Sendable {
     }
 
     /// The suite as it is now (an empty suite when the file does not exist yet), read without the lock.
-    public func read() throws(AnalyticsError) -> SuiteSnapshot {
+    package func read() throws(AnalyticsError) -> SuiteSnapshot {
         SuiteSnapshot(root: try readRoot().root)
     }
 
@@ -86,7 +87,7 @@ public struct AppGroupSuite: Sendable {
     ///
     /// The file keeps the format it had (binary for a new suite). Nothing is written when `body` throws
     /// or leaves the suite as it was.
-    public func update<Result>(_ body: (inout [String: Any]) throws(AnalyticsError) -> Result) throws(AnalyticsError)
+    package func update<Result>(_ body: (inout [String: Any]) throws(AnalyticsError) -> Result) throws(AnalyticsError)
         -> Result
     {
         let lock = try FileLock(path: lockPath)

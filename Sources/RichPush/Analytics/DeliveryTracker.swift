@@ -16,20 +16,20 @@ import Synchronization
 /// let report = await tracker.flush(within: .seconds(30))  // after the verdicts
 /// tracker.stop()
 /// ```
-public final class DeliveryTracker: Sendable {
+package final class DeliveryTracker: Sendable {
     /// What the tracking calls came to.
-    public struct Report: Sendable, Codable, Equatable {
+    package struct Report: Sendable, Codable, Equatable {
         /// Delivery events recorded (payloads with a `braze_id`).
-        public var events = 0
+        package var events = 0
         /// Payloads without a top-level string `braze_id`: a warning each, no request.
-        public var missingBrazeID = 0
-        public var requests = 0
+        package var missingBrazeID = 0
+        package var requests = 0
         /// Events the endpoint accepted (2xx, less its non-fatal errors).
-        public var accepted = 0
+        package var accepted = 0
         /// Events in requests that failed (no answer, or a status other than 2xx).
-        public var failed = 0
+        package var failed = 0
         /// The last failure, for people (never contains the API key).
-        public var lastError: String?
+        package var lastError: String?
 
         enum CodingKeys: String, CodingKey {
             case events, requests, accepted, failed
@@ -37,10 +37,10 @@ public final class DeliveryTracker: Sendable {
             case lastError = "last_error"
         }
 
-        public init() {}
+        package init() {}
 
         /// One line for stderr.
-        public var summaryLine: String {
+        package var summaryLine: String {
             var line =
                 "tracking: \(events) delivery event(s) in \(requests) request(s), \(accepted) accepted, \(failed) failed"
             if missingBrazeID > 0 { line += "; \(missingBrazeID) payload(s) without braze_id (no event)" }
@@ -53,7 +53,7 @@ public final class DeliveryTracker: Sendable {
     private let eventName: String
     private let pending = Mutex<(events: [DeliveryEvent], missing: Int)>(([], 0))
 
-    public init(endpoint: TrackEndpoint, eventName: String = DeliveryTracking.defaultEventName)
+    package init(endpoint: TrackEndpoint, eventName: String = DeliveryTracking.defaultEventName)
         throws(AnalyticsError)
     {
         client = try TrackClient(endpoint: endpoint)
@@ -61,17 +61,17 @@ public final class DeliveryTracker: Sendable {
     }
 
     /// Stops the HTTP client; idempotent.
-    public func stop() { client.stop() }
+    package func stop() { client.stop() }
 
     /// The warning a payload without `braze_id` gets.
-    public static let missingBrazeIDWarning = Warning(
+    package static let missingBrazeIDWarning = Warning(
         "tracking-no-braze-id",
         "the payload has no top-level string 'braze_id', so no delivery event can be logged for its user: "
             + "add braze_id to the campaign's key-value pairs (Liquid: {{${braze_id}}})")
 
     /// Records the delivery event of one payload; returns false (and counts it) when it has no `braze_id`.
     @discardableResult
-    public func record(_ outcome: Outcome, payload root: JSONValue?) -> Bool {
+    package func record(_ outcome: Outcome, payload root: JSONValue?) -> Bool {
         guard case .string(let brazeID)? = root?["braze_id"], !brazeID.isEmpty else {
             pending.withLock { $0.missing += 1 }
             return false
@@ -91,7 +91,7 @@ public final class DeliveryTracker: Sendable {
     }
 
     /// Sends every recorded event, 75 to a request, all within `budget` from now, and says what came of it.
-    public func flush(within budget: Duration) async -> Report {
+    package func flush(within budget: Duration) async -> Report {
         let deadline = ContinuousClock.now + budget
         let (events, missing) = pending.withLock { state in
             defer { state = ([], 0) }

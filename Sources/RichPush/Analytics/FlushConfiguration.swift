@@ -12,30 +12,30 @@ import Foundation
 /// configuration.keyFile = "key.txt"
 /// let endpoint = try configuration.endpoint()
 /// ```
-public struct FlushConfiguration: Sendable {
+package struct FlushConfiguration: Sendable {
     /// The App Group suite whose pending items are sent.
-    public var suite: AppGroupSuite
+    package var suite: AppGroupSuite
     /// The REST endpoint's URL; `/users/track` is appended.
-    public var endpointURL: String
+    package var endpointURL: String
     /// The file holding the REST API key; without it the key comes from `BRAZE_REST_API_KEY`.
-    public var keyFile: String?
+    package var keyFile: String?
     /// A CA file to trust besides the system's.
-    public var caFile: String?
+    package var caFile: String?
     /// Host mappings, `HOST:PORT:HOST2:PORT2` as curl takes them.
-    public var connectTo: [String] = []
+    package var connectTo: [String] = []
     /// Time allowed for one request.
-    public var requestTimeout: Duration = .seconds(30)
+    package var requestTimeout: Duration = .seconds(30)
     /// The user, the pacing and the retries.
-    public var options: FlushOptions
+    package var options: FlushOptions
 
-    public init(suite: AppGroupSuite, endpointURL: String, user: UserIdentifier) {
+    package init(suite: AppGroupSuite, endpointURL: String, user: UserIdentifier) {
         self.suite = suite
         self.endpointURL = endpointURL
         options = FlushOptions(user: user)
     }
 
     /// The endpoint given, or `invalid-combination` saying it is required.
-    public static func requireEndpoint(_ url: String?) throws(ConfigurationError) -> String {
+    package static func requireEndpoint(_ url: String?) throws(ConfigurationError) -> String {
         guard let url else {
             throw ConfigurationError(
                 .invalidCombination, "\(Setting.endpoint) URL is required (the REST endpoint; /users/track is appended)"
@@ -45,7 +45,7 @@ public struct FlushConfiguration: Sendable {
     }
 
     /// The user from exactly one of an external ID and a Braze ID; none or both is `invalid-combination`.
-    public static func user(externalID: String?, brazeID: String?) throws(ConfigurationError) -> UserIdentifier {
+    package static func user(externalID: String?, brazeID: String?) throws(ConfigurationError) -> UserIdentifier {
         switch (externalID, brazeID) {
         case (let id?, nil): .externalID(id)
         case (nil, let id?): .brazeID(id)
@@ -58,7 +58,8 @@ public struct FlushConfiguration: Sendable {
     /// The endpoint with its key, trust, host mappings and timeout, checked in that order: an unreadable
     /// CA file is `unusable-input`, like every command's; a malformed host mapping, a missing key and an
     /// unusable URL are `invalid-value`.
-    public func endpoint(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError)
+    package func endpoint(environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(ConfigurationError)
         -> TrackEndpoint
     {
         if let caFile {
@@ -87,7 +88,7 @@ public struct FlushConfiguration: Sendable {
 
     /// The REST API key from `file`, or else from `BRAZE_REST_API_KEY` in `environment`; no key is
     /// `invalid-combination`, an unreadable file `unusable-input`, and no message ever contains the key.
-    public static func apiKey(
+    package static func apiKey(
         file: String?, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ConfigurationError) -> String {
         if let file {

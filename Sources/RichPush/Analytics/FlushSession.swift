@@ -6,14 +6,14 @@
 /// defer { session.close() }
 /// if case .success(let summary) = await session.flush() { print(summary.textLines.joined(separator: "\n")) }
 /// ```
-public final class FlushSession: Sendable {
+package final class FlushSession: Sendable {
     /// What the session was told.
-    public let configuration: FlushConfiguration
+    package let configuration: FlushConfiguration
     private let client: TrackClient
 
     /// Checks the configuration (``FlushConfiguration/endpoint(environment:)``) and starts the client;
     /// a client that cannot start is `unavailable`.
-    public init(_ configuration: FlushConfiguration) throws(ConfigurationError) {
+    package init(_ configuration: FlushConfiguration) throws(ConfigurationError) {
         self.configuration = configuration
         let endpoint = try configuration.endpoint()
         do throws(AnalyticsError) { client = try TrackClient(endpoint: endpoint) } catch {
@@ -22,10 +22,10 @@ public final class FlushSession: Sendable {
     }
 
     /// Stops the client; call once, after the flush.
-    public func close() { client.stop() }
+    package func close() { client.stop() }
 
     /// A session for `body` alone: its client is stopped when `body` returns or throws.
-    public static func with<T>(_ configuration: FlushConfiguration, _ body: (FlushSession) async throws -> T)
+    package static func with<T>(_ configuration: FlushConfiguration, _ body: (FlushSession) async throws -> T)
         async throws -> T
     {
         let session = try FlushSession(configuration)
@@ -35,7 +35,7 @@ public final class FlushSession: Sendable {
 
     /// Claims, sends and accounts (``AnalyticsFlush/run(suite:client:options:progress:)``); fails only
     /// when the suite or outbox cannot be read or written, or another flush holds the suite.
-    public func flush(progress: @escaping @Sendable (String) -> Void = { _ in }) async -> Result<
+    package func flush(progress: @escaping @Sendable (String) -> Void = { _ in }) async -> Result<
         FlushSummary, AnalyticsError
     > {
         do throws(AnalyticsError) {
@@ -49,7 +49,7 @@ public final class FlushSession: Sendable {
 
     /// Forgets the unacknowledged items `summary` reported, once it has been shown (best effort: a
     /// failure only means the next flush warns about them again).
-    public func markReported(_ summary: FlushSummary) {
+    package func markReported(_ summary: FlushSummary) {
         try? AnalyticsFlush.markReported(summary, suite: configuration.suite)
     }
 }

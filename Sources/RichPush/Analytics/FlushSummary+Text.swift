@@ -1,7 +1,7 @@
 extension FlushSummary {
     /// The summary as `analytics flush` prints it on stdout, one line each: the counts, each rejected
     /// item, and a warning when items may have reached the endpoint twice. Payload text is escaped.
-    public var text: String {
+    package var text: String {
         var lines = [
             "items read \(itemsRead) (\(resumed) resumed from the outbox), requests sent \(requestsSent), accepted "
                 + "\(accepted), retried \(retried), rejected \(rejected.count), left pending \(leftPending)"
@@ -20,7 +20,7 @@ extension FlushSummary {
     }
 
     /// Why the flush stopped, then the endpoint's errors one a line, for stderr; nil when it did not stop.
-    public var stopMessage: String? {
+    package var stopMessage: String? {
         guard let stopped else { return nil }
         return
             (["stopped: \(stopped.escapingControlCharacters)"]

@@ -9,26 +9,26 @@ import Foundation
 /// arrived: the only ones the endpoint may see twice. The file is a log of changes (``OutboxLog``):
 /// each is one appended line, synced before the flush goes on, so the I/O of a request does not grow
 /// with the outbox.
-public struct Outbox: Codable, Sendable, Equatable {
+package struct Outbox: Codable, Sendable, Equatable {
     /// One claimed item, as it will be sent.
-    public struct Item: Codable, Sendable, Equatable {
+    package struct Item: Codable, Sendable, Equatable {
         /// Unique within the outbox: the claim id and the item's position in that claim.
-        public var id: String
+        package var id: String
         /// The claim that moved it out of the suite.
-        public var claim: String
-        public var kind: SuiteEntry.Kind
+        package var claim: String
+        package var kind: SuiteEntry.Kind
         /// The event's name (events only).
-        public var name: String?
+        package var name: String?
         /// When the event was claimed, ISO 8601 (events only): the time the app would log it with.
-        public var time: String?
+        package var time: String?
         /// Event properties or the attributes it sets.
-        public var fields: [SuiteEntry.Field]
+        package var fields: [SuiteEntry.Field]
         /// Part of a request that was sent (or about to be) and not answered yet.
-        public var sending = false
+        package var sending = false
         /// How many requests carried it.
-        public var sends = 0
+        package var sends = 0
 
-        public init(
+        package init(
             id: String, claim: String, kind: SuiteEntry.Kind, name: String?, time: String?, fields: [SuiteEntry.Field]
         ) {
             self.id = id
@@ -41,23 +41,23 @@ public struct Outbox: Codable, Sendable, Equatable {
     }
 
     /// An item the endpoint refused as invalid (a non-fatal error), kept rather than retried forever.
-    public struct Rejected: Codable, Sendable, Equatable {
-        public var item: Item
+    package struct Rejected: Codable, Sendable, Equatable {
+        package var item: Item
         /// The endpoint's reason.
-        public var reason: String
+        package var reason: String
     }
 
-    public var version = 1
-    public var items: [Item] = []
+    package var version = 1
+    package var items: [Item] = []
     /// A claim whose removal from the suite is not confirmed yet: the suite's marker key says
     /// whether the replace that removed its items happened.
-    public var unconfirmedClaim: String?
-    public var rejected: [Rejected] = []
+    package var unconfirmedClaim: String?
+    package var rejected: [Rejected] = []
     /// Items that were in a request whose answer never arrived, not yet reported by a flush that
     /// finished: kept here so a flush killed before its summary does not lose the warning.
-    public var unreported: [Item] = []
+    package var unreported: [Item] = []
 
-    public init() {}
+    package init() {}
 
     /// Adds `item` to ``unreported`` unless it is there already.
     mutating func noteUnacknowledged(_ item: Item) {
@@ -65,22 +65,22 @@ public struct Outbox: Codable, Sendable, Equatable {
     }
 
     /// Whether nothing is left in it (its file is then removed).
-    public var isEmpty: Bool { items.isEmpty && rejected.isEmpty && unreported.isEmpty && unconfirmedClaim == nil }
+    package var isEmpty: Bool { items.isEmpty && rejected.isEmpty && unreported.isEmpty && unconfirmedClaim == nil }
 
     /// Reads the outbox at `path` (its log, or an outbox file of the old JSON format); `nil` when
     /// there is none. A torn last line is ignored, as an append that never happened.
-    public static func load(from path: String) throws(AnalyticsError) -> Outbox? {
+    package static func load(from path: String) throws(AnalyticsError) -> Outbox? {
         try OutboxLog.read(path)?.outbox
     }
 
     /// The outbox `bytes` of an outbox file at `path` hold (see ``load(from:)``).
-    public static func decode(_ bytes: [UInt8], path: String) throws(AnalyticsError) -> Outbox {
+    package static func decode(_ bytes: [UInt8], path: String) throws(AnalyticsError) -> Outbox {
         try OutboxLog.parse(bytes, path: path).outbox
     }
 
     /// Replaces the file at `path` atomically and durably with a log holding just this state;
     /// removes it when nothing is left in it.
-    public func save(to path: String) throws(AnalyticsError) {
+    package func save(to path: String) throws(AnalyticsError) {
         try OutboxLog.replace(path, with: self)
     }
 

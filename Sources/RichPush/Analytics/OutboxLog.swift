@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 
 /// The outbox file as an append-only log of changes (``OutboxChange``), compacted now and then, so
 /// a flush's I/O per request stays the same however many items the outbox holds.

@@ -1,7 +1,7 @@
 extension SuiteEntry.Field {
     /// A field from `KEY=VALUE` (an event property, a custom attribute); the value keeps its JSON type
     /// (``AnalyticsValue/init(commandLine:)``). Text without `=` or with an empty key is `invalid-value`.
-    public init(keyValue text: String) throws(ConfigurationError) {
+    package init(keyValue text: String) throws(ConfigurationError) {
         guard let equals = text.firstIndex(of: "="), equals > text.startIndex else {
             throw ConfigurationError(.invalidValue, "'\(text)' is not KEY=VALUE")
         }
@@ -14,7 +14,7 @@ extension SuiteEntry.Field {
 extension PendingRecord {
     /// What `analytics record` appends, in order: the event with its properties, each custom
     /// attribute, the email. Nothing at all, or properties without an event, is `invalid-combination`.
-    public static func records(
+    package static func records(
         event: String?, properties: [SuiteEntry.Field], attributes: [SuiteEntry.Field], email: String?
     ) throws(ConfigurationError) -> [PendingRecord] {
         guard event != nil || !properties.isEmpty || !attributes.isEmpty || email != nil else {

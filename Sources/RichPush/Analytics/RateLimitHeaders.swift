@@ -18,14 +18,14 @@ import Foundation
 /// RateLimitHeaders.retryAfter("Sun, 06 Nov 1994 08:49:37 GMT", now: Date())  // 0 s (past)
 /// RateLimitHeaders.retryAfter("1e19", now: Date())                           // nil
 /// ```
-public enum RateLimitHeaders {
+package enum RateLimitHeaders {
     /// The longest wait a header can ask for: a day. A flush caps it much lower
     /// (``FlushOptions/maxRateLimitWait``).
-    public static let maximumSeconds: Int64 = 86_400
+    package static let maximumSeconds: Int64 = 86_400
 
     /// The wait `Retry-After` asks for from `now`, or nil when the value is neither delay-seconds
     /// nor an HTTP-date.
-    public static func retryAfter(_ value: String, now: Date) -> Duration? {
+    package static func retryAfter(_ value: String, now: Date) -> Duration? {
         let text = trimmed(value)
         if let seconds = digits(text[...]) { return .seconds(seconds) }
         guard let epoch = epochSeconds(httpDate: text, now: now) else { return nil }
@@ -34,7 +34,7 @@ public enum RateLimitHeaders {
 
     /// The wait until the epoch second `X-RateLimit-Reset` names, or nil when the value is not
     /// digits with an optional fraction.
-    public static func rateLimitReset(_ value: String, now: Date) -> Duration? {
+    package static func rateLimitReset(_ value: String, now: Date) -> Duration? {
         let text = trimmed(value)
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         guard let whole = parts.first, let seconds = digits(whole, clampedTo: maximumEpoch) else { return nil }
@@ -53,7 +53,7 @@ public enum RateLimitHeaders {
     ///
     /// RFC 850's two-digit year is read as RFC 9110 says: a year more than 50 years after `now` is
     /// in the century before.
-    public static func epochSeconds(httpDate text: String, now: Date = Date()) -> Int64? {
+    package static func epochSeconds(httpDate text: String, now: Date = Date()) -> Int64? {
         let bytes = Array(trimmed(text).utf8)
         if let comma = bytes.firstIndex(of: UInt8(ascii: ",")) {
             let dayName = String(decoding: bytes[..<comma], as: UTF8.self)
@@ -66,7 +66,7 @@ public enum RateLimitHeaders {
     }
 
     /// `epoch` as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`); nil outside years 0 to 9999.
-    public static func imfFixdate(epochSeconds epoch: Int64) -> String? {
+    package static func imfFixdate(epochSeconds epoch: Int64) -> String? {
         guard epoch >= minimumEpoch, epoch <= maximumEpoch else { return nil }
         let days = epoch >= 0 ? epoch / 86_400 : (epoch - 86_399) / 86_400
         let second = epoch - days * 86_400

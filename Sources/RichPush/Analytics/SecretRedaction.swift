@@ -21,13 +21,13 @@ import Foundation
 /// let redaction = SecretRedaction(secret: "k-123")
 /// redaction.text("Invalid key: Authorization: BEARER k-123")  // "Invalid key: Authorization: [redacted]"
 /// ```
-public struct SecretRedaction: Sendable {
+package struct SecretRedaction: Sendable {
     /// What a removed secret is replaced with.
-    public static let placeholder = "[redacted]"
+    package static let placeholder = "[redacted]"
 
     /// The fewest characters of the key in a row that are redacted (8: shorter runs would match
     /// ordinary words; longer ones would let an endpoint echo a quarter of a 32-character key).
-    public static let fragmentLength = 8
+    package static let fragmentLength = 8
 
     private let secret: [UInt8]
     /// How many bytes one match covers: ``fragmentLength``, or the whole key when it is shorter.
@@ -36,7 +36,7 @@ public struct SecretRedaction: Sendable {
     private let fragments: Set<UInt64>
 
     /// A redaction of `secret`; an empty secret redacts nothing.
-    public init(secret: String) {
+    package init(secret: String) {
         self.secret = Array(secret.utf8)
         width = min(Self.fragmentLength, self.secret.count)
         var fragments: Set<UInt64> = []
@@ -53,7 +53,7 @@ public struct SecretRedaction: Sendable {
 
     /// `bytes` with every run of the key (see ``SecretRedaction``) replaced by ``placeholder``: the one
     /// place the matching is done. Linear in `bytes`.
-    public func bytes(_ bytes: [UInt8]) -> [UInt8] {
+    package func bytes(_ bytes: [UInt8]) -> [UInt8] {
         guard width > 0, bytes.count >= width else { return bytes }
         // The text as it is read for matching: line breaks left out, %XX decoded, ASCII lowercased;
         // each byte remembers where in `bytes` it came from.
@@ -147,21 +147,21 @@ public struct SecretRedaction: Sendable {
     }
 
     /// `text` redacted (see ``bytes(_:)``).
-    public func text(_ text: String) -> String {
+    package func text(_ text: String) -> String {
         guard width > 0, text.utf8.count >= width else { return text }
         return String(decoding: bytes(Array(text.utf8)), as: UTF8.self)
     }
 
     /// A response body redacted: the raw bytes, and when they are JSON every string in it after
     /// decoding (then re-encoded, so what the caller parses holds no escaped secret either).
-    public func body(_ body: [UInt8]) -> [UInt8] {
+    package func body(_ body: [UInt8]) -> [UInt8] {
         guard !secret.isEmpty, !body.isEmpty else { return body }
         guard let json = try? JSONValue.parse(body) else { return bytes(body) }
         return bytes(redacting(json).utf8)
     }
 
     /// Header values redacted.
-    public func headers(_ headers: [String: String]) -> [String: String] {
+    package func headers(_ headers: [String: String]) -> [String: String] {
         headers.mapValues(text)
     }
 

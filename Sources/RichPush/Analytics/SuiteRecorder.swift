@@ -1,7 +1,7 @@
 import Foundation
 
 /// What an extension saves after a user acts: one item appended to a suite key.
-public enum PendingRecord: Sendable, Equatable {
+package enum PendingRecord: Sendable, Equatable {
     /// A custom event and its properties (`pending_custom_events`).
     case event(name: String, properties: [SuiteEntry.Field])
     /// A custom attribute (`pending_custom_attributes`).
@@ -15,11 +15,11 @@ public enum PendingRecord: Sendable, Equatable {
 /// ```swift
 /// try SuiteRecorder.record([.event(name: "opened", properties: [])], in: suite)
 /// ```
-public enum SuiteRecorder {
+package enum SuiteRecorder {
     /// Appends every record in one read-modify-write; returns the pending counts afterwards
     /// (events, custom attributes, user attributes).
     @discardableResult
-    public static func record(_ records: [PendingRecord], in suite: AppGroupSuite) throws(AnalyticsError) -> (
+    package static func record(_ records: [PendingRecord], in suite: AppGroupSuite) throws(AnalyticsError) -> (
         events: Int, customAttributes: Int, userAttributes: Int
     ) {
         var encoded: [(key: String, element: Any)] = []

@@ -8,25 +8,25 @@
 /// let show = try SuiteShow(suite: try AppGroupSuite(container: "Samples/app-group", suite: nil))
 /// print(show.text)   // the suite is defective when !show.defects.isEmpty
 /// ```
-public struct SuiteShow: Sendable, Codable {
+package struct SuiteShow: Sendable, Codable {
     /// The suite's plist.
-    public var suite: String
-    public var entries: [SuiteEntry]
+    package var suite: String
+    package var entries: [SuiteEntry]
     /// Defects of the suite as a whole (an unknown key, a key of the wrong type).
-    public var suiteDefects: [SuiteDefect]
+    package var suiteDefects: [SuiteDefect]
     /// Items an unfinished flush claimed into the outbox (sent by the next one).
-    public var claimed: Int
+    package var claimed: Int
     /// Items the endpoint rejected, kept in the outbox.
-    public var rejected: Int
+    package var rejected: Int
     /// Whether an outbox exists beside the suite.
-    public var hasOutbox = false
+    package var hasOutbox = false
 
     enum CodingKeys: String, CodingKey {
         case suite, entries, suiteDefects, claimed, rejected
     }
 
     /// Reads the suite and its outbox; fails when either cannot be read.
-    public init(suite: AppGroupSuite) throws(AnalyticsError) {
+    package init(suite: AppGroupSuite) throws(AnalyticsError) {
         let snapshot = try suite.read()
         let outbox = try Outbox.load(from: suite.outboxPath)
         self.suite = suite.path
@@ -38,10 +38,10 @@ public struct SuiteShow: Sendable, Codable {
     }
 
     /// Every defect: the suite's, then each entry's.
-    public var defects: [SuiteDefect] { suiteDefects + entries.flatMap(\.defects) }
+    package var defects: [SuiteDefect] { suiteDefects + entries.flatMap(\.defects) }
 
     /// The table of entries, the count line, and one line per defect; payload text is escaped.
-    public var text: String {
+    package var text: String {
         var table = TextTable(["KEY", "#", "NAME", "VALUES", "DEFECT"], rightAligned: [1])
         for entry in entries {
             table.append([

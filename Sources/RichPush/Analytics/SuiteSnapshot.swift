@@ -1,51 +1,51 @@
 import Foundation
 
 /// A known defect of the extension helpers, found in a suite.
-public struct SuiteDefect: Sendable, Equatable, Codable {
+package struct SuiteDefect: Sendable, Equatable, Codable {
     /// A stable name: `event-under-attributes`, `event-name-not-string`, `undecodable-user-attribute`,
     /// `unknown-key`, `unsupported-value`, `not-an-array`, `not-a-dictionary`.
-    public var code: String
+    package var code: String
     /// What is wrong and what it causes.
-    public var message: String
+    package var message: String
 
-    public init(code: String, message: String) {
+    package init(code: String, message: String) {
         self.code = code
         self.message = message
     }
 }
 
 /// One pending item of a suite: an event, a custom attribute entry or a user attribute.
-public struct SuiteEntry: Sendable, Equatable, Codable {
+package struct SuiteEntry: Sendable, Equatable, Codable {
     /// Which kind of item the suite key says it is.
-    public enum Kind: String, Sendable, Codable {
+    package enum Kind: String, Sendable, Codable {
         case event
         case customAttribute = "custom_attribute"
         case userAttribute = "user_attribute"
     }
 
     /// A named value: an event property or an attribute.
-    public struct Field: Sendable, Equatable, Codable {
-        public var key: String
-        public var value: AnalyticsValue
+    package struct Field: Sendable, Equatable, Codable {
+        package var key: String
+        package var value: AnalyticsValue
 
-        public init(key: String, value: AnalyticsValue) {
+        package init(key: String, value: AnalyticsValue) {
             self.key = key
             self.value = value
         }
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// Its position in the suite key's array (0-based).
-    public var index: Int
+    package var index: Int
     /// The event's name, when it is a string.
-    public var name: String?
+    package var name: String?
     /// Event properties, or the attributes the entry sets, sorted by key.
-    public var fields: [Field]
+    package var fields: [Field]
     /// What is wrong with it; an entry with a defect is never sent.
-    public var defects: [SuiteDefect]
+    package var defects: [SuiteDefect]
 
     /// The suite key it is stored under.
-    public var suiteKey: String {
+    package var suiteKey: String {
         switch kind {
         case .event: return SuiteKeys.customEvents
         case .customAttribute: return SuiteKeys.customAttributes
@@ -54,20 +54,20 @@ public struct SuiteEntry: Sendable, Equatable, Codable {
     }
 
     /// Whether it can become a REST object as it is.
-    public var isSendable: Bool { defects.isEmpty }
+    package var isSendable: Bool { defects.isEmpty }
 }
 
 /// What a suite holds, decoded: the pending entries in order, and the defects seen.
-public struct SuiteSnapshot: Sendable {
+package struct SuiteSnapshot: Sendable {
     /// Every entry of the three pending keys, events first, in suite order.
-    public var entries: [SuiteEntry] = []
+    package var entries: [SuiteEntry] = []
     /// Defects of the suite itself (unknown keys, a pending key that is not an array).
-    public var suiteDefects: [SuiteDefect] = []
+    package var suiteDefects: [SuiteDefect] = []
     /// The claim id of the last flush, when the suite carries one.
-    public var claimMarker: String?
+    package var claimMarker: String?
 
     /// Decodes the top-level dictionary of a suite.
-    public init(root: [String: Any]) {
+    package init(root: [String: Any]) {
         claimMarker = root[SuiteKeys.claimMarker] as? String
         for key in root.keys.sorted() where !SuiteKeys.known.contains(key) {
             suiteDefects.append(
@@ -94,10 +94,10 @@ public struct SuiteSnapshot: Sendable {
     }
 
     /// The entries of one kind.
-    public func entries(_ kind: SuiteEntry.Kind) -> [SuiteEntry] { entries.filter { $0.kind == kind } }
+    package func entries(_ kind: SuiteEntry.Kind) -> [SuiteEntry] { entries.filter { $0.kind == kind } }
 
     /// Every defect: the suite's and each entry's.
-    public var allDefects: [SuiteDefect] { suiteDefects + entries.flatMap(\.defects) }
+    package var allDefects: [SuiteDefect] { suiteDefects + entries.flatMap(\.defects) }
 
     static func event(_ element: Any, index: Int) -> SuiteEntry {
         var entry = SuiteEntry(kind: .event, index: index, name: nil, fields: [], defects: [])
@@ -201,9 +201,9 @@ public struct SuiteSnapshot: Sendable {
 }
 
 /// How a user attribute is stored: a property list of a keyed container with one key.
-public enum UserAttributeCoding {
+package enum UserAttributeCoding {
     /// The bytes the extension saves for `key` = `value` (a binary property list).
-    public static func encode(key: String, value: String) throws(AnalyticsError) -> Data {
+    package static func encode(key: String, value: String) throws(AnalyticsError) -> Data {
         do {
             return try PropertyListWriter.data([key: value], format: .binary)
         } catch {
@@ -216,7 +216,7 @@ public enum UserAttributeCoding {
     ///
     /// The bytes come from the suite, so they go through the bounded reader too
     /// (``PropertyListLimits/userAttribute``): a bomb stored as a user attribute is undecodable, not run.
-    public static func decode(_ element: Any) -> (key: String, value: String)? {
+    package static func decode(_ element: Any) -> (key: String, value: String)? {
         guard let data = element as? Data,
             let document = try? PropertyListReader(limits: .userAttribute).decode(
                 [UInt8](data), path: "user attribute"),

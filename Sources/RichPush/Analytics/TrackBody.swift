@@ -1,7 +1,7 @@
 import Foundation
 
 /// Who the REST objects are about: the `/users/track` identifier.
-public enum UserIdentifier: Sendable, Equatable {
+package enum UserIdentifier: Sendable, Equatable {
     case externalID(String)
     case brazeID(String)
 
@@ -20,20 +20,20 @@ public enum UserIdentifier: Sendable, Equatable {
 /// let body = TrackBody(events: [event], attributes: [])
 /// let json = body.json.text   // {"events":[{"external_id":"u1","name":"opened",...}]}
 /// ```
-public struct TrackBody: Sendable, Equatable {
+package struct TrackBody: Sendable, Equatable {
     /// Braze's limit per array and request.
-    public static let limit = 75
+    package static let limit = 75
 
-    public var events: [JSONValue]
-    public var attributes: [JSONValue]
+    package var events: [JSONValue]
+    package var attributes: [JSONValue]
 
-    public init(events: [JSONValue] = [], attributes: [JSONValue] = []) {
+    package init(events: [JSONValue] = [], attributes: [JSONValue] = []) {
         self.events = events
         self.attributes = attributes
     }
 
     /// The request body as JSON (only the arrays that are not empty).
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [(key: String, value: JSONValue)] = []
         if !attributes.isEmpty { members.append(("attributes", .array(attributes))) }
         if !events.isEmpty { members.append(("events", .array(events))) }
@@ -41,7 +41,7 @@ public struct TrackBody: Sendable, Equatable {
     }
 
     /// An event object: identifier, `name`, `time` (ISO 8601), `properties`.
-    public static func event(
+    package static func event(
         name: String, time: String, properties: [SuiteEntry.Field], user: UserIdentifier
     ) -> JSONValue {
         .object([
@@ -51,12 +51,12 @@ public struct TrackBody: Sendable, Equatable {
     }
 
     /// An attributes object: identifier plus the attributes it sets.
-    public static func attributes(_ fields: [SuiteEntry.Field], user: UserIdentifier) -> JSONValue {
+    package static func attributes(_ fields: [SuiteEntry.Field], user: UserIdentifier) -> JSONValue {
         .object([user.member] + fields.map { ($0.key, $0.value.json) })
     }
 
     /// ISO 8601 with milliseconds, in UTC: `2026-11-30T11:20:00.123Z`.
-    public static func timestamp(_ date: Date = Date()) -> String {
+    package static func timestamp(_ date: Date = Date()) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: date)
@@ -64,12 +64,12 @@ public struct TrackBody: Sendable, Equatable {
 }
 
 /// A delivery event for one payload, logged in real time for the user its `braze_id` names (path A).
-public struct DeliveryEvent: Sendable, Equatable {
-    public var brazeID: String
-    public var properties: [SuiteEntry.Field]
-    public var time: String
+package struct DeliveryEvent: Sendable, Equatable {
+    package var brazeID: String
+    package var properties: [SuiteEntry.Field]
+    package var time: String
 
-    public init(brazeID: String, properties: [SuiteEntry.Field], time: String = TrackBody.timestamp()) {
+    package init(brazeID: String, properties: [SuiteEntry.Field], time: String = TrackBody.timestamp()) {
         self.brazeID = brazeID
         self.properties = properties
         self.time = time
@@ -77,12 +77,12 @@ public struct DeliveryEvent: Sendable, Equatable {
 }
 
 /// Path A: the `/users/track` requests that log one delivery event per payload.
-public enum DeliveryTracking {
+package enum DeliveryTracking {
     /// The default event name.
-    public static let defaultEventName = "rich_push_delivered"
+    package static let defaultEventName = "rich_push_delivered"
 
     /// One event per delivery, for the user named by its `braze_id`, grouped into bodies of at most 75.
-    public static func bodies(for deliveries: [DeliveryEvent], eventName: String = defaultEventName) -> [TrackBody] {
+    package static func bodies(for deliveries: [DeliveryEvent], eventName: String = defaultEventName) -> [TrackBody] {
         let events = deliveries.map {
             TrackBody.event(name: eventName, time: $0.time, properties: $0.properties, user: .brazeID($0.brazeID))
         }

@@ -2,7 +2,7 @@ import CurlKit
 import Foundation
 
 /// What one `/users/track` request came to.
-public enum TrackExchange: Sendable {
+package enum TrackExchange: Sendable {
     /// The endpoint answered: its status, the body (up to 1 MiB), and the rate-limit headers, each
     /// with the API key removed (``SecretRedaction``).
     case answered(status: Int, body: [UInt8], headers: [String: String])
@@ -12,20 +12,20 @@ public enum TrackExchange: Sendable {
 }
 
 /// Where and how to reach `/users/track`.
-public struct TrackEndpoint: Sendable {
+package struct TrackEndpoint: Sendable {
     /// The full URL of `/users/track` (the query of the base URL kept).
-    public let url: String
+    package let url: String
     /// The REST API key; sent in the Authorization header only, never printed.
     let apiKey: String
     /// An extra CA (PEM) trusted besides the system's.
-    public var caFile: String?
+    package var caFile: String?
     /// Host mappings (`HOST:PORT:HOST2:PORT2`), as curl takes them.
-    public var connectTo: [String] = []
+    package var connectTo: [String] = []
     /// Time allowed for one request, from connect to the last byte of the answer.
-    public var requestTimeout: Duration = .seconds(30)
+    package var requestTimeout: Duration = .seconds(30)
 
     /// `base` with `/users/track` appended to its path: https, or plain http to 127.0.0.1 only.
-    public init(base: String, apiKey: String) throws(AnalyticsError) {
+    package init(base: String, apiKey: String) throws(AnalyticsError) {
         guard var components = URLComponents(string: base), let scheme = components.scheme?.lowercased(),
             let host = components.host, !host.isEmpty
         else {
@@ -54,11 +54,11 @@ public struct TrackEndpoint: Sendable {
 /// Sends `/users/track` requests over libcurl, one at a time, on a loop of its own.
 ///
 /// - Warning: call ``stop()`` when done, so no curl handle outlives the client.
-public final class TrackClient: Sendable {
+package final class TrackClient: Sendable {
     private let group: CurlLoopGroup
-    public let endpoint: TrackEndpoint
+    package let endpoint: TrackEndpoint
 
-    public init(endpoint: TrackEndpoint) throws(AnalyticsError) {
+    package init(endpoint: TrackEndpoint) throws(AnalyticsError) {
         self.endpoint = endpoint
         do {
             group = try CurlLoopGroup(loops: 1)
@@ -68,13 +68,13 @@ public final class TrackClient: Sendable {
     }
 
     /// Stops the loop; idempotent.
-    public func stop() { group.stop() }
+    package func stop() { group.stop() }
 
     /// The response headers a flush reads.
     static let rateHeaders = ["Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
 
     /// POSTs `body` and waits for the answer, or for the request timeout.
-    public func send(_ body: TrackBody) async -> TrackExchange {
+    package func send(_ body: TrackBody) async -> TrackExchange {
         await send(body, deadline: .now + endpoint.requestTimeout)
     }
 
@@ -82,7 +82,7 @@ public final class TrackClient: Sendable {
     ///
     /// Everything the endpoint sent back is redacted here, at the one place endpoint text enters
     /// richpush: the key never reaches a message, a summary or a file, however the endpoint echoes it.
-    public func send(_ body: TrackBody, deadline: ContinuousClock.Instant) async -> TrackExchange {
+    package func send(_ body: TrackBody, deadline: ContinuousClock.Instant) async -> TrackExchange {
         let deadline = min(deadline, .now + endpoint.requestTimeout)
         let remaining = max(deadline - .now, .milliseconds(1))
         var spec = TransferSpec(

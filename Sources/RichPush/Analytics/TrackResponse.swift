@@ -10,29 +10,29 @@
 /// let response = TrackResponse(body: Array(#"{"message":"success","errors":[{"input_array":"events","index":0}]}"#.utf8))
 /// response.refusals.first?.index  // 0
 /// ```
-public struct TrackResponse: Sendable, Equatable {
+package struct TrackResponse: Sendable, Equatable {
     /// A non-fatal error: the object at `index` of `array` (`events`, `attributes`, ...) was refused.
-    public struct Refusal: Sendable, Equatable {
-        public var array: String
-        public var index: Int
-        public var reason: String
+    package struct Refusal: Sendable, Equatable {
+        package var array: String
+        package var index: Int
+        package var reason: String
     }
 
     /// The `message`, when it is a string.
-    public var message: String?
+    package var message: String?
     /// The entries of `errors`, as text (a string as it is, anything else as its JSON).
-    public var errors: [String] = []
+    package var errors: [String] = []
     /// How many entries `errors` has (before the cut to ``maximumErrors``).
-    public var errorCount = 0
+    package var errorCount = 0
     /// The entries of `errors` that name one object.
-    public var refusals: [Refusal] = []
+    package var refusals: [Refusal] = []
 
     /// The longest text kept.
-    public static let maximumText = 400
+    package static let maximumText = 400
     /// The most error entries kept as text.
-    public static let maximumErrors = 50
+    package static let maximumErrors = 50
 
-    public init(body: [UInt8]) {
+    package init(body: [UInt8]) {
         guard let json = try? JSONValue.parse(body) else { return }
         if case .string(let text)? = json["message"] { message = String(text.prefix(Self.maximumText)) }
         guard case .array(let list)? = json["errors"] else { return }

@@ -15,8 +15,8 @@ public struct AppConfiguration: Sendable, Equatable {
     /// The service extension's plist, if one was found or given.
     public var servicePlist: String?
     /// Its `NSAppTransportSecurity` (the default when no service plist is known).
-    public var transportSecurity = AppTransportSecurity()
-    public var contentExtensions: [ContentExtension] = []
+    package var transportSecurity = AppTransportSecurity()
+    package var contentExtensions: [ContentExtension] = []
     /// The service extension's product name, which CFNetwork puts first in its User-Agent: its
     /// `CFBundleName`, else `CFBundleExecutable` (``DeviceUserAgent`` ignores an unexpanded `$(...)`).
     public var bundleName: String?
@@ -25,12 +25,12 @@ public struct AppConfiguration: Sendable, Equatable {
     /// The SDK the service extension was built with, from the keys Xcode writes into a built product's
     /// Info.plist: `DTSDKName` (`iphoneos17.5`), else `DTPlatformVersion` (`17.5`); nil in a source
     /// folder's plist, which has neither, or for a version richpush has no facts for.
-    public var linkedSDK: IOSVersion?
+    package var linkedSDK: IOSVersion?
 
     public init() {}
 
     /// Reads the plists given directly (the service extension's and the content extensions').
-    public init(servicePlist: String?, contentPlists: [String]) throws(AppConfigurationError) {
+    package init(servicePlist: String?, contentPlists: [String]) throws(AppConfigurationError) {
         if let servicePlist {
             let plist = try PropertyList(contentsOf: servicePlist)
             try Self.expect(plist, Self.serviceExtensionPoint, setting: .servicePlist)
@@ -53,7 +53,7 @@ public struct AppConfiguration: Sendable, Equatable {
     /// in entries, and links are not followed. Each plist is read through the bounded
     /// ``PropertyListReader``; a malformed one among them is an error that names it; a folder with no
     /// notification extension says what was looked for.
-    public static func scan(folder: String) throws(AppConfigurationError) -> AppConfiguration {
+    package static func scan(folder: String) throws(AppConfigurationError) -> AppConfiguration {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
             throw AppConfigurationError(

@@ -6,31 +6,31 @@
 ///     print(error.code, error)  // unusable-input  MyApp/Ext/Info.plist is a binary property list ...
 /// }
 /// ```
-public struct AppConfigurationError: Error, Sendable, CustomStringConvertible {
+package struct AppConfigurationError: Error, Sendable, CustomStringConvertible {
     /// Whose fault it is, as a short stable word: the input's (a data error) or the options' (a usage error).
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    package struct Code: Sendable, Hashable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
-        public var description: String { name }
+        package var description: String { name }
 
         /// A file or folder that cannot be used as it is: missing, unreadable, not a regular file, too
         /// large, not a property list, structurally damaged, or lacking a key iOS requires.
-        public static let unusableInput = Code("unusable-input")
+        package static let unusableInput = Code("unusable-input")
         /// A usable file given to the wrong option, two candidates where one is needed, or a malformed option.
-        public static let invalidOption = Code("invalid-option")
+        package static let invalidOption = Code("invalid-option")
     }
 
-    public var code: Code
+    package var code: Code
     /// The file (or folder, or option) concerned.
-    public var path: String
+    package var path: String
     /// What is wrong, and what to do.
-    public var problem: String
+    package var problem: String
 
-    public init(_ code: Code = .invalidOption, path: String, problem: String) {
+    package init(_ code: Code = .invalidOption, path: String, problem: String) {
         self.code = code
         self.path = path
         self.problem = problem
     }
 
-    public var description: String { "\(path) \(problem)" }
+    package var description: String { "\(path) \(problem)" }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The TLS versions App Transport Security names (`NSExceptionMinimumTLSVersion`).
-public enum TLSVersion: String, Sendable, Comparable, CaseIterable, Codable {
+package enum TLSVersion: String, Sendable, Comparable, CaseIterable, Codable {
     case tls10 = "TLSv1.0"
     case tls11 = "TLSv1.1"
     case tls12 = "TLSv1.2"
@@ -16,7 +16,7 @@ public enum TLSVersion: String, Sendable, Comparable, CaseIterable, Codable {
         }
     }
 
-    public static func < (lhs: TLSVersion, rhs: TLSVersion) -> Bool { lhs.rank < rhs.rank }
+    package static func < (lhs: TLSVersion, rhs: TLSVersion) -> Bool { lhs.rank < rhs.rank }
 }
 
 /// A service extension's `NSAppTransportSecurity` dictionary, and the decisions iOS makes with it.
@@ -29,32 +29,32 @@ public enum TLSVersion: String, Sendable, Comparable, CaseIterable, Codable {
 /// extends an entry to every subdomain (the most specific entry wins). The older
 /// `NSTemporaryException…` spellings are read too. `NSAllowsLocalNetworking` allows http to
 /// unqualified host names and `.local` names.
-public struct AppTransportSecurity: Sendable, Equatable {
+package struct AppTransportSecurity: Sendable, Equatable {
     /// One `NSExceptionDomains` entry.
-    public struct ExceptionDomain: Sendable, Equatable {
+    package struct ExceptionDomain: Sendable, Equatable {
         /// The domain as written, lower-cased.
-        public var domain: String
-        public var includesSubdomains = false
-        public var allowsInsecureHTTPLoads = false
+        package var domain: String
+        package var includesSubdomains = false
+        package var allowsInsecureHTTPLoads = false
         /// `nil`: the default (TLS 1.2).
-        public var minimumTLSVersion: TLSVersion?
-        public var requiresForwardSecrecy = true
+        package var minimumTLSVersion: TLSVersion?
+        package var requiresForwardSecrecy = true
     }
 
-    public var allowsArbitraryLoads = false
+    package var allowsArbitraryLoads = false
     /// Keys whose presence makes iOS 10+ ignore `NSAllowsArbitraryLoads`.
-    public var arbitraryLoadsOverriddenBy: [String] = []
-    public var allowsLocalNetworking = false
-    public var exceptions: [ExceptionDomain] = []
+    package var arbitraryLoadsOverriddenBy: [String] = []
+    package var allowsLocalNetworking = false
+    package var exceptions: [ExceptionDomain] = []
     /// Values richpush could not use (a number where a boolean belongs, an unknown TLS version): each
     /// counts as absent, as on the device, and is reported.
-    public var problems: [String] = []
+    package var problems: [String] = []
 
     /// No exceptions: the default every app gets.
-    public init() {}
+    package init() {}
 
     /// "Arbitrary loads": what allowing HTTP (``Setting/allowHTTP``) emulates.
-    public static var arbitraryLoads: AppTransportSecurity {
+    package static var arbitraryLoads: AppTransportSecurity {
         var ats = AppTransportSecurity()
         ats.allowsArbitraryLoads = true
         return ats
@@ -121,10 +121,10 @@ public struct AppTransportSecurity: Sendable, Equatable {
     }
 
     /// Whether `NSAllowsArbitraryLoads` is in force (set, and not overridden by the iOS 10 rule).
-    public var arbitraryLoadsInForce: Bool { allowsArbitraryLoads && arbitraryLoadsOverriddenBy.isEmpty }
+    package var arbitraryLoadsInForce: Bool { allowsArbitraryLoads && arbitraryLoadsOverriddenBy.isEmpty }
 
     /// The entry that governs `host`: an exact match, else the longest domain that includes subdomains.
-    public func exception(for host: String) -> ExceptionDomain? {
+    package func exception(for host: String) -> ExceptionDomain? {
         let host = host.lowercased()
         if let exact = exceptions.first(where: { $0.domain == host }) { return exact }
         return
@@ -134,7 +134,7 @@ public struct AppTransportSecurity: Sendable, Equatable {
     }
 
     /// What iOS decides for a load of `url`.
-    public func decide(_ url: String) -> ATSDecision {
+    package func decide(_ url: String) -> ATSDecision {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
             let host = components.host, !host.isEmpty
         else {
@@ -206,7 +206,7 @@ public struct AppTransportSecurity: Sendable, Equatable {
 }
 
 /// What App Transport Security decides for one URL.
-public enum ATSDecision: Sendable, Equatable {
+package enum ATSDecision: Sendable, Equatable {
     /// The load may go ahead, over a TLS version at least `minimumTLS` when it is https.
     case allowed(minimumTLS: TLSVersion, rule: String)
     /// iOS refuses the load; `rule` names what decided, `hint` gives the plist change that would allow it.

@@ -1,21 +1,21 @@
 import Foundation
 
 /// A content extension, from its Info.plist: which pushes it shows (by `aps.category`) and how.
-public struct ContentExtension: Sendable, Equatable {
+package struct ContentExtension: Sendable, Equatable {
     /// The extension's name: its target folder (the folder that holds the Info.plist).
-    public var name: String
+    package var name: String
     /// The plist it was read from.
-    public var plist: String
+    package var plist: String
     /// `UNNotificationExtensionCategory` (a string or an array of strings).
-    public var categories: [String]
+    package var categories: [String]
     /// `UNNotificationExtensionInitialContentSizeRatio`; required, `nil` when missing.
-    public var initialContentSizeRatio: Double?
-    public var defaultContentHidden: Bool
-    public var overridesDefaultTitle: Bool
+    package var initialContentSizeRatio: Double?
+    package var defaultContentHidden: Bool
+    package var overridesDefaultTitle: Bool
     /// `UNNotificationExtensionUserInteractionEnabled`: an interactive view (iOS 12 and later).
-    public var userInteractionEnabled: Bool
+    package var userInteractionEnabled: Bool
 
-    public init(
+    package init(
         name: String, plist: String, categories: [String], initialContentSizeRatio: Double? = 1,
         defaultContentHidden: Bool = false, overridesDefaultTitle: Bool = false, userInteractionEnabled: Bool = false
     ) {
@@ -48,7 +48,7 @@ public struct RequiredKey: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses `[EXTENSION:]KEY[=string|number|bool|array]` (the form a required key is given in).
-    public init(parsing text: String) throws(AppConfigurationError) {
+    package init(parsing text: String) throws(AppConfigurationError) {
         var text = text
         var scope: String?
         if let colon = text.firstIndex(of: ":"), text.firstIndex(of: "=").map({ colon < $0 }) ?? true {
@@ -88,8 +88,8 @@ public struct RequiredKey: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Which expanded view the user gets for a push: a content extension, or the system's default.
-public struct ContentOutcome: Sendable, Equatable, Codable {
-    public enum Kind: String, Sendable, Codable {
+package struct ContentOutcome: Sendable, Equatable, Codable {
+    package enum Kind: String, Sendable, Codable {
         /// A content extension shows the push.
         case shows
         /// The system's default expanded view shows it.
@@ -100,21 +100,21 @@ public struct ContentOutcome: Sendable, Equatable, Codable {
         case configurationError = "configuration-error"
     }
 
-    public var outcome: Kind
+    package var outcome: Kind
     /// Stable kebab-case: `no-category`, `no-extension-for-category`, `braze-button-category`,
     /// `missing-key`, `wrong-type`, `duplicate-category`, `missing-initial-content-size-ratio`.
-    public var reason: String?
-    public var category: String?
+    package var reason: String?
+    package var category: String?
     /// The extension that shows (or would crash).
-    public var extensionName: String?
-    public var interactive: Bool?
-    public var initialContentSizeRatio: Double?
-    public var defaultContentHidden: Bool?
+    package var extensionName: String?
+    package var interactive: Bool?
+    package var initialContentSizeRatio: Double?
+    package var defaultContentHidden: Bool?
     /// For `missing-key` and `wrong-type`.
-    public var key: String?
-    public var message: String
+    package var key: String?
+    package var message: String
     /// A likely fix (a category that differs only in case or spaces).
-    public var hint: String?
+    package var hint: String?
 
     enum CodingKeys: String, CodingKey {
         case outcome, reason, category, interactive, key, message, hint
@@ -124,7 +124,7 @@ public struct ContentOutcome: Sendable, Equatable, Codable {
     }
 
     /// The `content_extension` member of reports.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [(String, JSONValue)] = [("outcome", .string(outcome.rawValue))]
         if let reason { members.append(("reason", .string(reason))) }
         if let category { members.append(("category", .string(category))) }
@@ -142,23 +142,23 @@ public struct ContentOutcome: Sendable, Equatable, Codable {
 }
 
 /// Routes pushes to content extensions by `aps.category`, as iOS does.
-public struct ContentRouter: Sendable, Equatable {
+package struct ContentRouter: Sendable, Equatable {
     /// Braze's default button categories: they show the system's view with Braze's buttons.
-    public static let brazeButtonCategories: Set<String> = [
+    package static let brazeButtonCategories: Set<String> = [
         "ab_cat_accept_decline", "ab_cat_yes_no", "ab_cat_confirm_cancel", "ab_cat_more",
     ]
 
-    public var extensions: [ContentExtension]
+    package var extensions: [ContentExtension]
     /// Key-value pairs the content extensions read from the payload.
-    public var requiredKeys: [RequiredKey]
+    package var requiredKeys: [RequiredKey]
 
-    public init(extensions: [ContentExtension], requiredKeys: [RequiredKey] = []) {
+    package init(extensions: [ContentExtension], requiredKeys: [RequiredKey] = []) {
         self.extensions = extensions
         self.requiredKeys = requiredKeys
     }
 
     /// The expanded view for a payload whose top level is `root`.
-    public func route(_ root: JSONValue?) -> ContentOutcome {
+    package func route(_ root: JSONValue?) -> ContentOutcome {
         guard case .string(let category)? = root?["aps"]?["category"], !category.isEmpty else {
             return ContentOutcome(
                 outcome: .default, reason: "no-category",

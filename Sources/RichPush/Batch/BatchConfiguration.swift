@@ -24,18 +24,18 @@ public struct BatchConfiguration: Sendable {
     /// The extension every payload runs through.
     public var policy = ExtensionPolicy()
     /// A network profile per payload, by share, drawn with ``seed``.
-    public var networkMix: NetworkMix?
+    package var networkMix: NetworkMix?
     /// A phone per payload, by share (``AudienceMix``), drawn with ``seed``; nil: every payload on the
     /// policy's own.
-    public var audience: AudienceMix?
+    package var audience: AudienceMix?
     public var seed: UInt64 = 1
     /// Every N-th payload by position in the sorted input, or all of them.
-    public var shard: Shard?
+    package var shard: Shard?
     /// Path A: a delivery event per payload, when given.
-    public var tracker: DeliveryTracker?
+    package var tracker: DeliveryTracker?
     /// The gate's thresholds; the defaults (`display>=100%`, `would_crash==0`,
     /// `configuration_error==0`) apply to every metric these do not name (see ``Gate``).
-    public var thresholds: [Threshold] = []
+    package var thresholds: [Threshold] = []
     /// Every input is a Braze send request: composed first (``Composer``), then run (`--braze-requests`).
     public var brazeRequests = false
 

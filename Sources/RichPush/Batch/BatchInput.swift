@@ -1,8 +1,9 @@
 import Foundation
+import POSIXKit
 
 /// One payload of a batch: where its bytes are and the relative name its output takes.
-public struct BatchItem: Sendable, Equatable {
-    public enum Source: Sendable, Equatable {
+package struct BatchItem: Sendable, Equatable {
+    package enum Source: Sendable, Equatable {
         /// A whole file, by the bytes of its path (file names need not be UTF-8), which must resolve
         /// inside `folder` (the input folder's real path, also as bytes).
         case file(path: [UInt8], folder: [UInt8])
@@ -12,12 +13,12 @@ public struct BatchItem: Sendable, Equatable {
 
     /// The name reports use: the relative path (bytes that are not UTF-8, and control characters,
     /// written as `\xNN`), or `file.ndjson:LINE`.
-    public var name: String
+    package var name: String
     /// The relative path of its output (and record) inside the output folder.
-    public var outputName: String
-    public var source: Source
+    package var outputName: String
+    package var source: Source
 
-    public init(name: String, outputName: String, source: Source) {
+    package init(name: String, outputName: String, source: Source) {
         self.name = name
         self.outputName = outputName
         self.source = source
@@ -28,7 +29,7 @@ public struct BatchItem: Sendable, Equatable {
     /// A file is read only when it is a regular file whose real path is inside the input folder: a
     /// `*.json` link that leads out of the folder, a FIFO or a device is refused, never opened for
     /// reading in a way that could block.
-    public func read(limit: Int) -> Result<[UInt8], BatchInputError> {
+    package func read(limit: Int) -> Result<[UInt8], BatchInputError> {
         switch source {
         case .file(let path, let folder):
             guard let resolved = BatchInput.realPath(path) else {
@@ -82,10 +83,10 @@ public struct BatchItem: Sendable, Equatable {
 }
 
 /// The input of a batch could not be used as a whole (not found, no payloads).
-public struct BatchInputError: Error, Sendable, CustomStringConvertible {
-    public var message: String
+package struct BatchInputError: Error, Sendable, CustomStringConvertible {
+    package var message: String
     /// The failed system call, with its errno, when that is why.
-    public var systemError: SystemError?
+    package var systemError: SystemError?
     init(_ message: String) { self.message = message }
 
     /// A system call failed (running out of descriptors is noted by ``SystemCall``): its words are
@@ -94,18 +95,18 @@ public struct BatchInputError: Error, Sendable, CustomStringConvertible {
         message = error.message
         systemError = error
     }
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// Finds a batch's payloads: `*.json` files in a folder (optionally below it), or the lines of an NDJSON file.
-public enum BatchInput {
+package enum BatchInput {
     /// The items under `path`, sorted by name, so runs and resumes see the same order.
     ///
     /// In a folder, every entry named `*.json` that is not a folder is an item, whatever its name's
     /// bytes; `recursive` descends into subfolders but never through a link. Whether an item may
     /// be read (a regular file inside the folder) is decided when it is read, so a refused one still
     /// gets its record.
-    public static func items(at path: String, recursive: Bool) throws(BatchInputError) -> [BatchItem] {
+    package static func items(at path: String, recursive: Bool) throws(BatchInputError) -> [BatchItem] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw BatchInputError("'\(path)' does not exist: give a folder of *.json payloads or an NDJSON file")

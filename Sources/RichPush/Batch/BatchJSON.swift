@@ -6,19 +6,19 @@ import Foundation
 /// read with ``recordDecoder``, which converts nothing. ``decoder`` and ``pretty(_:)`` also convert
 /// camelCase property names, for the types that do not name their keys yet (the bench report);
 /// converting an already snake_case key leaves it as it is.
-public enum BatchJSON {
+package enum BatchJSON {
     /// Reads types that name their own keys: records, summaries, outcomes.
-    public static let recordDecoder = JSONDecoder()
+    package static let recordDecoder = JSONDecoder()
 
     /// Reads types whose JSON keys are their property names converted to snake_case.
-    public static let decoder: JSONDecoder = {
+    package static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         return decoder
     }()
 
     /// Pretty-printed, sorted JSON with snake_case keys.
-    public static func pretty<T: Encodable>(_ value: T) throws -> String {
+    package static func pretty<T: Encodable>(_ value: T) throws -> String {
         try encoder(pretty: true).encode(value).string
     }
 

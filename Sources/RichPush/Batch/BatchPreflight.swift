@@ -1,5 +1,6 @@
 import Digest
 import Foundation
+import POSIXKit
 
 /// Checks a batch makes before its long run: that its input holds payloads, and that a resume uses
 /// the options the earlier results were made with.
@@ -8,7 +9,7 @@ import Foundation
 /// let items = try BatchPreflight.items(at: "campaign.ndjson", recursive: false)
 /// let changes = try BatchPreflight.changedOptions(in: "out", now: options)   // [] when it may resume
 /// ```
-public enum BatchPreflight {
+package enum BatchPreflight {
     /// The largest file read whole to see whether it is one JSON payload (far above APNs' limit).
     static let onePayloadLimit = 1 << 20
 
@@ -17,7 +18,7 @@ public enum BatchPreflight {
     ///
     /// A file that is neither (no line of it is a JSON object, and it is not one JSON value) is
     /// refused with a message that says what batch takes.
-    public static func items(at path: String, recursive: Bool) throws(BatchInputError) -> [BatchItem] {
+    package static func items(at path: String, recursive: Bool) throws(BatchInputError) -> [BatchItem] {
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw BatchInputError(
@@ -70,11 +71,11 @@ public enum BatchPreflight {
     }
 
     /// Where a batch keeps the options its results were made with.
-    public static func optionsPath(in folder: String) -> String { folder + "/.richpush/options.json" }
+    package static func optionsPath(in folder: String) -> String { folder + "/.richpush/options.json" }
 
     /// The options that differ between the earlier run in `folder` and `now`, as sentences; empty
     /// when there was no earlier run, it recorded no options, or they are the same.
-    public static func changedOptions(in folder: String, now: [String: String]) -> [String] {
+    package static func changedOptions(in folder: String, now: [String: String]) -> [String] {
         let journal = folder + "/.richpush/journal.ndjson"
         var info = stat()
         guard stat(journal, &info) == 0, info.st_size > 0,
@@ -93,7 +94,7 @@ public enum BatchPreflight {
     }
 
     /// Records the options of this run in `folder`, atomically.
-    public static func record(_ options: [String: String], in store: AttachmentStore) throws(StoreError) {
+    package static func record(_ options: [String: String], in store: AttachmentStore) throws(StoreError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(options) else { return }
@@ -101,7 +102,7 @@ public enum BatchPreflight {
     }
 
     /// The settings of `policy` that change a payload's verdict, by ``Setting`` name.
-    public static func options(of policy: ExtensionPolicy, sharedDownloads: Bool) -> [String: String] {
+    package static func options(of policy: ExtensionPolicy, sharedDownloads: Bool) -> [String: String] {
         let fetch = policy.fetch
         func seconds(_ duration: Duration?) -> String {
             duration.map { String(format: "%g s", $0.inSeconds) } ?? "off"
@@ -132,7 +133,7 @@ public enum BatchPreflight {
     /// The digest of the options that decide verdicts, for a run's ``RunIdentity``: those of
     /// ``options(of:sharedDownloads:)`` without what differs between the machines of one campaign
     /// (the CA file's path, by content only; the host mappings, whose ports are local).
-    public static func verdictDigest(of policy: ExtensionPolicy, extra: [String: String] = [:]) -> String {
+    package static func verdictDigest(of policy: ExtensionPolicy, extra: [String: String] = [:]) -> String {
         var chosen = Self.options(of: policy, sharedDownloads: false)
         chosen["cacert"] = policy.fetch.caFile.map { caContent($0) } ?? "none"
         chosen["connect-to"] = nil

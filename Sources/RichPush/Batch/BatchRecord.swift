@@ -5,22 +5,22 @@
 /// ``Outcome/json`` (verdict, reason, ..., `download` with `timings_ms`, `elapsed_ms`). The outcome's
 /// fields read through the record (`record.verdict`).
 @dynamicMemberLookup
-public struct BatchRecord: Sendable, Codable, Equatable {
+package struct BatchRecord: Sendable, Codable, Equatable {
     /// The input's name (relative path, or `file.ndjson:LINE`).
-    public var input: String
+    package var input: String
     /// SHA-256 (lower-case hex) of the input's bytes: a resume skips the input only while they match.
     /// Absent in records of inputs that could not be read (they are redone).
-    public var inputSha256: String?
+    package var inputSha256: String?
     /// The output's path relative to the output folder.
-    public var output: String
+    package var output: String
     /// The network profile the payload's download went over (the run's one, or its mix's draw); absent on loopback.
-    public var network: String?
+    package var network: String?
     /// The phone the payload was judged on (``DeviceVersion/key``, its audience's draw); absent without one.
-    public var phone: String?
+    package var phone: String?
     /// What happened to the payload.
-    public var outcome: Outcome
+    package var outcome: Outcome
 
-    public init(
+    package init(
         item: BatchItem, output: String, outcome: Outcome, inputSha256: String? = nil, network: String? = nil,
         phone: String? = nil
     ) {
@@ -32,7 +32,7 @@ public struct BatchRecord: Sendable, Codable, Equatable {
         self.outcome = outcome
     }
 
-    public subscript<T>(dynamicMember keyPath: KeyPath<Outcome, T>) -> T { outcome[keyPath: keyPath] }
+    package subscript<T>(dynamicMember keyPath: KeyPath<Outcome, T>) -> T { outcome[keyPath: keyPath] }
 
     enum CodingKeys: String, CodingKey {
         case input
@@ -40,7 +40,7 @@ public struct BatchRecord: Sendable, Codable, Equatable {
         case output, network, phone
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         input = try container.decode(String.self, forKey: .input)
         inputSha256 = try container.decodeIfPresent(String.self, forKey: .inputSha256)
@@ -50,7 +50,7 @@ public struct BatchRecord: Sendable, Codable, Equatable {
         outcome = try Outcome(from: decoder)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(input, forKey: .input)
         try container.encodeIfPresent(inputSha256, forKey: .inputSha256)
@@ -62,7 +62,7 @@ public struct BatchRecord: Sendable, Codable, Equatable {
 
     /// The record as one line of JSON, built directly: Foundation's JSONEncoder costs more than the
     /// rest of a payload's bookkeeping. `input` comes first, so the journal finds it at once.
-    public var jsonLine: String {
+    package var jsonLine: String {
         var members: [(key: String, value: JSONValue)] = [(CodingKeys.input.rawValue, .string(input))]
         if let inputSha256 { members.append((CodingKeys.inputSha256.rawValue, .string(inputSha256))) }
         members.append((CodingKeys.output.rawValue, .string(output)))

@@ -121,7 +121,7 @@ extension BatchRunner {
     }
 
     /// Calls `body` with each record of `results.ndjson`, one at a time (after ``run(progress:)``).
-    public func forEachRecord(_ body: (BatchRecord) -> Void) throws(StoreError) {
+    package func forEachRecord(_ body: (BatchRecord) -> Void) throws(StoreError) {
         try Journal.forEachLine(inFile: output.folder + "/results.ndjson") { _, line in
             if let record = try? BatchJSON.recordDecoder.decode(BatchRecord.self, from: Data(line)) { body(record) }
         }

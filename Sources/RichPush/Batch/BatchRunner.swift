@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 
 /// Runs many payloads through one ``ServiceExtension``, concurrently, resumably, with nothing lost.
 ///
@@ -22,15 +23,15 @@ import Foundation
 /// input has exactly one record and one output. Cancelling the task running ``run(progress:)``
 /// stops launching payloads and cancels downloads in flight; those payloads get no record and are
 /// redone on the next run.
-public struct BatchRunner: Sendable {
-    public let items: [BatchItem]
-    public let service: ServiceExtension
+package struct BatchRunner: Sendable {
+    package let items: [BatchItem]
+    package let service: ServiceExtension
     /// The output folder (as a store: atomic writes inside it only).
-    public let output: AttachmentStore
+    package let output: AttachmentStore
     /// Payloads in flight at once.
-    public let concurrency: Int
+    package let concurrency: Int
     /// Redo payloads an earlier run completed.
-    public let force: Bool
+    package let force: Bool
 
     /// How records reach the journal: write(2), or a test's failing writer.
     var journalWrite: Journal.Write = Journal.systemWrite
@@ -38,17 +39,18 @@ public struct BatchRunner: Sendable {
     var journalGrouping = Journal.Grouping.batch
     /// Each payload's network (drawn from a network mix), by its position in ``items``: the same draw on every
     /// resume. Nil: every payload runs ``service`` as it is.
-    public var networks: NetworkAssignment?
+    package var networks: NetworkAssignment?
     /// This run's shard of a larger input (shard I of N), named in `summary.json` for `report merge`.
-    public var shard: (index: Int, count: Int)?
+    package var shard: (index: Int, count: Int)?
     /// The gate's thresholds, decided in `summary.json` (the defaults apply to the metrics these do not name).
-    public var thresholds: [Threshold] = []
+    package var thresholds: [Threshold] = []
     /// The run's identity, named in `summary.json` for `report merge`.
-    public var identity: RunIdentity?
+    package var identity: RunIdentity?
     /// Every item is a Braze send request, composed before it runs (``ProcessResult/composing(_:name:with:)``).
-    public var brazeRequests = false
+    package var brazeRequests = false
 
-    public init(items: [BatchItem], service: ServiceExtension, output: AttachmentStore, concurrency: Int, force: Bool) {
+    package init(items: [BatchItem], service: ServiceExtension, output: AttachmentStore, concurrency: Int, force: Bool)
+    {
         self.items = items
         self.service = service
         self.output = output
@@ -60,20 +62,20 @@ public struct BatchRunner: Sendable {
     static let readLimit = 1 << 20
 
     /// Progress as payloads start and finish.
-    public struct Progress: Sendable {
-        public var total: Int
-        public var skipped: Int
-        public var done: Int
+    package struct Progress: Sendable {
+        package var total: Int
+        package var skipped: Int
+        package var done: Int
         /// Payloads started and not finished.
-        public var inFlight: Int = 0
-        public var verdicts: [Verdict: Int]
-        public var started: ContinuousClock.Instant
+        package var inFlight: Int = 0
+        package var verdicts: [Verdict: Int]
+        package var started: ContinuousClock.Instant
     }
 
     private var journalPath: String { output.folder + "/.richpush/journal.ndjson" }
 
     /// Processes every incomplete payload, then writes `results.ndjson` and `summary.json`.
-    public func run(progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws(StoreError)
+    package func run(progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws(StoreError)
         -> BatchSummary
     {
         let started = ContinuousClock.now

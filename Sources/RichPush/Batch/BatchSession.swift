@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 import Synchronization
 
 /// A batch set up from its ``BatchConfiguration``: its payloads found, its output folder claimed and
@@ -12,18 +13,18 @@ import Synchronization
 /// let summary = try await run.run()
 /// ```
 public struct BatchSession: Sendable {
-    public let configuration: BatchConfiguration
+    package let configuration: BatchConfiguration
     /// The payloads this run (or shard) covers.
-    public let items: [BatchItem]
+    package let items: [BatchItem]
     private let store: AttachmentStore
     private let attachments: AttachmentStore
     private let lock: OutputLock
     /// This run's identity; a resume keeps the earlier run's id.
-    public let identity: RunIdentity
+    package let identity: RunIdentity
 
     /// Reads the input, takes the output folder's lock and refuses a resume with other options
     /// (unless ``BatchConfiguration/force``); removes the leftovers of an interrupted run.
-    public init(_ configuration: BatchConfiguration) throws {
+    package init(_ configuration: BatchConfiguration) throws {
         let everyItem = try BatchPreflight.items(at: configuration.input, recursive: configuration.recursive)
         // Every N-th payload by position in the (sorted) input: the same split on every run and machine.
         items =
@@ -103,10 +104,10 @@ public struct BatchSession: Sendable {
     }
 
     /// The output folder, as the store resolved it.
-    public var folder: String { store.folder }
+    package var folder: String { store.folder }
 
     /// Starts the download engine and builds the runner; a failure to start throws ``FetchError``.
-    public func start() throws -> BatchRun {
+    package func start() throws -> BatchRun {
         let engine = try FetchEngine()
         let shared = configuration.sharedDownloads ? SharedDownloads(engine: engine, store: attachments) : nil
         // Records carry the sniffed MIME type; libmagic's description is worked out only where a message needs it.
@@ -134,11 +135,28 @@ public struct BatchSession: Sendable {
     }
 
     /// Releases the output folder's lock.
-    public func close() { lock.release() }
+    package func close() { lock.release() }
+
+    /// Runs a campaign as `richpush batch` does: every payload of the input not done yet (a rerun into
+    /// the same output folder resumes), then the results, the summary and the gate. A configuration
+    /// that cannot run throws ``ConfigurationError``; an output that cannot be written, the store's
+    /// error (its description says what and where).
+    ///
+    /// ```swift
+    /// let summary = try await BatchSession.run(BatchConfiguration(input: "payloads", outFolder: "out"))
+    /// print(summary.displayRate, summary.passed ?? true)
+    /// ```
+    public static func run(_ configuration: BatchConfiguration) async throws -> BatchSummary {
+        try await with(configuration) { _, run in
+            let summary = try await run.run()
+            await run.removeSharedDownloads()
+            return summary
+        }
+    }
 
     /// A session and its started run for `body` alone: the engine is stopped, the scratch files are
     /// removed and the output folder's lock is released when `body` returns or throws.
-    public static func with<T>(_ configuration: BatchConfiguration, _ body: (BatchSession, BatchRun) async throws -> T)
+    package static func with<T>(_ configuration: BatchConfiguration, _ body: (BatchSession, BatchRun) async throws -> T)
         async throws -> T
     {
         let session = try BatchSession(configuration)
@@ -150,7 +168,7 @@ public struct BatchSession: Sendable {
 }
 
 /// A started batch: the engine, the shared downloads and the runner.
-public struct BatchRun: Sendable {
+package struct BatchRun: Sendable {
     let engine: FetchEngine
     let shared: SharedDownloads?
     let runner: BatchRunner
@@ -159,22 +177,22 @@ public struct BatchRun: Sendable {
     let inputFolder: String
 
     /// Runs every payload not done yet and writes the results and the summary.
-    public func run(progress: @escaping @Sendable (BatchRunner.Progress) -> Void = { _ in }) async throws(StoreError)
+    package func run(progress: @escaping @Sendable (BatchRunner.Progress) -> Void = { _ in }) async throws(StoreError)
         -> BatchSummary
     {
         try await runner.run(progress: progress)
     }
 
     /// Removes the shared downloads' files once every payload that used them is done.
-    public func removeSharedDownloads() async { await shared?.removeAll() }
+    package func removeSharedDownloads() async { await shared?.removeAll() }
 
     /// Ends every download in flight at once, shared ones too (they end as cancelled: no record, redone
     /// on resume).
-    public func stop() { engine.shutdown() }
+    package func stop() { engine.shutdown() }
 
     /// The JUnit XML report of every record in the output folder, in input order, then one case per
     /// threshold of the gate; `summary` (this run's) gives the suite its wall time, its start and the gate.
-    public func junitXML(summary: BatchSummary, properties: [(name: String, value: String)] = []) throws(StoreError)
+    package func junitXML(summary: BatchSummary, properties: [(name: String, value: String)] = []) throws(StoreError)
         -> String
     {
         var report = JUnitReport()
@@ -196,7 +214,7 @@ public struct BatchRun: Sendable {
     }
 
     /// Stops the engine and removes the attachments' scratch files.
-    public func close() {
+    package func close() {
         engine.shutdown()
         attachments.removeScratch()
     }

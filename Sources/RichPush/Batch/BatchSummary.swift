@@ -25,7 +25,7 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     /// the app's content extensions are known; absent otherwise.
     public var contentExtensions: [String: Int]?
     /// Every download time, in a mergeable histogram (``LatencyHistogram``): what `report merge` adds up.
-    public var downloadHistogram: LatencyHistogram?
+    package var downloadHistogram: LatencyHistogram?
     /// Per network profile (the run's one, or each of its mix): the campaign's table by network. Absent on loopback.
     public var networks: [String: NetworkRow]?
     /// Per phone (``DeviceVersion/key``: `17.0`, `18.0@16.0`), when the run had an audience (`--ios-mix`):
@@ -36,17 +36,17 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     public var shardCount: Int?
     /// The gate's thresholds (those given, then the defaults; see ``Gate``), each with its measured
     /// value and PASS/FAIL; nil in summaries of older versions.
-    public var thresholds: [ThresholdResult]?
+    package var thresholds: [ThresholdResult]?
     /// Whether every threshold was met: the gate's decision.
     public var passed: Bool?
     /// Which run and which shards this summary covers, for `report merge` (see ``RunIdentity``).
-    public var identity: RunIdentity?
+    package var identity: RunIdentity?
 
     /// Payloads found and never recorded (an interrupted run): they count as not shown.
     public var notRun: Int { Swift.max(0, total - recorded) }
 
     /// Applies the gate: `thresholds` and the defaults, checked against this summary.
-    public mutating func decide(_ given: [Threshold]) {
+    package mutating func decide(_ given: [Threshold]) {
         let results = Gate.results(for: self, thresholds: given)
         thresholds = results
         passed = results.allSatisfy(\.passed)
@@ -116,7 +116,7 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     /// Adds another shard's summary: counts and histograms add up; rates and percentiles are recomputed
     /// (download percentiles from the merged histogram, so to its bucket precision). Every count is
     /// added with a check; on any error this summary is left as it was.
-    public mutating func merge(_ other: BatchSummary) throws(ReportDamage) {
+    package mutating func merge(_ other: BatchSummary) throws(ReportDamage) {
         var merged = self
         try merged.add(other)
         self = merged
@@ -185,7 +185,7 @@ public struct BatchSummary: Sendable, Codable, Equatable {
 
     /// Throws when a number in a summary read back from a file cannot be right: a negative count, an
     /// elapsed time that is not a finite positive number, a shard outside `1...shard_count`.
-    public func check() throws(ReportDamage) {
+    package func check() throws(ReportDamage) {
         for (value, field) in [
             (total, "total"), (recorded, "recorded"), (processed, "processed"), (skipped, "skipped"),
             (requested, "requested"), (attached, "attached"),

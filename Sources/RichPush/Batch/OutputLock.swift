@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 
 /// An exclusive hold on a batch's output folder, so two batches never write one folder at once.
 ///
@@ -10,9 +11,9 @@ import Foundation
 /// let lock = try OutputLock.acquire(folder: "batch-out")
 /// defer { lock.release() }
 /// ```
-public final class OutputLock: Sendable {
+package final class OutputLock: Sendable {
     /// The lock file.
-    public let path: String
+    package let path: String
     private let descriptor: Int32
 
     private init(path: String, descriptor: Int32) {
@@ -23,7 +24,7 @@ public final class OutputLock: Sendable {
     deinit { close(descriptor) }
 
     /// Takes the folder's lock, or throws naming the folder and the run that holds it.
-    public static func acquire(folder: String) throws(StoreError) -> OutputLock {
+    package static func acquire(folder: String) throws(StoreError) -> OutputLock {
         let state = folder + "/.richpush"
         if mkdir(state, 0o700) != 0 && errno != EEXIST {
             throw StoreError(SystemError.current("create", path: state))
@@ -63,7 +64,7 @@ public final class OutputLock: Sendable {
     }
 
     /// Lets the folder go (also done when the object goes, or the process ends).
-    public func release() {
+    package func release() {
         flock(descriptor, LOCK_UN)
     }
 }

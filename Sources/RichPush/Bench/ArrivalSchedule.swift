@@ -2,8 +2,8 @@
 ///
 /// Offsets depend only on the device's global index, the model and the seed, so every shard of a
 /// run computes the same schedule and `report merge` reassembles exactly the full run.
-public struct ArrivalSchedule: Sendable, Equatable {
-    public enum Model: Sendable, Equatable {
+package struct ArrivalSchedule: Sendable, Equatable {
+    package enum Model: Sendable, Equatable {
         /// Every device at once: the campaign's synchronous spike.
         case burst
         /// Devices spread evenly over a ramp of this length.
@@ -12,14 +12,14 @@ public struct ArrivalSchedule: Sendable, Equatable {
         case rate(Double)
     }
 
-    public var devices: Int
-    public var model: Model
+    package var devices: Int
+    package var model: Model
     /// Each device's arrival is delayed by a uniform random amount in `0..<jitter`.
-    public var jitter: Duration
+    package var jitter: Duration
     /// Seed for the jitter (reproducible runs).
-    public var seed: UInt64
+    package var seed: UInt64
 
-    public init(devices: Int, model: Model = .burst, jitter: Duration = .zero, seed: UInt64 = 1) {
+    package init(devices: Int, model: Model = .burst, jitter: Duration = .zero, seed: UInt64 = 1) {
         self.devices = devices
         self.model = model
         self.jitter = jitter
@@ -27,7 +27,7 @@ public struct ArrivalSchedule: Sendable, Equatable {
     }
 
     /// The arrival offset of device `index` (0-based, global across shards).
-    public func offset(of index: Int) -> Duration {
+    package func offset(of index: Int) -> Duration {
         var base: Duration
         switch model {
         case .burst: base = .zero
@@ -42,7 +42,7 @@ public struct ArrivalSchedule: Sendable, Equatable {
 
     /// The global indices of shard `shard` (1-based) of `count`: every count-th device, so each shard
     /// spreads over the whole schedule and carries an equal share of it.
-    public static func indices(devices: Int, shard: Int, of count: Int) -> StrideTo<Int> {
+    package static func indices(devices: Int, shard: Int, of count: Int) -> StrideTo<Int> {
         stride(from: shard - 1, to: devices, by: count)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 
 /// Everything a bench run is told: its target, its devices and their arrivals, its limits and thresholds.
 ///
@@ -22,7 +23,7 @@ public struct BenchConfiguration: Sendable {
         case rate(perSecond: Double)
 
         /// The model the schedule draws arrivals from.
-        public var model: ArrivalSchedule.Model {
+        package var model: ArrivalSchedule.Model {
             switch self {
             case .burst: .burst
             case .ramp(let seconds): .ramp(.milliseconds(Int64(seconds * 1000)))
@@ -62,22 +63,28 @@ public struct BenchConfiguration: Sendable {
     /// No device is launched after this many seconds (nil: the schedule plus the budget plus 60 s).
     public var timeLimitSeconds: Double?
     /// The gate's thresholds (the defaults apply to every metric these do not name; see ``Gate``).
-    public var thresholds: [Threshold] = []
+    package var thresholds: [Threshold] = []
     /// The user owns the target host: it may be another machine.
     public var ownsHost = false
     /// Whether one trial download checks the target before the burst.
     public var preflight = true
-    public var shard = Shard.whole
+    package var shard = Shard.whole
     /// The moment every shard starts its schedule (`--start-at`), or nil to start at once.
-    public var startAt: SharedStart?
+    package var startAt: SharedStart?
     /// The extension every device runs.
     public var policy = ExtensionPolicy()
     /// A network profile per device, by share.
-    public var networkMix: NetworkMix?
+    package var networkMix: NetworkMix?
     /// The phones devices are drawn from (`--ios-mix`), or nil: every device on the policy's own.
-    public var audience: AudienceMix?
+    package var audience: AudienceMix?
     /// Path A: a delivery event per device, when given.
-    public var tracker: DeliveryTracker?
+    package var tracker: DeliveryTracker?
+
+    /// `devices` devices that all download `url` at once (a burst), each on its own connection.
+    public init(url: String, devices: Int) throws(ConfigurationError) {
+        try self.init(
+            devices: devices, payload: nil, url: url, type: nil, arrival: nil, ramp: nil, rate: nil, serving: false)
+    }
 
     /// A configuration whose target and arrival model are consistent; `serving` says the embedded
     /// server will give the target (see ``serve(httpsPort:caFile:)``), so neither is required then.
@@ -145,7 +152,7 @@ public struct BenchConfiguration: Sendable {
 
     /// The URLs devices draw from: the ``urlsPath`` file's, or ``url`` when it is a template; nil when
     /// every device requests one URL (or receives the ``payloadPath`` payload).
-    public func urlList() throws(ConfigurationError) -> URLList? {
+    package func urlList() throws(ConfigurationError) -> URLList? {
         var list: URLList
         if let urlsPath {
             list = try URLList.read(urlsPath, seed: seed)
@@ -186,7 +193,7 @@ public struct BenchConfiguration: Sendable {
     }
 
     /// The payload every device receives and the target the report names, from ``payloadPath`` or ``url``.
-    public func payload() throws(ConfigurationError) -> (bytes: [UInt8], target: BenchReport.Target) {
+    package func payload() throws(ConfigurationError) -> (bytes: [UInt8], target: BenchReport.Target) {
         if let payloadPath {
             guard let data = FileManager.default.contents(atPath: payloadPath) else {
                 throw ConfigurationError(.unusableInput, "cannot read \(payloadPath)", setting: .payload)
@@ -232,7 +239,7 @@ public struct BenchConfiguration: Sendable {
 
     /// Refuses a list whose entries are not all on this machine unless ``ownsHost`` says they may be
     /// loaded (each entry judged once: a template's placeholders never reach its host).
-    public func checkHosts(_ list: URLList) throws(ConfigurationError) {
+    package func checkHosts(_ list: URLList) throws(ConfigurationError) {
         guard !ownsHost else { return }
         for entry in list.entries {
             let url = entry.template.representative
@@ -247,7 +254,7 @@ public struct BenchConfiguration: Sendable {
     }
 
     /// Refuses a target that is not on this machine unless ``ownsHost`` says it may be loaded.
-    public func checkHost(_ target: BenchReport.Target) throws(ConfigurationError) {
+    package func checkHost(_ target: BenchReport.Target) throws(ConfigurationError) {
         guard ownsHost || BenchSafety.isLoopback(url: target.url, mappings: policy.fetch.hostMappings) else {
             throw ConfigurationError(
                 .invalidCombination,
@@ -258,7 +265,7 @@ public struct BenchConfiguration: Sendable {
 
     /// What the burst holds open: a socket per device in flight, two more each through the network
     /// profiles' relay, and a temporary file each when attachments are kept (``keepFolder``).
-    public var descriptorNeed: DescriptorBudget.Need {
+    package var descriptorNeed: DescriptorBudget.Need {
         DescriptorBudget.Need(
             concurrency: min(concurrency, devices), relayed: policy.fetch.network != nil || networkMix != nil,
             storing: keepFolder != nil, profiles: networkMix?.entries.count ?? 1)
@@ -266,7 +273,7 @@ public struct BenchConfiguration: Sendable {
 
     /// Refuses a concurrency the process cannot hold open files for: `too-few-descriptors`, with the numbers
     /// and the fix.
-    public func checkDescriptors(_ budget: DescriptorBudget) throws(ConfigurationError) {
+    package func checkDescriptors(_ budget: DescriptorBudget) throws(ConfigurationError) {
         if let shortfall = budget.shortfall(descriptorNeed, setting: .concurrency) {
             throw ConfigurationError(.tooFewDescriptors, shortfall)
         }
@@ -274,7 +281,7 @@ public struct BenchConfiguration: Sendable {
 
     /// The digest of what decides this run's verdicts and measurements, the same on every shard:
     /// the extension's options, the target and the schedule (not the shard, paths or local ports).
-    public func optionsDigest(target: BenchReport.Target) -> String {
+    package func optionsDigest(target: BenchReport.Target) -> String {
         let config = reportConfig
         return BatchPreflight.verdictDigest(
             of: policy,
@@ -290,7 +297,7 @@ public struct BenchConfiguration: Sendable {
     }
 
     /// The report's record of this configuration.
-    public var reportConfig: BenchReport.Config {
+    package var reportConfig: BenchReport.Config {
         var ramp: Double?
         var rate: Double?
         switch arrival {

@@ -2,9 +2,9 @@ import Foundation
 
 /// Checks a bench's target before the burst, so a mistake costs one download instead of thousands
 /// of devices failing the same way.
-public enum BenchPreflight {
+package enum BenchPreflight {
     /// The URL with `https://` in front when `url` has no scheme (`cdn.example.com/hero.jpg`), else nil.
-    public static func correctedURL(_ url: String) -> String? {
+    package static func correctedURL(_ url: String) -> String? {
         let trimmed = url.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, !trimmed.contains("://") else { return nil }
         let rest = trimmed.hasPrefix("//") ? String(trimmed.dropFirst(2)) : trimmed
@@ -13,10 +13,10 @@ public enum BenchPreflight {
     }
 
     /// Why a trial download stops the bench: what failed and what to do.
-    public struct Problem: Error, Sendable, CustomStringConvertible {
-        public var reason: ReasonCode
-        public var message: String
-        public var description: String { message }
+    package struct Problem: Error, Sendable, CustomStringConvertible {
+        package var reason: ReasonCode
+        package var message: String
+        package var description: String { message }
     }
 
     /// The failures every device would meet the same way: the target is unusable, not slow.
@@ -27,7 +27,7 @@ public enum BenchPreflight {
     /// Runs `payload` once through `service` (which should keep nothing) and returns the problem when
     /// the target cannot be reached or trusted; slow responses, HTTP errors and bad content are what a
     /// bench measures, so they pass.
-    public static func trial(service: ServiceExtension, payload: [UInt8], url: String) async -> Problem? {
+    package static func trial(service: ServiceExtension, payload: [UInt8], url: String) async -> Problem? {
         let outcome = await service.process(payload).outcome
         guard stopping.contains(outcome.reason) else { return nil }
         var message = "a trial download of \(url.escapingControlCharacters) failed before the burst "

@@ -2,15 +2,15 @@
 /// `report merge` aligns shards on and warns about.
 extension BenchReport {
     /// The run's start: the shared start (`--start-at`) when one was given, and every shard's own.
-    public struct Start: Sendable, Codable, Equatable {
+    package struct Start: Sendable, Codable, Equatable {
         /// The shared start in RFC 3339 (UTC, milliseconds), or nil when each shard started on its own.
         /// With it, the report's offsets and timeline count from this moment; without, from the shard's
         /// own start.
-        public var at: String?
+        package var at: String?
         /// Each shard's start, by shard.
-        public var shards: [ShardStart]
+        package var shards: [ShardStart]
 
-        public init(at: String?, shards: [ShardStart]) {
+        package init(at: String?, shards: [ShardStart]) {
             self.at = at
             self.shards = shards
         }
@@ -18,22 +18,22 @@ extension BenchReport {
 
     /// One shard's start: the wall clock as its schedule began, its lateness against the shared start,
     /// and the clock's accuracy as the kernel reported it.
-    public struct ShardStart: Sendable, Codable, Equatable {
-        public var shard: Int
+    package struct ShardStart: Sendable, Codable, Equatable {
+        package var shard: Int
         /// The wall clock as the schedule began, in RFC 3339 and in seconds since the epoch.
-        public var began: String
-        public var beganEpochSeconds: Double
+        package var began: String
+        package var beganEpochSeconds: Double
         /// `began - at` (nil without a shared start): how late this shard started its schedule.
-        public var latenessMilliseconds: Double?
+        package var latenessMilliseconds: Double?
         /// The clock `began` was read on: `CLOCK_REALTIME`.
-        public var clock: String
+        package var clock: String
         /// Whether the kernel's NTP state said that clock was synchronized (nil: unknown).
-        public var clockSynchronized: Bool?
+        package var clockSynchronized: Bool?
         /// The kernel's maximum error of that clock, in milliseconds (nil: unknown).
-        public var clockMaxErrorMilliseconds: Double?
+        package var clockMaxErrorMilliseconds: Double?
 
         /// The start of `shard` read from `reading`, late by `began - at` when there is a shared start.
-        public init(shard: Int, reading: WallClock.Reading, sharedStart: WallTime?) {
+        package init(shard: Int, reading: WallClock.Reading, sharedStart: WallTime?) {
             self.shard = shard
             began = reading.time.rfc3339
             beganEpochSeconds = reading.time.epochSeconds

@@ -5,45 +5,45 @@ import Foundation
 /// Everything is kept as counts and fixed-layout histograms; percentiles, rates and throughput are
 /// derived from them by ``finalize()``, so merging the JSON of N shards gives exactly the report one
 /// machine would have produced for the same measurements.
-public struct BenchReport: Sendable, Codable, Equatable {
-    public static let schemaName = "richpush.bench/2"
+package struct BenchReport: Sendable, Codable, Equatable {
+    package static let schemaName = "richpush.bench/2"
     /// The histogram phases, in report order.
-    public static let phases = ["dns", "connect", "tls", "first_byte", "download", "end_to_end"]
+    package static let phases = ["dns", "connect", "tls", "first_byte", "download", "end_to_end"]
 
-    public struct Target: Sendable, Codable, Equatable {
-        public var url: String
-        public var type: String
-        public var payload: String?
+    package struct Target: Sendable, Codable, Equatable {
+        package var url: String
+        package var type: String
+        package var payload: String?
         /// The `--urls` file devices drew their URLs from (``url`` is then its first entry).
-        public var urls: String?
+        package var urls: String?
 
-        public init(url: String, type: String, payload: String?) {
+        package init(url: String, type: String, payload: String?) {
             self.url = url
             self.type = type
             self.payload = payload
         }
     }
 
-    public struct Config: Sendable, Codable, Equatable {
+    package struct Config: Sendable, Codable, Equatable {
         /// Devices in the whole run (all shards).
-        public var devices: Int
-        public var arrival: String
-        public var rampSeconds: Double?
-        public var ratePerSecond: Double?
-        public var jitterSeconds: Double
-        public var seed: UInt64
-        public var concurrency: Int
-        public var connections: String
-        public var budgetSeconds: Double
-        public var shardCount: Int
+        package var devices: Int
+        package var arrival: String
+        package var rampSeconds: Double?
+        package var ratePerSecond: Double?
+        package var jitterSeconds: Double
+        package var seed: UInt64
+        package var concurrency: Int
+        package var connections: String
+        package var budgetSeconds: Double
+        package var shardCount: Int
         /// The one profile every device downloads over, or nil.
-        public var network: String?
+        package var network: String?
         /// The network mix devices are drawn from (drawn with `seed`), or nil.
-        public var networkMix: String?
+        package var networkMix: String?
         /// The audience devices are drawn from (``AudienceMix``, drawn with `seed`), or nil.
-        public var iosMix: String?
+        package var iosMix: String?
 
-        public init(
+        package init(
             devices: Int, arrival: String, rampSeconds: Double?, ratePerSecond: Double?, jitterSeconds: Double,
             seed: UInt64, concurrency: Int, connections: String, budgetSeconds: Double, shardCount: Int
         ) {
@@ -60,30 +60,30 @@ public struct BenchReport: Sendable, Codable, Equatable {
         }
     }
 
-    public struct ClientDelay: Sendable, Codable, Equatable {
+    package struct ClientDelay: Sendable, Codable, Equatable {
         /// Devices the client's own concurrency cap started late.
-        public var devices: Int
-        public var maxMilliseconds: Double
+        package var devices: Int
+        package var maxMilliseconds: Double
     }
 
-    public struct Second: Sendable, Codable, Equatable {
-        public var second: Int
-        public var arrivals = 0
-        public var completions = 0
-        public var failures = 0
+    package struct Second: Sendable, Codable, Equatable {
+        package var second: Int
+        package var arrivals = 0
+        package var completions = 0
+        package var failures = 0
         /// Devices in flight at some point during this second.
-        public var inFlight = 0
+        package var inFlight = 0
         /// The most devices in flight at once during this second (summed over shards after a merge):
         /// read when a device starts or ends; a second in which none did holds the same devices from
         /// its start to its end, so its peak is `inFlight` (``BenchReport/finalize()``).
-        public var peakInFlight = 0
-        public var bytes: Int64 = 0
+        package var peakInFlight = 0
+        package var bytes: Int64 = 0
         /// End-to-end latency of the devices that completed in this second.
-        public var latency = LatencyHistogram()
+        package var latency = LatencyHistogram()
         /// Derived: p50/p90/p99 of `latency`, in milliseconds.
-        public var latencyMilliseconds: [String: Double] = [:]
+        package var latencyMilliseconds: [String: Double] = [:]
 
-        public init(second: Int) { self.second = second }
+        package init(second: Int) { self.second = second }
 
         /// Adds the same bucket of another shard: every series of the timeline adds up here (a new
         /// series is one more line), each count with a check.
@@ -100,18 +100,18 @@ public struct BenchReport: Sendable, Codable, Equatable {
     }
 
     /// The devices of one network profile (the run's one profile, or one of its mix): counts and end-to-end latency.
-    public struct Network: Sendable, Codable, Equatable {
-        public var devices = 0
-        public var attached = 0
-        public var verdicts: [String: Int] = [:]
+    package struct Network: Sendable, Codable, Equatable {
+        package var devices = 0
+        package var attached = 0
+        package var verdicts: [String: Int] = [:]
         /// End-to-end latency of the profile's devices.
-        public var latency = LatencyHistogram()
+        package var latency = LatencyHistogram()
         /// Derived: `attached / devices`.
-        public var displayRate = 0.0
+        package var displayRate = 0.0
         /// Derived: the statistics of `latency`, in milliseconds (the keys of `percentiles_milliseconds`).
-        public var latencyMilliseconds: [String: Double] = [:]
+        package var latencyMilliseconds: [String: Double] = [:]
 
-        public init() {}
+        package init() {}
 
         mutating func add(_ device: DeviceResult) {
             devices += 1
@@ -139,73 +139,73 @@ public struct BenchReport: Sendable, Codable, Equatable {
         }
     }
 
-    public var schema = BenchReport.schemaName
-    public var target: Target
-    public var config: Config
+    package var schema = BenchReport.schemaName
+    package var target: Target
+    package var config: Config
     /// The shards (1-based) this report covers.
-    public var shards: [Int]
+    package var shards: [Int]
     /// Devices in this report.
-    public var devices = 0
+    package var devices = 0
     /// Devices not run to completion: never launched before the time limit, or cut short by an interruption.
-    public var notStarted = 0
-    public var verdicts: [String: Int] = [:]
-    public var reasons: [String: Int] = [:]
+    package var notStarted = 0
+    package var verdicts: [String: Int] = [:]
+    package var reasons: [String: Int] = [:]
     /// One message per reason, as the devices saw it (the first in sort order, so merges are stable).
-    public var samples: [String: String] = [:]
+    package var samples: [String: String] = [:]
     /// HTTP status code -> devices that got it; devices without a response are not counted here.
-    public var statusCodes: [String: Int] = [:]
+    package var statusCodes: [String: Int] = [:]
     /// Phase -> failed devices that never reached it (not counted as 0 ms in its histogram).
-    public var notReached: [String: Int] = [:]
-    public var attached = 0
-    public var bytes: Int64 = 0
+    package var notReached: [String: Int] = [:]
+    package var attached = 0
+    package var bytes: Int64 = 0
     /// Wall time of the run (the longest shard's, after a merge).
-    public var durationSeconds = 0.0
-    public var clientDelayed = ClientDelay(devices: 0, maxMilliseconds: 0)
+    package var durationSeconds = 0.0
+    package var clientDelayed = ClientDelay(devices: 0, maxMilliseconds: 0)
     /// What the benchmarking client itself used, to tell a saturated client from a slow host.
-    public var client = ClientLoad()
-    public var histograms: [String: LatencyHistogram] = [:]
-    public var timeline: [Second] = []
+    package var client = ClientLoad()
+    package var histograms: [String: LatencyHistogram] = [:]
+    package var timeline: [Second] = []
     /// The gate's thresholds (those given, then the defaults; see ``Gate``), each with its measured
     /// value and PASS/FAIL. A merge recomputes them for the whole run.
-    public var thresholds: [ThresholdResult] = []
+    package var thresholds: [ThresholdResult] = []
     /// Whether every threshold was met: the gate's decision (nil in reports of older versions).
-    public var passed: Bool?
+    package var passed: Bool?
     /// The expanded view per device (`shows`, `default`, `would-crash`, `configuration-error`), when
     /// the app's content extensions are known; absent otherwise.
-    public var contentExtensions: [String: Int]?
+    package var contentExtensions: [String: Int]?
     /// Which run and which shard this report is, for `report merge` (see ``RunIdentity``); absent in
     /// reports of older versions.
-    public var identity: RunIdentity?
+    package var identity: RunIdentity?
     /// Profile key (`3g`) -> its devices, when the run used network profiles; absent over loopback.
     /// The rows add up to `devices` and `attached`.
-    public var networks: [String: Network]?
+    package var networks: [String: Network]?
     /// Phone key (`17.0`, `18.0@16.0`, ``DeviceVersion/key``) -> its devices, when the run had an
     /// audience (`--ios-mix`); absent otherwise. The rows add up to `devices` and `attached`.
-    public var audience: [String: Network]?
+    package var audience: [String: Network]?
     /// When each shard began, on which clock, against which shared start (`--start-at`); absent in
     /// reports of older versions (see ``Start``).
-    public var start: Start?
+    package var start: Start?
     /// HTTP version ("1.1", "2") -> devices whose response came over it; devices without a response
     /// are not counted. Absent in reports of older versions.
-    public var httpVersions: [String: Int]?
+    package var httpVersions: [String: Int]?
     /// What the caches in front of the origin did (``CacheSummary``); absent in reports of older versions.
-    public var cache: CacheSummary?
+    package var cache: CacheSummary?
     /// The results by entry of the URL list or by template (``URLBreakdown``), when the run had a list
     /// (`--urls`) or a template; absent otherwise.
-    public var urls: URLBreakdown?
+    package var urls: URLBreakdown?
     /// The timeline at the resolution the run's length calls for (``BurstTimeline``); absent in reports
     /// of older versions.
-    public var burstTimeline: BurstTimeline?
+    package var burstTimeline: BurstTimeline?
     // Derived by finalize().
-    public var displayRate = 0.0
-    public var devicesPerSecond = 0.0
-    public var megabytesPerSecond = 0.0
-    public var percentilesMilliseconds: [String: [String: Double]] = [:]
+    package var displayRate = 0.0
+    package var devicesPerSecond = 0.0
+    package var megabytesPerSecond = 0.0
+    package var percentilesMilliseconds: [String: [String: Double]] = [:]
     /// 2xx, 3xx, 4xx, 5xx and no_response -> devices.
-    public var statusClasses: [String: Int] = [:]
+    package var statusClasses: [String: Int] = [:]
 
     /// A report of `target` (its URL kept without a user name or password, ``URLCredentials``).
-    public init(target: Target, config: Config, shards: [Int]) {
+    package init(target: Target, config: Config, shards: [Int]) {
         var target = target
         target.url = URLCredentials.stripped(target.url)
         self.target = target
@@ -218,7 +218,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
     }
 
     /// Adds one device.
-    public mutating func add(_ device: DeviceResult) {
+    package mutating func add(_ device: DeviceResult) {
         devices += 1
         verdicts[device.verdict.rawValue, default: 0] += 1
         reasons[device.reason.rawValue, default: 0] += 1
@@ -279,7 +279,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
 
     /// The histogram key of an SDK's call (`sdk_call:delivery metric`, `... (modelled)` without an
     /// endpoint), and of those of its calls that got no 2xx answer (`sdk_call_failed:...`).
-    public static func sdkCallKey(_ call: SDKCallReport, failed: Bool = false) -> String {
+    package static func sdkCallKey(_ call: SDKCallReport, failed: Bool = false) -> String {
         (failed ? "sdk_call_failed:" : "sdk_call:") + call.name + (call.modelled ? " (modelled)" : "")
     }
 
@@ -293,13 +293,13 @@ public struct BenchReport: Sendable, Codable, Equatable {
     }
 
     /// The devices this report was to run: those run and those never run (``notStarted``).
-    public var plannedDevices: Int {
+    package var plannedDevices: Int {
         let (sum, overflow) = devices.addingReportingOverflow(notStarted)
         return overflow ? Int.max : sum
     }
 
     /// Notes that `count` devices were in flight at once at `offset` from the start.
-    public mutating func notePeakInFlight(_ count: Int, at offset: Duration) {
+    package mutating func notePeakInFlight(_ count: Int, at offset: Duration) {
         let second = Self.second(of: offset)
         grow(to: second)
         timeline[second].peakInFlight = max(timeline[second].peakInFlight, count)
@@ -307,20 +307,20 @@ public struct BenchReport: Sendable, Codable, Equatable {
     }
 
     /// Applies the gate: `given` and the defaults, checked against this (finalized) report.
-    public mutating func decide(_ given: [Threshold]) {
+    package mutating func decide(_ given: [Threshold]) {
         thresholds = Gate.results(for: self, thresholds: given)
         passed = thresholds.allSatisfy(\.passed)
     }
 
     /// The longest timeline a report may carry: a week of seconds. A longer one (or one whose seconds
     /// are not in order) is a damaged file, and merging it would allocate without bound.
-    public static let maxTimelineSeconds = 7 * 86_400
+    package static let maxTimelineSeconds = 7 * 86_400
     /// The most shards a run may have: more is a damaged file (a merge lists the shards it covers).
-    public static let maxShards = 100_000
+    package static let maxShards = 100_000
 
     /// Adds another report of the same run (another shard). Every count is added with a check; on
     /// any error this report is left as it was.
-    public mutating func merge(_ other: BenchReport) throws(BenchReportError) {
+    package mutating func merge(_ other: BenchReport) throws(BenchReportError) {
         guard other.schema == schema else { throw BenchReportError("schema '\(other.schema)' is not '\(schema)'") }
         guard other.config == config, other.target == target else {
             throw BenchReportError("the reports come from different runs (target or configuration differ)")
@@ -484,7 +484,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
     }
 
     /// Computes the derived fields from the counts and histograms.
-    public mutating func finalize() {
+    package mutating func finalize() {
         durationSeconds = Rounding.seconds(durationSeconds)
         clientDelayed.maxMilliseconds = Rounding.milliseconds(clientDelayed.maxMilliseconds)
         displayRate = Rounding.share(devices == 0 ? 0 : Double(attached) / Double(devices))
@@ -529,7 +529,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
     }
 
     /// The profile rows in a stable order: built-in profiles as `network list` prints them, then the rest by name.
-    public var networkRows: [(name: String, title: String, row: Network)] {
+    package var networkRows: [(name: String, title: String, row: Network)] {
         let order = Dictionary(
             NetworkProfile.builtIn.enumerated().map { (NetworkAssignment.key($0.element), $0.offset) },
             uniquingKeysWith: { first, _ in first })
@@ -540,7 +540,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
     }
 
     /// The audience's rows, newest iOS first (then by linked SDK, newest first).
-    public var audienceRows: [(name: String, title: String, row: Network)] {
+    package var audienceRows: [(name: String, title: String, row: Network)] {
         func version(_ key: String) -> (IOSVersion, IOSVersion) {
             let parts = key.split(separator: "@").map { IOSVersion(parsing: String($0)) ?? IOSVersion(0) }
             return (parts.first ?? IOSVersion(0), parts.count > 1 ? parts[1] : parts.first ?? IOSVersion(0))
@@ -562,10 +562,10 @@ public struct BenchReport: Sendable, Codable, Equatable {
     private static func second(of offset: Duration) -> Int { max(0, Int(offset.components.seconds)) }
 
     /// The report as JSON (snake_case keys, sorted).
-    public func json() throws -> String { try BatchJSON.pretty(self) }
+    package func json() throws -> String { try BatchJSON.pretty(self) }
 
     /// Reads a report written by ``json()``.
-    public static func read(_ data: Data) throws(BenchReportError) -> BenchReport {
+    package static func read(_ data: Data) throws(BenchReportError) -> BenchReport {
         // Before any decoder: a file larger than any report is refused in one pass over its bytes.
         do throws(ReportDamage) { try ReportDamage.checkSize(of: [UInt8](data)) } catch {
             throw BenchReportError("not a report richpush wrote (\(error.message))")
@@ -612,8 +612,8 @@ public struct BenchReport: Sendable, Codable, Equatable {
 }
 
 /// A report that cannot be read or merged.
-public struct BenchReportError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct BenchReportError: Error, Sendable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

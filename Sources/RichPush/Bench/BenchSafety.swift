@@ -1,9 +1,9 @@
 import Foundation
 
 /// Guards a bench against loading hosts it should not, and against running out of descriptors.
-public enum BenchSafety {
+package enum BenchSafety {
     /// Whether the connection for `url` goes to this machine, after the host mappings.
-    public static func isLoopback(url: String, mappings: [HostMapping]) -> Bool {
+    package static func isLoopback(url: String, mappings: [HostMapping]) -> Bool {
         guard let components = URLComponents(string: url), let host = components.host?.lowercased() else {
             return false
         }

@@ -1,3 +1,5 @@
+import POSIXKit
+
 /// A bench run set up from its ``BenchConfiguration``: the payload, the checks, the engine and the
 /// extension every device runs, ready for the trial download and the burst.
 ///
@@ -8,17 +10,17 @@
 /// let result = await session.run(progress: { print($0.done) })
 /// ```
 public struct BenchSession: Sendable {
-    public let configuration: BenchConfiguration
+    package let configuration: BenchConfiguration
     /// The payload every device receives.
-    public let payload: [UInt8]
+    package let payload: [UInt8]
     /// The target the report names.
-    public let target: BenchReport.Target
+    package let target: BenchReport.Target
     /// This run's identity: a random id, the shard, and the digest of its options.
-    public let identity: RunIdentity
+    package let identity: RunIdentity
     /// The positions in the whole schedule this shard runs.
-    public let indices: [Int]
+    package let indices: [Int]
     /// The URLs devices draw from, when the run has a list or a template, and each entry's payload.
-    public let list: URLList?
+    package let list: URLList?
     private let listPayloads: [[UInt8]]
     private let schedule: ArrivalSchedule
     private let timeLimit: Duration
@@ -36,7 +38,7 @@ public struct BenchSession: Sendable {
     /// Builds the payload, checks the host and the open-file limit (raised to the hard limit), and
     /// starts the engine; a mistake throws ``SetupError``, an engine or a store that cannot start
     /// throws its own error.
-    public init(_ configuration: BenchConfiguration) throws {
+    package init(_ configuration: BenchConfiguration) throws {
         var configuration = configuration
         (payload, target) = try configuration.payload()
         try configuration.checkHost(target)
@@ -96,7 +98,7 @@ public struct BenchSession: Sendable {
     }
 
     /// `2000 devices (shard 1/4) -> https://...`: what the run is about to do.
-    public var startLine: String {
+    package var startLine: String {
         let shard = configuration.shard
         let urls = list.flatMap {
             $0.file == nil ? nil : " and \($0.entries.count - 1) more URL(s) of \(target.urls ?? "")"
@@ -108,14 +110,14 @@ public struct BenchSession: Sendable {
 
     /// One trial download (unless ``BenchConfiguration/preflight`` is off): the problem that would
     /// fail every device the same way, or nil.
-    public func trial() async -> BenchPreflight.Problem? {
+    package func trial() async -> BenchPreflight.Problem? {
         guard configuration.preflight else { return nil }
         return await BenchPreflight.trial(service: trialService, payload: payload, url: target.url)
     }
 
     /// Runs the burst (or, when `startingDevices` is false, none of it: every device counts as not
     /// started) and checks the thresholds on the finalized report.
-    public func run(
+    package func run(
         startingDevices: Bool = true, log: DeviceLog? = nil,
         progress: @escaping @Sendable (BurstRunner.Progress) -> Void = { _ in }
     ) async -> BenchResult {
@@ -163,9 +165,8 @@ public struct BenchSession: Sendable {
         return BenchResult(report: report)
     }
 
-    /// Stops the engine and removes the store's scratch files.
     /// A session for `body` alone: everything it started is stopped when `body` returns or throws.
-    public static func with<T>(_ configuration: BenchConfiguration, _ body: (BenchSession) async throws -> T)
+    package static func with<T>(_ configuration: BenchConfiguration, _ body: (BenchSession) async throws -> T)
         async throws -> T
     {
         let session = try BenchSession(configuration)
@@ -173,22 +174,57 @@ public struct BenchSession: Sendable {
         return try await body(session)
     }
 
-    public func close() {
+    /// Stops the engine and removes the store's scratch files.
+    package func close() {
         engine.shutdown()
         store?.removeScratch()
+    }
+
+    /// Runs a bench as `richpush bench` does: the trial download (unless
+    /// ``BenchConfiguration/preflight`` is off), then the burst, then the gate. A target the trial
+    /// finds unreachable or untrusted throws ``ConfigurationError`` (`unavailable`) before any device
+    /// starts; a configuration that cannot run throws ``ConfigurationError`` too.
+    ///
+    /// ```swift
+    /// let bench = try BenchConfiguration(url: "https://127.0.0.1:8443/hero.jpg", devices: 200)
+    /// let result = try await BenchSession.run(bench)
+    /// print(result.displayRate, result.passed)
+    /// ```
+    public static func run(_ configuration: BenchConfiguration) async throws -> BenchResult {
+        try await with(configuration) { session in
+            if let problem = await session.trial() {
+                throw ConfigurationError(.unavailable, problem.message)
+            }
+            return await session.run()
+        }
     }
 }
 
 /// What a bench run produced: its report, and the gate's decision.
 public struct BenchResult: Sendable {
-    public var report: BenchReport
+    package var report: BenchReport
+
+    package init(report: BenchReport) { self.report = report }
+
+    /// The devices the run scheduled.
+    public var devices: Int { report.devices }
+
+    /// The devices whose attachment would show within the budget.
+    public var attached: Int { report.attached }
+
+    /// The share of devices whose attachment would show, from 0 to 1.
+    public var displayRate: Double { report.displayRate }
+
+    /// Whether every threshold of the gate was met (`richpush bench`'s exit status 0).
+    public var passed: Bool { decision.passed }
+
+    /// The report as `richpush bench --json` writes it (schema `bench/report.schema.json`).
+    public func json() throws -> String { try report.json() }
 
     /// The gate's decision, read from the report's thresholds.
-    public var decision: GateDecision { GateDecision(report) }
+    package var decision: GateDecision { GateDecision(report) }
 
     /// The thresholds that failed, in order.
-    public var failedThresholds: [ThresholdResult] { decision.failed }
+    package var failedThresholds: [ThresholdResult] { decision.failed }
 
-    /// Whether every threshold was met.
-    public var passed: Bool { decision.passed }
 }

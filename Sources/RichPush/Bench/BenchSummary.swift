@@ -24,7 +24,7 @@ public enum BenchSummary {
         }
     }
 
-    public static func text(_ report: BenchReport) -> String {
+    package static func text(_ report: BenchReport) -> String {
         var lines: [String] = []
         lines.append(
             String(

@@ -16,35 +16,35 @@ import Synchronization
 /// the same for every device is done once per run: the payload is read and its URL judged once per
 /// network profile (``ServiceExtension/prepare(_:)``), and one task per concurrency slot runs its
 /// devices one after another (``BurstAdmission`` decides which and when), instead of a task per device.
-public struct BurstRunner: Sendable {
-    public let service: ServiceExtension
-    public let payload: [UInt8]
-    public let schedule: ArrivalSchedule
+package struct BurstRunner: Sendable {
+    package let service: ServiceExtension
+    package let payload: [UInt8]
+    package let schedule: ArrivalSchedule
     /// The global device indices this run covers (all, or one shard's).
-    public let indices: [Int]
+    package let indices: [Int]
     /// Devices in flight at most.
-    public let concurrency: Int
+    package let concurrency: Int
     /// No device is launched after this long; those in flight end within their own budget.
-    public let timeLimit: Duration
+    package let timeLimit: Duration
     /// The network each device downloads over (default: the service's own, for every device).
-    public var networks: NetworkAssignment
+    package var networks: NetworkAssignment
     /// How often progress is reported while nothing finishes.
-    public var progressInterval: Duration = .milliseconds(250)
+    package var progressInterval: Duration = .milliseconds(250)
     /// The URLs devices draw from, with the payload made for each entry (in the list's order); nil:
     /// every device receives ``payload``.
-    public var list: URLList?
-    public var listPayloads: [[UInt8]] = []
+    package var list: URLList?
+    package var listPayloads: [[UInt8]] = []
     /// The shard's index and the run's seed, for the templates' `{shard}` and `{random}`.
-    public var shardIndex = 1
-    public var seed: UInt64 = 1
+    package var shardIndex = 1
+    package var seed: UInt64 = 1
     /// Where each device's record goes, when a log was asked for.
-    public var log: DeviceLog?
+    package var log: DeviceLog?
     /// How long after the shared start (`--start-at`) this run began: the report's offsets and timeline
     /// count from the shared start, so the shards' timelines line up there. Latency counts from each
     /// device's own arrival and is not changed by it.
-    public var lateness: Duration = .zero
+    package var lateness: Duration = .zero
 
-    public init(
+    package init(
         service: ServiceExtension, payload: [UInt8], schedule: ArrivalSchedule, indices: [Int], concurrency: Int,
         timeLimit: Duration
     ) {
@@ -58,24 +58,24 @@ public struct BurstRunner: Sendable {
     }
 
     /// Live counts for a progress line.
-    public struct Progress: Sendable {
-        public var total: Int
-        public var started: Int
-        public var done: Int
+    package struct Progress: Sendable {
+        package var total: Int
+        package var started: Int
+        package var done: Int
         /// Devices that finished without showing the attachment.
-        public var failures: Int
-        public var verdicts: [Verdict: Int]
-        public var began: ContinuousClock.Instant
+        package var failures: Int
+        package var verdicts: [Verdict: Int]
+        package var began: ContinuousClock.Instant
         /// The most devices in flight at once so far.
-        public var maxInFlight: Int
+        package var maxInFlight: Int
         /// When the last device is scheduled to arrive, from the start.
-        public var lastArrival: Duration
-        public var inFlight: Int { started - done }
-        public var elapsed: Duration { ContinuousClock.now - began }
+        package var lastArrival: Duration
+        package var inFlight: Int { started - done }
+        package var elapsed: Duration { ContinuousClock.now - began }
 
         /// Estimated time left: the rest of the schedule, or the devices left at the rate so far, whichever
         /// is longer; nil before anything finished.
-        public var remaining: Duration? {
+        package var remaining: Duration? {
             let seconds = elapsed.inSeconds
             guard done > 0, seconds > 0 else { return nil }
             let byRate = Double(total - done) / (Double(done) / seconds)
@@ -116,7 +116,8 @@ public struct BurstRunner: Sendable {
     }
 
     /// Runs every device and adds each to `report` as it finishes.
-    public func run(into report: inout BenchReport, progress: @escaping @Sendable (Progress) -> Void = { _ in }) async {
+    package func run(into report: inout BenchReport, progress: @escaping @Sendable (Progress) -> Void = { _ in }) async
+    {
         let admission = BurstAdmission(
             plan: indices.map { BurstAdmission.Entry(offset: schedule.offset(of: $0), index: $0) },
             timeLimit: timeLimit)

@@ -8,25 +8,25 @@
 /// bytes (counted when the device finishes), cache hits and misses, and the most devices in flight at
 /// once; ``finalize()`` derives the devices in flight during the bucket and the rates per second.
 /// Timelines of shards merge exactly: the finer one is coarsened to the other's width first.
-public struct BurstTimeline: Sendable, Codable, Equatable {
-    public struct Bucket: Sendable, Codable, Equatable {
-        public var arrivals = 0
-        public var starts = 0
-        public var completions = 0
-        public var failures = 0
-        public var newConnections = 0
-        public var bytes: Int64 = 0
-        public var hits = 0
-        public var misses = 0
+package struct BurstTimeline: Sendable, Codable, Equatable {
+    package struct Bucket: Sendable, Codable, Equatable {
+        package var arrivals = 0
+        package var starts = 0
+        package var completions = 0
+        package var failures = 0
+        package var newConnections = 0
+        package var bytes: Int64 = 0
+        package var hits = 0
+        package var misses = 0
         /// The most devices in flight at once during the bucket (summed over shards after a merge).
-        public var peakInFlight = 0
+        package var peakInFlight = 0
         /// Derived: devices in flight at some moment of the bucket (started by its end, not ended before it).
-        public var inFlight = 0
+        package var inFlight = 0
         /// Derived: `bytes` and `new_connections` per second of the bucket.
-        public var bytesPerSecond = 0.0
-        public var newConnectionsPerSecond = 0.0
+        package var bytesPerSecond = 0.0
+        package var newConnectionsPerSecond = 0.0
 
-        public init() {}
+        package init() {}
 
         mutating func add(_ other: Bucket, _ field: String) throws(ReportDamage) {
             try ReportDamage.add(&arrivals, other.arrivals, field + ".arrivals")
@@ -47,18 +47,18 @@ public struct BurstTimeline: Sendable, Codable, Equatable {
     }
 
     /// The bucket widths in milliseconds, each a whole multiple of the one before.
-    public static let widths = [10, 20, 100, 200, 1000, 2000, 10_000, 60_000, 300_000, 600_000, 3_600_000]
+    package static let widths = [10, 20, 100, 200, 1000, 2000, 10_000, 60_000, 300_000, 600_000, 3_600_000]
     /// The most buckets before the width grows (at the last width, a week fits in 168).
-    public static let maxBuckets = 150
+    package static let maxBuckets = 150
 
-    public var bucketMilliseconds = BurstTimeline.widths[0]
-    public var buckets: [Bucket] = []
+    package var bucketMilliseconds = BurstTimeline.widths[0]
+    package var buckets: [Bucket] = []
     /// Derived: the highest ``Bucket/bytesPerSecond``, ``Bucket/newConnectionsPerSecond`` and ``Bucket/inFlight``.
-    public var peakBytesPerSecond = 0.0
-    public var peakNewConnectionsPerSecond = 0.0
-    public var peakInFlight = 0
+    package var peakBytesPerSecond = 0.0
+    package var peakNewConnectionsPerSecond = 0.0
+    package var peakInFlight = 0
 
-    public init() {}
+    package init() {}
 
     mutating func add(_ device: DeviceResult) {
         let arrival = bucket(at: device.scheduled)

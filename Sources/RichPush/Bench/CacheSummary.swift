@@ -7,27 +7,27 @@
 /// cache.finalize()
 /// cache.hitRatio   // hits / (hits + misses)
 /// ```
-public struct CacheSummary: Sendable, Codable, Equatable {
+package struct CacheSummary: Sendable, Codable, Equatable {
     /// `hit`, `miss`, `bypass`, `none` -> devices.
-    public var results: [String: Int] = [:]
+    package var results: [String: Int] = [:]
     /// End-to-end latency of the devices whose response was a hit, and a miss.
-    public var hitLatency = LatencyHistogram()
-    public var missLatency = LatencyHistogram()
+    package var hitLatency = LatencyHistogram()
+    package var missLatency = LatencyHistogram()
     /// Derived: hits / (hits + misses), 0 when neither; bypasses and responses without cache headers
     /// are left out.
-    public var hitRatio = 0.0
+    package var hitRatio = 0.0
     /// Derived: the statistics of ``hitLatency`` and ``missLatency`` in milliseconds (the keys of
     /// `percentiles_milliseconds`).
-    public var hitLatencyMilliseconds: [String: Double] = [:]
-    public var missLatencyMilliseconds: [String: Double] = [:]
+    package var hitLatencyMilliseconds: [String: Double] = [:]
+    package var missLatencyMilliseconds: [String: Double] = [:]
 
-    public init() {}
+    package init() {}
 
-    public var hits: Int { results[CacheResult.hit.rawValue] ?? 0 }
-    public var misses: Int { results[CacheResult.miss.rawValue] ?? 0 }
+    package var hits: Int { results[CacheResult.hit.rawValue] ?? 0 }
+    package var misses: Int { results[CacheResult.miss.rawValue] ?? 0 }
 
     /// Whether any response carried a cache header.
-    public var sawCache: Bool { results.contains { $0.key != CacheResult.none.rawValue && $0.value > 0 } }
+    package var sawCache: Bool { results.contains { $0.key != CacheResult.none.rawValue && $0.value > 0 } }
 
     mutating func add(_ device: DeviceResult) {
         results[device.cache.rawValue, default: 0] += 1

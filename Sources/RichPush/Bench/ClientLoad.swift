@@ -7,35 +7,35 @@ import Foundation
 /// The run is called client-bound when the process used more than ``cpuBound`` of its cores, when
 /// devices started more than ``lagBoundMilliseconds`` late at p99 (scheduling lag, not the
 /// concurrency cap), or when any device failed for lack of file descriptors.
-public struct ClientLoad: Sendable, Codable, Equatable {
+package struct ClientLoad: Sendable, Codable, Equatable {
     /// CPU share of the cores above which the client is saturated.
-    public static let cpuBound = 0.9
+    package static let cpuBound = 0.9
     /// p99 scheduling lag above which devices did not start when they should have.
-    public static let lagBoundMilliseconds = 50.0
+    package static let lagBoundMilliseconds = 50.0
 
     /// User and system CPU time of the process over the run (getrusage, summed over shards).
-    public var userCpuSeconds = 0.0
-    public var systemCpuSeconds = 0.0
+    package var userCpuSeconds = 0.0
+    package var systemCpuSeconds = 0.0
     /// Cores times wall seconds over the run (summed over shards): what 100 % CPU would be.
-    public var coreSeconds = 0.0
+    package var coreSeconds = 0.0
     /// The highest CPU share of one shard (the busiest machine decides).
-    public var busiestCpuShare = 0.0
+    package var busiestCpuShare = 0.0
     /// How late devices started against the moment they were free to start, microseconds.
-    public var schedulingLag = LatencyHistogram()
+    package var schedulingLag = LatencyHistogram()
     // Derived by finalize().
     /// CPU time as a share of the cores over the run (all shards together).
-    public var cpuShare = 0.0
+    package var cpuShare = 0.0
     /// p99 and max of the scheduling lag, in milliseconds.
-    public var schedulingLagMilliseconds: [String: Double] = [:]
+    package var schedulingLagMilliseconds: [String: Double] = [:]
     /// Whether the measurement is client-bound.
-    public var bound = false
+    package var bound = false
     /// Why, in sentences; empty when it is not.
-    public var boundReasons: [String] = []
+    package var boundReasons: [String] = []
 
-    public init() {}
+    package init() {}
 
     /// Records the process's CPU use over a run of `wall` on `cores` cores.
-    public mutating func measure(user: Double, system: Double, wall: Duration, cores: Int) {
+    package mutating func measure(user: Double, system: Double, wall: Duration, cores: Int) {
         userCpuSeconds = user
         systemCpuSeconds = system
         coreSeconds = Double(max(1, cores)) * max(0.001, wall.inSeconds)
@@ -43,7 +43,7 @@ public struct ClientLoad: Sendable, Codable, Equatable {
     }
 
     /// Adds another shard's measurements.
-    public mutating func merge(_ other: ClientLoad) throws(ReportDamage) {
+    package mutating func merge(_ other: ClientLoad) throws(ReportDamage) {
         try schedulingLag.merge(other.schedulingLag)
         userCpuSeconds += other.userCpuSeconds
         systemCpuSeconds += other.systemCpuSeconds
@@ -62,7 +62,7 @@ public struct ClientLoad: Sendable, Codable, Equatable {
     }
 
     /// Derives the shares and the verdict.
-    public mutating func finalize(tooManyOpenFiles: Int) {
+    package mutating func finalize(tooManyOpenFiles: Int) {
         cpuShare = coreSeconds > 0 ? (userCpuSeconds + systemCpuSeconds) / coreSeconds : 0
         let lag = schedulingLag
         let p99 = Double(lag.value(atQuantile: 0.99)) / 1000
@@ -90,7 +90,7 @@ public struct ClientLoad: Sendable, Codable, Equatable {
     }
 
     /// The plain warning for reports, or nil when the client kept up.
-    public var warning: String? {
+    package var warning: String? {
         guard bound else { return nil }
         return "Client-bound: " + boundReasons.joined(separator: "; ")
             + ". Latency measured on a saturated client is not the CDN's latency: lower \(Setting.concurrency) or the "
@@ -98,7 +98,7 @@ public struct ClientLoad: Sendable, Codable, Equatable {
     }
 
     /// The CPU time of this process so far (getrusage(RUSAGE_SELF)): user and system seconds.
-    public static func processCPUTime() -> (user: Double, system: Double) {
+    package static func processCPUTime() -> (user: Double, system: Double) {
         var usage = rusage()
         guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return (0, 0) }
         func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }

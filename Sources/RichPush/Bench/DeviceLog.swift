@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 import Synchronization
 
 /// One record per bench device, written as the devices finish, for analysis elsewhere (as k6, vegeta
@@ -16,13 +17,13 @@ import Synchronization
 /// burst.log = log
 /// try log.finish()   // then commit the temporary
 /// ```
-public final class DeviceLog: Sendable {
+package final class DeviceLog: Sendable {
     /// How records are written.
-    public enum Format: String, Sendable {
+    package enum Format: String, Sendable {
         case ndjson, csv
 
         /// The format a file name asks for: `.csv`, or `.ndjson`, `.jsonl`, `.json`.
-        public init(path: String) throws(ConfigurationError) {
+        package init(path: String) throws(ConfigurationError) {
             switch (path as NSString).pathExtension.lowercased() {
             case "csv": self = .csv
             case "ndjson", "jsonl", "json": self = .ndjson
@@ -34,13 +35,13 @@ public final class DeviceLog: Sendable {
     }
 
     /// The CSV columns, and the NDJSON keys, in order.
-    public static let columns = [
+    package static let columns = [
         "device", "url", "network", "scheduled_ms", "started_ms", "ended_ms", "dns_ms", "connect_ms", "tls_ms",
         "first_byte_ms", "download_ms", "status", "bytes", "http_version", "cache", "new_connections", "verdict",
         "reason",
     ]
 
-    public let format: Format
+    package let format: Format
     private let descriptor: Int32
     private let path: String
     private let state = Mutex<State>(State())
@@ -54,7 +55,7 @@ public final class DeviceLog: Sendable {
     /// Bytes gathered before a write.
     static let flushBytes = 256 * 1024
 
-    public init(descriptor: Int32, path: String, format: Format) {
+    package init(descriptor: Int32, path: String, format: Format) {
         self.descriptor = descriptor
         self.path = path
         self.format = format
@@ -64,10 +65,10 @@ public final class DeviceLog: Sendable {
     }
 
     /// Records written so far.
-    public var records: Int { state.withLock { $0.records } }
+    package var records: Int { state.withLock { $0.records } }
 
     /// Adds one device's record.
-    public func record(_ device: DeviceResult) {
+    package func record(_ device: DeviceResult) {
         let line = Array(self.line(device).utf8)
         state.withLock { state in
             guard state.failure == nil else { return }
@@ -78,7 +79,7 @@ public final class DeviceLog: Sendable {
     }
 
     /// Writes what is left; throws the first write that failed.
-    public func finish() throws(SystemError) {
+    package func finish() throws(SystemError) {
         let failure = state.withLock { state in
             flush(&state)
             return state.failure

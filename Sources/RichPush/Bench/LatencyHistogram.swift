@@ -10,32 +10,32 @@
 /// In JSON the buckets read as `{"le_ms": 2.047, "count": 3}`: the bucket's upper bound in
 /// milliseconds (every value in it is at most that) and its count, lowest first. The bound names the
 /// bucket exactly, so reports read back and merge without loss.
-public struct LatencyHistogram: Sendable, Equatable, Codable {
+package struct LatencyHistogram: Sendable, Equatable, Codable {
     /// Bucket index -> count, non-empty buckets only.
-    public private(set) var counts: [Int: UInt64] = [:]
+    package private(set) var counts: [Int: UInt64] = [:]
     /// Number of values recorded.
-    public private(set) var count: UInt64 = 0
+    package private(set) var count: UInt64 = 0
     /// The largest value recorded (exact), in microseconds.
-    public private(set) var max: UInt64 = 0
+    package private(set) var max: UInt64 = 0
     /// The sum of values, for the mean, in microseconds.
-    public private(set) var sum: UInt64 = 0
+    package private(set) var sum: UInt64 = 0
     /// The smallest value recorded (exact), in microseconds; 0 when empty.
-    public private(set) var min: UInt64 = 0
+    package private(set) var min: UInt64 = 0
 
-    public init() {}
+    package init() {}
 
     static let exactLimit: UInt64 = 2048
     static let subBuckets: UInt64 = 1024
 
     /// The bucket of a value.
-    public static func index(of value: UInt64) -> Int {
+    package static func index(of value: UInt64) -> Int {
         guard value >= exactLimit else { return Int(value) }
         let shift = UInt64(64 - value.leadingZeroBitCount) - 11
         return Int(exactLimit + (shift - 1) * subBuckets + (value >> shift) - subBuckets)
     }
 
     /// The lowest and highest value a bucket holds.
-    public static func range(of index: Int) -> ClosedRange<UInt64> {
+    package static func range(of index: Int) -> ClosedRange<UInt64> {
         let index = UInt64(index)
         guard index >= exactLimit else { return index...index }
         let shift = (index - exactLimit) / subBuckets + 1
@@ -44,7 +44,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
         return low...(low + (1 << shift) - 1)
     }
 
-    public mutating func record(microseconds value: UInt64) {
+    package mutating func record(microseconds value: UInt64) {
         counts[Self.index(of: value), default: 0] += 1
         min = count == 0 ? value : Swift.min(min, value)
         count += 1
@@ -52,13 +52,13 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
         max = Swift.max(max, value)
     }
 
-    public mutating func record(_ duration: Duration) {
+    package mutating func record(_ duration: Duration) {
         record(microseconds: UInt64(Swift.max(0, duration.wholeMicroseconds)))
     }
 
     /// Adds another histogram's counts (same layout by construction); a count or sum that would leave
     /// `UInt64`'s range (only a damaged report read back can carry one) throws and changes nothing.
-    public mutating func merge(_ other: LatencyHistogram) throws(ReportDamage) {
+    package mutating func merge(_ other: LatencyHistogram) throws(ReportDamage) {
         guard other.count > 0 else { return }
         var merged = self
         for (index, n) in other.counts {
@@ -73,7 +73,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
 
     /// The value at quantile `q` (0...1), in microseconds: the midpoint of the bucket holding it,
     /// never above the recorded maximum. 0 when empty.
-    public func value(atQuantile q: Double) -> UInt64 {
+    package func value(atQuantile q: Double) -> UInt64 {
         guard count > 0 else { return 0 }
         let wanted = (q * Double(count)).rounded(.up)
         let rank = wanted >= Double(UInt64.max) ? count : Swift.max(1, UInt64(Swift.max(0, wanted)))
@@ -89,12 +89,12 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
     }
 
     /// The mean of the values recorded, in microseconds (exact); 0 when empty.
-    public var mean: Double { count == 0 ? 0 : Double(sum) / Double(count) }
+    package var mean: Double { count == 0 ? 0 : Double(sum) / Double(count) }
 
     /// The standard deviation of the values, in microseconds, from the bucket midpoints around the exact
     /// mean (within the buckets' 0.1 %); 0 when empty. Derived from the counts, so a merged histogram
     /// gives exactly what one run would have.
-    public var standardDeviation: Double {
+    package var standardDeviation: Double {
         guard count > 1 else { return 0 }
         let mean = self.mean
         var squares = 0.0
@@ -107,7 +107,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
     }
 
     /// min, mean, stdev, p50, p90, p95, p99, p99.9 and max in milliseconds (to 0.01), for reports.
-    public var percentilesMilliseconds: [String: Double] {
+    package var percentilesMilliseconds: [String: Double] {
         guard count > 0 else { return [:] }
         return [
             "min": Double(min) / 1000, "mean": mean / 1000, "stdev": standardDeviation / 1000,
@@ -118,7 +118,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
     }
 
     /// The non-empty buckets, lowest first: each bucket's upper bound in microseconds and its count.
-    public var buckets: [(upperBound: UInt64, count: UInt64)] {
+    package var buckets: [(upperBound: UInt64, count: UInt64)] {
         counts.keys.sorted().map { (Self.range(of: $0).upperBound, counts[$0] ?? 0) }
     }
 
@@ -138,7 +138,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
         case sumMicroseconds = "sumUs"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         var total: UInt64 = 0
         for bucket in try container.decode([Bucket].self, forKey: .buckets) {
@@ -185,7 +185,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(
             buckets.map { Bucket(leMs: Double($0.upperBound) / 1000, count: $0.count) }, forKey: .buckets)
@@ -201,7 +201,7 @@ public struct LatencyHistogram: Sendable, Equatable, Codable {
 
 extension Duration {
     /// The duration in whole microseconds, rounded down.
-    public var wholeMicroseconds: Int64 {
+    package var wholeMicroseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
     }

@@ -3,22 +3,22 @@
 /// ```swift
 /// let shard = try Shard(parsing: "2/4")   // index 2, count 4
 /// ```
-public struct Shard: Sendable, Equatable {
+package struct Shard: Sendable, Equatable {
     /// The slice, from 1 to ``count``.
-    public var index: Int
+    package var index: Int
     /// The number of slices.
-    public var count: Int
+    package var count: Int
 
     /// The whole run, as one slice.
-    public static let whole = Shard(index: 1, count: 1)
+    package static let whole = Shard(index: 1, count: 1)
 
-    public init(index: Int, count: Int) {
+    package init(index: Int, count: Int) {
         self.index = index
         self.count = count
     }
 
     /// Reads `I/N` with 1 <= I <= N.
-    public init(parsing text: String) throws(ConfigurationError) {
+    package init(parsing text: String) throws(ConfigurationError) {
         let parts = text.split(separator: "/").map { Int($0) }
         guard parts.count == 2, let index = parts[0], let count = parts[1], count >= 1, (1...count).contains(index)
         else {
@@ -28,5 +28,5 @@ public struct Shard: Sendable, Equatable {
     }
 
     /// Whether the element at `position` (from 0) of the whole run belongs to this slice.
-    public func contains(position: Int) -> Bool { position % count == index - 1 }
+    package func contains(position: Int) -> Bool { position % count == index - 1 }
 }

@@ -12,21 +12,21 @@
 /// let wait = try start.check(now: WallClock.read().time)   // negative: late
 /// let reading = try await start.wait()                     // the wall clock as the wait ended
 /// ```
-public struct SharedStart: Sendable, Equatable {
-    public var time: WallTime
+package struct SharedStart: Sendable, Equatable {
+    package var time: WallTime
 
-    public init(_ time: WallTime) { self.time = time }
+    package init(_ time: WallTime) { self.time = time }
 
     /// How far past a start may be and still be run (at once, with its lateness recorded).
-    public static let latestLateness: Duration = .seconds(60)
+    package static let latestLateness: Duration = .seconds(60)
     /// How far ahead a start may be: a day.
-    public static let longestWait: Duration = .seconds(86_400)
+    package static let longestWait: Duration = .seconds(86_400)
     /// The longest sleep between two readings of the wall clock.
     static let checkInterval: Duration = .seconds(30)
 
     /// How long from `now` to the start (negative when it has passed); a start outside the window is
     /// an `invalid-value` of `--start-at` that gives the numbers and a start that would do.
-    public func check(now: WallTime) throws(ConfigurationError) -> Duration {
+    package func check(now: WallTime) throws(ConfigurationError) -> Duration {
         let wait = time - now
         if wait > Self.longestWait {
             throw .invalid(
@@ -46,7 +46,7 @@ public struct SharedStart: Sendable, Equatable {
 
     /// Sleeps until the start on the wall clock and returns the clock's reading as the wait ended (at
     /// once when the start has passed); throws `CancellationError` when the task is cancelled.
-    public func wait() async throws -> WallClock.Reading {
+    package func wait() async throws -> WallClock.Reading {
         while true {
             let reading = WallClock.read()
             let left = time - reading.time
@@ -58,7 +58,7 @@ public struct SharedStart: Sendable, Equatable {
     }
 
     /// `2.5 s`, `3 min 20 s`, `26 h`: a duration as a message shows it.
-    public static func describe(_ duration: Duration) -> String {
+    package static func describe(_ duration: Duration) -> String {
         let seconds = duration.inSeconds
         if seconds < 1 { return "\(Int((seconds * 1000).rounded())) ms" }
         if seconds < 60 { return "\(Double(Int(seconds * 10)) / 10) s" }

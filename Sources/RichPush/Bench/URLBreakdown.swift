@@ -6,22 +6,22 @@
 /// report keeps per-entry counts (devices, attached, hits, in the list's order) and derives the
 /// spread from them: devices per entry and display rate per entry at their lowest, median and highest,
 /// and the entries that displayed least. Both merge exactly across shards.
-public struct URLBreakdown: Sendable, Codable, Equatable {
+package struct URLBreakdown: Sendable, Codable, Equatable {
     /// One entry's devices.
-    public struct Row: Sendable, Codable, Equatable {
-        public var devices = 0
-        public var attached = 0
-        public var hits = 0
-        public var misses = 0
-        public var latency = LatencyHistogram()
+    package struct Row: Sendable, Codable, Equatable {
+        package var devices = 0
+        package var attached = 0
+        package var hits = 0
+        package var misses = 0
+        package var latency = LatencyHistogram()
         /// Derived: `attached / devices`.
-        public var displayRate = 0.0
+        package var displayRate = 0.0
         /// Derived: hits / (hits + misses).
-        public var hitRatio = 0.0
+        package var hitRatio = 0.0
         /// Derived: the statistics of `latency`, in milliseconds.
-        public var latencyMilliseconds: [String: Double] = [:]
+        package var latencyMilliseconds: [String: Double] = [:]
 
-        public init() {}
+        package init() {}
 
         mutating func add(_ device: DeviceResult) {
             devices += 1
@@ -54,34 +54,34 @@ public struct URLBreakdown: Sendable, Codable, Equatable {
     }
 
     /// The spread over many entries (derived).
-    public struct Spread: Sendable, Codable, Equatable {
+    package struct Spread: Sendable, Codable, Equatable {
         /// Devices per entry: lowest, median, highest.
-        public var devicesPerEntry: [String: Int] = [:]
+        package var devicesPerEntry: [String: Int] = [:]
         /// Display rate per entry (entries with devices): lowest, median, highest.
-        public var displayRatePerEntry: [String: Double] = [:]
+        package var displayRatePerEntry: [String: Double] = [:]
         /// Entries no device requested.
-        public var unused = 0
+        package var unused = 0
         /// The (up to 5) entries with devices that displayed least, worst first, as written.
-        public var worst: [String] = []
+        package var worst: [String] = []
     }
 
     /// The most entries with a row each.
-    public static let maxRows = 20
+    package static let maxRows = 20
 
     /// The `--urls` file, nil for one `--url`.
-    public var file: String?
+    package var file: String?
     /// The entries as written, in the list's order.
-    public var entries: [String]
+    package var entries: [String]
     /// Entry text -> its row, when there are at most ``maxRows`` entries.
-    public var rows: [String: Row]?
+    package var rows: [String: Row]?
     /// Per entry, in order, when there are more: devices, attached, hits.
-    public var entryDevices: [Int]?
-    public var entryAttached: [Int]?
-    public var entryHits: [Int]?
+    package var entryDevices: [Int]?
+    package var entryAttached: [Int]?
+    package var entryHits: [Int]?
     /// Derived from the per-entry counts.
-    public var spread: Spread?
+    package var spread: Spread?
 
-    public init(_ list: URLList) {
+    package init(_ list: URLList) {
         file = list.file
         // As written, without a URL's user name or password (URLCredentials).
         entries = list.entries.map { URLCredentials.stripped($0.template.text) }
@@ -170,7 +170,7 @@ public struct URLBreakdown: Sendable, Codable, Equatable {
     }
 
     /// Rows in the list's order.
-    public var orderedRows: [(entry: String, row: Row)] {
+    package var orderedRows: [(entry: String, row: Row)] {
         guard let rows else { return [] }
         var seen = Set<String>()
         return entries.compactMap { entry in

@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 
 /// The asset URLs a bench's devices request: one URL or template (`--url`), or a list read from a
 /// file (`--urls`), each entry with a weight.
@@ -14,41 +15,41 @@ import Foundation
 /// https://cdn.example.com/campaign/hero-a.jpg 3
 /// https://cdn.example.com/campaign/hero-b.jpg?u={device}
 /// ```
-public struct URLList: Sendable, Equatable {
+package struct URLList: Sendable, Equatable {
     /// One line of the list.
-    public struct Entry: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
         /// The entry as written (the report's row key).
-        public var template: URLTemplate
-        public var weight: Int
+        package var template: URLTemplate
+        package var weight: Int
         /// The line it was read from (1-based; 0 for `--url`).
-        public var line: Int
+        package var line: Int
 
-        public init(template: URLTemplate, weight: Int, line: Int) {
+        package init(template: URLTemplate, weight: Int, line: Int) {
             self.template = template
             self.weight = weight
             self.line = line
         }
     }
 
-    public private(set) var entries: [Entry]
+    package private(set) var entries: [Entry]
     /// The file it was read from, nil for `--url`.
-    public let file: String?
+    package let file: String?
     /// Running sums of the weights: entry `k` takes the draws below `cumulative[k]`.
     private let cumulative: [UInt64]
     private let offset: Double
 
     /// The most entries a list may hold.
-    public static let maxEntries = 100_000
+    package static let maxEntries = 100_000
     /// The most weight an entry may have.
-    public static let maxWeight = 1_000_000
+    package static let maxWeight = 1_000_000
 
     /// One entry: every device requests `url` (a template or a plain URL).
-    public init(single url: String, seed: UInt64 = 1) throws(ConfigurationError) {
+    package init(single url: String, seed: UInt64 = 1) throws(ConfigurationError) {
         try self.init(entries: [Entry(template: URLTemplate(url), weight: 1, line: 0)], file: nil, seed: seed)
     }
 
     /// The entries of a list; `seed` moves where the spread starts.
-    public init(entries: [Entry], file: String?, seed: UInt64 = 1) throws(ConfigurationError) {
+    package init(entries: [Entry], file: String?, seed: UInt64 = 1) throws(ConfigurationError) {
         guard !entries.isEmpty else {
             throw ConfigurationError(
                 .unusableInput, "\(file ?? "the list") holds no URL: give one URL a line, optionally with a weight",
@@ -65,7 +66,7 @@ public struct URLList: Sendable, Equatable {
     }
 
     /// Reads the list in `text` (the content of `file`).
-    public init(parsing text: String, file: String, seed: UInt64 = 1) throws(ConfigurationError) {
+    package init(parsing text: String, file: String, seed: UInt64 = 1) throws(ConfigurationError) {
         var lines = Lines(file: file)
         var entries: [Entry] = []
         try lines.feed(Array(text.utf8)) { number, line throws(ConfigurationError) in
@@ -79,7 +80,7 @@ public struct URLList: Sendable, Equatable {
 
     /// Reads the list from `path`, a regular file, a block at a time: a line longer than
     /// ``maxLineBytes`` is refused as soon as it is, however long it goes on.
-    public static func read(_ path: String, seed: UInt64 = 1) throws(ConfigurationError) -> URLList {
+    package static func read(_ path: String, seed: UInt64 = 1) throws(ConfigurationError) -> URLList {
         let descriptor: Int32
         do { descriptor = try SystemCall.openRegularFile(path) } catch {
             throw ConfigurationError(.unusableInput, "cannot read \(path): \(error.message)", setting: .urls)
@@ -110,7 +111,7 @@ public struct URLList: Sendable, Equatable {
 
     /// The longest line a list may hold, in bytes: a URL longer than this is answered 414 by most
     /// servers and CDNs (8 KB is nginx's and Apache's default for a whole request line).
-    public static let maxLineBytes = 8192
+    package static let maxLineBytes = 8192
 
     /// Adds the entry on `bytes`, line `number` of `file`, unless it is blank or a comment.
     private static func add(
@@ -196,14 +197,14 @@ public struct URLList: Sendable, Equatable {
     }
 
     /// The sum of the weights.
-    public var totalWeight: UInt64 { cumulative.last ?? 0 }
+    package var totalWeight: UInt64 { cumulative.last ?? 0 }
 
     /// Whether any device's URL differs from its entry's text (an entry is a template).
-    public var hasTemplates: Bool { entries.contains { $0.template.isTemplate } }
+    package var hasTemplates: Bool { entries.contains { $0.template.isTemplate } }
 
     /// The entry device `device` requests: a golden-ratio sequence over the weights, so every stretch
     /// of the schedule gets each entry in proportion to its weight. O(log entries).
-    public func entry(of device: Int) -> Int {
+    package func entry(of device: Int) -> Int {
         guard entries.count > 1 else { return 0 }
         let position = (Double(device) * 0.618_033_988_749_894_9 + offset).truncatingRemainder(dividingBy: 1)
         let draw = min(UInt64(position * Double(totalWeight)), totalWeight - 1)

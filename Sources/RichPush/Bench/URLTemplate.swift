@@ -14,7 +14,7 @@
 /// let template = try URLTemplate("https://cdn.example.com/hero.jpg?u={device}&v={random}")
 /// template.expand(device: 42, shard: 1, seed: 7)   // "https://cdn.example.com/hero.jpg?u=42&v=9f0c..."
 /// ```
-public struct URLTemplate: Sendable, Equatable {
+package struct URLTemplate: Sendable, Equatable {
     /// One part of a template: text as written, or a placeholder.
     enum Piece: Sendable, Equatable {
         case literal(String)
@@ -22,15 +22,15 @@ public struct URLTemplate: Sendable, Equatable {
     }
 
     /// The template as written.
-    public let text: String
+    package let text: String
     let pieces: [Piece]
 
     /// The placeholders, as written.
-    public static let placeholders = ["{device}", "{shard}", "{random}"]
+    package static let placeholders = ["{device}", "{shard}", "{random}"]
 
     /// Reads `text`; throws when a brace is not one of ``placeholders`` or a placeholder sits in the
     /// scheme or the host.
-    public init(_ text: String) throws(ConfigurationError) {
+    package init(_ text: String) throws(ConfigurationError) {
         self.text = text
         // Messages name the text as written, escaped: it comes from a file or a command line.
         let shownText = text.escapingControlCharacters
@@ -91,7 +91,7 @@ public struct URLTemplate: Sendable, Equatable {
     }
 
     /// Whether any placeholder is in the text.
-    public var isTemplate: Bool {
+    package var isTemplate: Bool {
         pieces.contains { piece in
             if case .literal = piece { false } else { true }
         }
@@ -99,14 +99,14 @@ public struct URLTemplate: Sendable, Equatable {
 
     /// The URL with each placeholder replaced by `0`: what the policy and the safety check judge (a
     /// placeholder expands to digits and letters in the path or query only, which changes neither).
-    public var representative: String {
+    package var representative: String {
         pieces.map { piece in
             if case .literal(let text) = piece { text } else { "0" }
         }.joined()
     }
 
     /// The URL device `device` of shard `shard` requests in a run with `seed`.
-    public func expand(device: Int, shard: Int, seed: UInt64) -> String {
+    package func expand(device: Int, shard: Int, seed: UInt64) -> String {
         var url = ""
         url.reserveCapacity(text.utf8.count + 16)
         for piece in pieces {

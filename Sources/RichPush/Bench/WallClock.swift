@@ -11,20 +11,20 @@ import CWallClock
 /// let reading = WallClock.read()
 /// reading.time.rfc3339, reading.synchronized, reading.maxError
 /// ```
-public enum WallClock {
+package enum WallClock {
     /// The clock's name, as reports record it.
-    public static let name = "CLOCK_REALTIME"
+    package static let name = "CLOCK_REALTIME"
 
     /// One reading: the time, and the kernel's word on the clock's accuracy.
-    public struct Reading: Sendable, Equatable {
-        public var time: WallTime
+    package struct Reading: Sendable, Equatable {
+        package var time: WallTime
         /// Whether the kernel's NTP state says the clock is synchronized; nil when it cannot be read.
-        public var synchronized: Bool?
+        package var synchronized: Bool?
         /// The kernel's maximum and estimated error of the clock; nil when unknown.
-        public var maxError: Duration?
-        public var estimatedError: Duration?
+        package var maxError: Duration?
+        package var estimatedError: Duration?
 
-        public init(time: WallTime, synchronized: Bool?, maxError: Duration?, estimatedError: Duration?) {
+        package init(time: WallTime, synchronized: Bool?, maxError: Duration?, estimatedError: Duration?) {
             self.time = time
             self.synchronized = synchronized
             self.maxError = maxError
@@ -33,7 +33,7 @@ public enum WallClock {
     }
 
     /// Reads the clock now.
-    public static func read() -> Reading {
+    package static func read() -> Reading {
         var reading = richpush_wall_clock_reading()
         guard richpush_wall_clock_read(&reading) == 0 else {
             // CLOCK_REALTIME cannot fail on Linux with a valid pointer; the state is unknown then.

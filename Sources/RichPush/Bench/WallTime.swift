@@ -9,18 +9,18 @@
 /// let start = try WallTime(parsing: "2026-12-01T18:00:00Z")
 /// start.rfc3339   // "2026-12-01T18:00:00.000Z"
 /// ```
-public struct WallTime: Sendable, Equatable, Comparable, Hashable {
+package struct WallTime: Sendable, Equatable, Comparable, Hashable {
     /// Nanoseconds since 1970-01-01T00:00:00Z.
-    public var nanoseconds: Int64
+    package var nanoseconds: Int64
 
-    public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
+    package init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
 
     /// The earliest and latest years read: a time before 1970 is no start time, and nanoseconds since
     /// the epoch fit an Int64 until 2262.
     static let years = 1970...2261
 
     /// Reads RFC 3339 or epoch seconds; anything else is an `invalid-value` of `--start-at` with an example.
-    public init(parsing text: String) throws(ConfigurationError) {
+    package init(parsing text: String) throws(ConfigurationError) {
         let trimmed = text.trimmingWhitespace
         if let epoch = Self.epoch(trimmed) {
             self.init(nanoseconds: epoch)
@@ -42,10 +42,10 @@ public struct WallTime: Sendable, Equatable, Comparable, Hashable {
     }
 
     /// Seconds since the epoch, with a fraction.
-    public var epochSeconds: Double { Double(nanoseconds) / 1e9 }
+    package var epochSeconds: Double { Double(nanoseconds) / 1e9 }
 
     /// RFC 3339 in UTC with milliseconds: `2026-12-01T18:00:00.000Z`.
-    public var rfc3339: String {
+    package var rfc3339: String {
         let (seconds, fraction) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
         let (wholeSeconds, nanos) = fraction < 0 ? (seconds - 1, fraction + 1_000_000_000) : (seconds, fraction)
         let (days, secondOfDay) = Self.floorDivide(wholeSeconds, 86_400)
@@ -58,17 +58,17 @@ public struct WallTime: Sendable, Equatable, Comparable, Hashable {
     }
 
     /// `later - earlier` as a duration.
-    public static func - (later: WallTime, earlier: WallTime) -> Duration {
+    package static func - (later: WallTime, earlier: WallTime) -> Duration {
         .nanoseconds(later.nanoseconds &- earlier.nanoseconds)
     }
 
     /// This moment moved by `offset`.
-    public static func + (time: WallTime, offset: Duration) -> WallTime {
+    package static func + (time: WallTime, offset: Duration) -> WallTime {
         let (seconds, attoseconds) = offset.components
         return WallTime(nanoseconds: time.nanoseconds &+ seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
     }
 
-    public static func < (left: WallTime, right: WallTime) -> Bool { left.nanoseconds < right.nanoseconds }
+    package static func < (left: WallTime, right: WallTime) -> Bool { left.nanoseconds < right.nanoseconds }
 
     // MARK: Reading
 

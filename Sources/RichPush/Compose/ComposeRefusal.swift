@@ -80,7 +80,7 @@ public struct ComposeRefusal: Error, Sendable, Equatable {
     }
 
     /// The refusal as JSON: `{"code", "status", "message", "detail", "hint"}` (absent members left out).
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [(key: String, value: JSONValue)] = [("code", .string(code.rawValue))]
         if let status { members.append(("status", .number(String(status)))) }
         if let brazeMessage { members.append(("message", .string(brazeMessage))) }

@@ -3,18 +3,18 @@
 ///
 /// `compose --explain` prints these, so a user knows which parts of a composed payload to
 /// double-check against a real send; each composed push names the rules it used.
-public struct ComposeRule: Sendable, Equatable {
+package struct ComposeRule: Sendable, Equatable {
     /// A stable kebab-case name (`asset-url`, `custom-uri`).
-    public var id: String
-    public var dialect: ComposeDialect
+    package var id: String
+    package var dialect: ComposeDialect
     /// The request's field(s).
-    public var from: String
+    package var from: String
     /// Where they go in the payload or its headers.
-    public var to: String
+    package var to: String
     /// Whether the platform's documentation states the rule; otherwise it is inferred.
-    public var documented: Bool
+    package var documented: Bool
     /// Why, or the part to double-check.
-    public var note: String
+    package var note: String
 
     init(_ id: String, _ dialect: ComposeDialect, _ from: String, _ to: String, documented: Bool, _ note: String) {
         self.id = id
@@ -26,10 +26,10 @@ public struct ComposeRule: Sendable, Equatable {
     }
 
     /// `documented` or `inferred`.
-    public var status: String { documented ? "documented" : "inferred" }
+    package var status: String { documented ? "documented" : "inferred" }
 
     /// The rule as JSON.
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             ("id", .string(id)), ("sdk", .string(dialect.rawValue)), ("from", .string(from)), ("to", .string(to)),
             ("status", .string(status)), ("note", .string(note)),
@@ -37,10 +37,10 @@ public struct ComposeRule: Sendable, Equatable {
     }
 
     /// Every rule, in the order `compose --explain` lists them (Braze's in the order of its `apple_push` object's documentation).
-    public static let all: [ComposeRule] = braze + oneSignal + airship
+    package static let all: [ComposeRule] = braze + oneSignal + airship
 
     /// The rule named `id`.
-    public static func named(_ id: String) -> ComposeRule? { all.first { $0.id == id } }
+    package static func named(_ id: String) -> ComposeRule? { all.first { $0.id == id } }
 
     static let braze: [ComposeRule] = [
         ComposeRule(

@@ -5,29 +5,29 @@ public enum ComposeDialect: String, Sendable, CaseIterable {
 }
 
 /// How a request is read.
-public struct ComposeOptions: Sendable {
-    public var dialect: ComposeDialect = .braze
+package struct ComposeOptions: Sendable {
+    package var dialect: ComposeDialect = .braze
     /// The message comes from a dashboard campaign or Canvas step: Braze's 3,807-byte limit (a warning)
     /// applies instead of the API's 1,912 bytes, no audience is checked, and `"$json:{...}"` extras are JSON.
-    public var dashboard = false
+    package var dashboard = false
 
-    public init(dialect: ComposeDialect = .braze, dashboard: Bool = false) {
+    package init(dialect: ComposeDialect = .braze, dashboard: Bool = false) {
         self.dialect = dialect
         self.dashboard = dashboard
     }
 }
 
 /// The APNs request headers a composed push implies.
-public struct APNsHeaders: Sendable, Equatable {
-    public var pushType: ExtensionPolicy.PushType
+package struct APNsHeaders: Sendable, Equatable {
+    package var pushType: ExtensionPolicy.PushType
     /// `apns-priority`; nil leaves it out (APNs then uses 10).
-    public var priority: Int?
+    package var priority: Int?
     /// `apns-expiration`, seconds since 1970.
-    public var expiration: Int64?
+    package var expiration: Int64?
     /// `apns-collapse-id`.
-    public var collapseID: String?
+    package var collapseID: String?
 
-    public init(
+    package init(
         pushType: ExtensionPolicy.PushType, priority: Int? = nil, expiration: Int64? = nil, collapseID: String? = nil
     ) {
         self.pushType = pushType
@@ -37,7 +37,7 @@ public struct APNsHeaders: Sendable, Equatable {
     }
 
     /// Header names and values, as HTTP/2 sends them (lower-case names), in a fixed order.
-    public var fields: [(name: String, value: String)] {
+    package var fields: [(name: String, value: String)] {
         var fields: [(name: String, value: String)] = [("apns-push-type", pushType.rawValue)]
         if let priority { fields.append(("apns-priority", String(priority))) }
         if let expiration { fields.append(("apns-expiration", String(expiration))) }
@@ -46,23 +46,23 @@ public struct APNsHeaders: Sendable, Equatable {
     }
 
     /// The headers as one JSON object of strings.
-    public var json: JSONValue { .object(fields.map { ($0.name, JSONValue.string($0.value)) }) }
+    package var json: JSONValue { .object(fields.map { ($0.name, JSONValue.string($0.value)) }) }
 }
 
 /// A request composed into what the device receives: the payload as a sender transmits it (compact
 /// JSON), its headers, the warnings, where Liquid is, and the rules used.
-public struct ComposedPush: Sendable, Equatable {
-    public var payload: JSONValue
+package struct ComposedPush: Sendable, Equatable {
+    package var payload: JSONValue
     /// The payload's compact JSON bytes: what goes on the wire, and what the size limits count.
-    public var bytes: [UInt8]
-    public var headers: APNsHeaders
-    public var warnings: [Warning]
+    package var bytes: [UInt8]
+    package var headers: APNsHeaders
+    package var warnings: [Warning]
     /// The request's fields that hold Liquid (`apple_push.alert.body`), rendered or not.
-    public var liquidFields: [String]
+    package var liquidFields: [String]
     /// The ``ComposeRule`` ids this request used, in the table's order.
-    public var rules: [String]
+    package var rules: [String]
 
-    public init(
+    package init(
         payload: JSONValue, headers: APNsHeaders, warnings: [Warning] = [], liquidFields: [String] = [],
         rules: [String] = []
     ) {
@@ -77,7 +77,7 @@ public struct ComposedPush: Sendable, Equatable {
 
     /// The envelope line `compose --envelope` writes: headers, payload, its size, warnings, Liquid
     /// fields and the inferred rules used (`Samples/schemas/compose-envelope.schema.json`).
-    public func envelope(user: Int? = nil) -> JSONValue {
+    package func envelope(user: Int? = nil) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = []
         if let user { members.append(("user", .number(String(user)))) }
         members += [
@@ -89,7 +89,7 @@ public struct ComposedPush: Sendable, Equatable {
     }
 
     /// The line `compose --envelope` writes for a refused request (or user).
-    public static func envelope(refusal: ComposeRefusal, user: Int? = nil) -> JSONValue {
+    package static func envelope(refusal: ComposeRefusal, user: Int? = nil) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = []
         if let user { members.append(("user", .number(String(user)))) }
         members.append(("refusal", refusal.json))

@@ -30,7 +30,7 @@ public enum Composer {
     }
 
     /// Reads the request's JSON; a refusal when it is not JSON.
-    public static func read(_ bytes: [UInt8], options: ComposeOptions = ComposeOptions()) -> Result<
+    package static func read(_ bytes: [UInt8], options: ComposeOptions = ComposeOptions()) -> Result<
         Request, ComposeRefusal
     > {
         do {
@@ -50,7 +50,7 @@ public enum Composer {
     /// Liquid renders against Braze's size limit: once the texts it writes into the payload pass
     /// it, rendering stops and the refusal is the size check's, so a short template and a long
     /// value cost no more than the limit.
-    public static func compose(_ request: Request, user: JSONValue? = nil) -> Result<ComposedPush, ComposeRefusal> {
+    package static func compose(_ request: Request, user: JSONValue? = nil) -> Result<ComposedPush, ComposeRefusal> {
         switch request.options.dialect {
         case .braze: braze(request, user: user)
         case .onesignal: OneSignalComposer.compose(request.root)
@@ -90,14 +90,14 @@ public enum Composer {
     }
 
     /// Reads and composes `bytes` in one step.
-    public static func compose(
+    package static func compose(
         _ bytes: [UInt8], options: ComposeOptions = ComposeOptions(), user: JSONValue? = nil
     ) -> Result<ComposedPush, ComposeRefusal> {
         read(bytes, options: options).flatMap { compose($0, user: user) }
     }
 
     /// The users of a `--user` file: one JSON object, or NDJSON (one object per line; blank lines skipped).
-    public static func users(_ bytes: [UInt8]) -> Result<[JSONValue], ComposeRefusal> {
+    package static func users(_ bytes: [UInt8]) -> Result<[JSONValue], ComposeRefusal> {
         if let whole = try? JSONValue.parse(bytes) {
             guard case .object = whole else {
                 return .failure(

@@ -1,18 +1,18 @@
 /// What an outcome keeps of the request it was composed from (`process --braze-request`, `batch
 /// --braze-requests`): the request's file, the payload exactly as composed, its headers, the
 /// composer's warnings and the inferred rules it used. JSON: the outcome's `composed` member.
-public struct Composition: Sendable, Codable, Equatable {
+package struct Composition: Sendable, Codable, Equatable {
     /// The request file as given (a batch item's name).
-    public var request: String
+    package var request: String
     /// The composed payload's compact JSON text, byte for byte as transmitted.
-    public var payload: String
+    package var payload: String
     /// The APNs headers, by name.
-    public var headers: [String: String]
-    public var warnings: [Warning]
+    package var headers: [String: String]
+    package var warnings: [Warning]
     /// The ``ComposeRule`` ids of the inferred rules used.
-    public var inferred: [String]
+    package var inferred: [String]
 
-    public init(request: String, push: ComposedPush) {
+    package init(request: String, push: ComposedPush) {
         self.request = request
         payload = String(decoding: push.bytes, as: UTF8.self)
         headers = Dictionary(push.headers.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
@@ -21,7 +21,7 @@ public struct Composition: Sendable, Codable, Equatable {
     }
 
     /// The `composed` object, in reading order (headers in the order APNs lists them).
-    public var json: JSONValue {
+    package var json: JSONValue {
         let order = ["apns-push-type", "apns-priority", "apns-expiration", "apns-collapse-id"]
         let named = headers.sorted {
             (order.firstIndex(of: $0.key) ?? 9, $0.key) < (order.firstIndex(of: $1.key) ?? 9, $1.key)

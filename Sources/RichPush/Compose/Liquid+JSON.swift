@@ -1,12 +1,12 @@
 extension Liquid {
     /// What rendering a JSON value's strings found: the fields holding Liquid, and the tags left as
     /// written or rendered empty, each with its field.
-    public struct Report: Sendable, Equatable {
-        public var fields: [String] = []
-        public var unrendered: [(field: String, tag: String)] = []
-        public var empty: [(field: String, tag: String)] = []
+    package struct Report: Sendable, Equatable {
+        package var fields: [String] = []
+        package var unrendered: [(field: String, tag: String)] = []
+        package var empty: [(field: String, tag: String)] = []
 
-        public static func == (lhs: Report, rhs: Report) -> Bool {
+        package static func == (lhs: Report, rhs: Report) -> Bool {
             lhs.fields == rhs.fields && lhs.unrendered.map(\.tag) == rhs.unrendered.map(\.tag)
                 && lhs.unrendered.map(\.field) == rhs.unrendered.map(\.field)
                 && lhs.empty.map(\.tag) == rhs.empty.map(\.tag)

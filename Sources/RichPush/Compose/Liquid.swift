@@ -14,22 +14,22 @@
 /// let context = Liquid.Context(user: .object([("first_name", .string("Ada"))]))
 /// let (text, notes) = Liquid.render("Hi {{${first_name} | default: 'there'}}", context: context)
 /// ```
-public enum Liquid {
+package enum Liquid {
     /// Braze's standard user attributes as Liquid names them (`${user_id}` is the external id).
-    public static let standardAttributes: Set<String> = [
+    package static let standardAttributes: Set<String> = [
         "first_name", "last_name", "email_address", "phone_number", "user_id", "braze_id", "city", "country",
         "language", "gender", "date_of_birth", "time_zone", "most_recent_locale", "most_recent_app_version",
         "last_used_app_date",
     ]
 
     /// What the tags read: one user's attributes and the campaign's.
-    public struct Context: Sendable {
+    package struct Context: Sendable {
         /// Standard attributes by their Liquid names, custom ones under `custom_attributes`.
-        public var user: JSONValue
+        package var user: JSONValue
         /// `{{campaign.${name}}}` values (`api_id` is the request's `campaign_id`).
-        public var campaign: [(key: String, value: JSONValue)]
+        package var campaign: [(key: String, value: JSONValue)]
 
-        public init(user: JSONValue, campaign: [(key: String, value: JSONValue)] = []) {
+        package init(user: JSONValue, campaign: [(key: String, value: JSONValue)] = []) {
             self.user = user
             self.campaign = campaign
             if case .object(let members)? = user["campaign"] { self.campaign = members + campaign }
@@ -37,26 +37,26 @@ public enum Liquid {
     }
 
     /// What happened to the tags of one text.
-    public struct Notes: Sendable, Equatable {
+    package struct Notes: Sendable, Equatable {
         /// The text holds Liquid (`{{` or `{%`).
-        public var holdsLiquid = false
+        package var holdsLiquid = false
         /// Tags kept as written, as they appear.
-        public var unrendered: [String] = []
+        package var unrendered: [String] = []
         /// Tags whose value is missing for this user and that have no default: rendered empty.
-        public var empty: [String] = []
+        package var empty: [String] = []
 
         package init() {}
     }
 
     /// Whether `text` holds Liquid at all.
-    public static func holdsLiquid(_ text: String) -> Bool {
+    package static func holdsLiquid(_ text: String) -> Bool {
         text.contains("{{") || text.contains("{%")
     }
 
     /// `text` with the tags ``Liquid`` knows rendered for `context`; with no context, nothing is rendered.
     ///
     /// No limit applies here: the output is the template's text and one copy of a value per tag.
-    public static func render(_ text: String, context: Context?) -> (String, Notes) {
+    package static func render(_ text: String, context: Context?) -> (String, Notes) {
         var renderer = Renderer(context: context)
         var budget = Budget(limit: .max)
         var notes = Notes()

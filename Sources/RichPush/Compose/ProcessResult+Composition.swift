@@ -3,7 +3,7 @@ extension ProcessResult {
     /// it composed into; a request Braze would refuse is `rejected` with `request-refused` and Braze's words.
     ///
     /// `name` is the request's file (or batch item) as the outcome's `composed.request` names it.
-    public static func composing(_ bytes: [UInt8], name: String, with service: ServiceExtension) async -> ProcessResult
+    package static func composing(_ bytes: [UInt8], name: String, with service: ServiceExtension) async -> ProcessResult
     {
         switch Composer.compose(bytes) {
         case .success(let push):
@@ -26,7 +26,7 @@ extension ProcessResult {
     }
 
     /// Keeps what the payload was composed from in the outcome and in the payload's `richpush` object.
-    public mutating func keep(_ composition: Composition) {
+    package mutating func keep(_ composition: Composition) {
         outcome.composed = composition
         guard mutatedPayload != nil else { return }
         let bytes = Array(composition.payload.utf8)

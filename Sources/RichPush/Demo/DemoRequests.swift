@@ -7,16 +7,16 @@ import Foundation
 /// let check = DemoRequests.check(folder: "Samples")
 /// print(check.text)   // "Requests: 16 of 16 compose as Samples/requests/expected.tsv expects."
 /// ```
-public struct DemoRequests: Sendable {
+package struct DemoRequests: Sendable {
     /// Requests checked.
-    public var checked = 0
+    package var checked = 0
     /// One line per request that did not compose as expected (or that has no row, or no file).
-    public var mismatches: [String] = []
+    package var mismatches: [String] = []
     /// The folder read, as given.
-    public var folder: String
+    package var folder: String
 
     /// Composes every request the expected file names; a folder without requests checks nothing.
-    public static func check(folder samples: String) -> DemoRequests {
+    package static func check(folder samples: String) -> DemoRequests {
         let folder = samples + "/requests"
         var check = DemoRequests(folder: folder)
         guard let text = try? String(contentsOfFile: folder + "/expected.tsv", encoding: .utf8) else { return check }
@@ -46,7 +46,7 @@ public struct DemoRequests: Sendable {
     }
 
     /// The summary line, then the mismatches.
-    public var text: String {
+    package var text: String {
         guard checked > 0 else { return "" }
         let head =
             mismatches.isEmpty

@@ -7,15 +7,15 @@ import Foundation
 /// let result = DemoResult(samples: samples, outcomes: outcomes, withApp: false, keepFolder: nil)
 /// print(result.text)
 /// ```
-public struct DemoResult: Sendable {
-    public let samples: DemoSamples
-    public let outcomes: [String: Outcome]
+package struct DemoResult: Sendable {
+    package let samples: DemoSamples
+    package let outcomes: [String: Outcome]
     /// Whether content extensions were given (the table shows the expanded view).
-    public let withApp: Bool
+    package let withApp: Bool
     /// Where the attachments are kept, or nil when they were removed with the run.
-    public let keepFolder: String?
+    package let keepFolder: String?
 
-    public init(samples: DemoSamples, outcomes: [String: Outcome], withApp: Bool, keepFolder: String?) {
+    package init(samples: DemoSamples, outcomes: [String: Outcome], withApp: Bool, keepFolder: String?) {
         self.samples = samples
         self.outcomes = outcomes
         self.withApp = withApp
@@ -23,7 +23,7 @@ public struct DemoResult: Sendable {
     }
 
     /// Whether `outcome` matches what `expected.tsv` expects of `name` (nil: nothing expected).
-    public func matches(_ name: String, _ outcome: Outcome) -> Bool? {
+    package func matches(_ name: String, _ outcome: Outcome) -> Bool? {
         let content = SampleExpectations.contentLabel(outcome.contentExtension)
         return samples.expectations.byPayload[name].map {
             $0.verdict == outcome.verdict && $0.reason == outcome.reason
@@ -32,12 +32,12 @@ public struct DemoResult: Sendable {
     }
 
     /// Payloads that did not get the expected verdict.
-    public var unexpected: Int {
+    package var unexpected: Int {
         samples.names.filter { name in outcomes[name].map { matches(name, $0) == false } ?? false }.count
     }
 
     /// One JSON line per payload; without a kept folder no file is named (it is gone after the run).
-    public var lines: [DemoLine] {
+    package var lines: [DemoLine] {
         samples.names.compactMap { name in
             guard let outcome = outcomes[name] else { return nil }
             var shown = outcome
@@ -47,7 +47,7 @@ public struct DemoResult: Sendable {
     }
 
     /// The table, why each requested attachment would not show, the counts, and what to run next.
-    public var text: String {
+    package var text: String {
         var table = TextTable(
             ["PAYLOAD", "SDK", "VERDICT", "REASON"] + (withApp ? ["EXPANDED VIEW"] : []) + [
                 "BYTES", "TIME", "EXPECTED",
@@ -100,17 +100,17 @@ public struct DemoResult: Sendable {
 }
 
 /// One line of the demo's JSON: `payload` and `expected_match` around the members of the shared outcome shape.
-public struct DemoLine: Encodable, Sendable {
-    public var payload: String
-    public var expectedMatch: Bool?
-    public var outcome: Outcome
+package struct DemoLine: Encodable, Sendable {
+    package var payload: String
+    package var expectedMatch: Bool?
+    package var outcome: Outcome
 
     enum CodingKeys: String, CodingKey {
         case payload
         case expectedMatch = "expected_match"
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(payload, forKey: .payload)
         try container.encodeIfPresent(expectedMatch, forKey: .expectedMatch)

@@ -5,15 +5,15 @@ import Foundation
 /// ```swift
 /// let samples = try DemoSamples(folder: "Samples")   // Samples/payloads/*.json, Samples/expected.tsv
 /// ```
-public struct DemoSamples: Sendable {
+package struct DemoSamples: Sendable {
     /// The samples folder (`payloads/`, `assets/`, `certs/`, `expected.tsv`).
-    public let folder: String
+    package let folder: String
     /// The payload files' names, sorted.
-    public private(set) var names: [String]
-    public let expectations: SampleExpectations
+    package private(set) var names: [String]
+    package let expectations: SampleExpectations
 
     /// Reads the payload names and the expectations; no payloads is `unusable-input`.
-    public init(folder: String) throws {
+    package init(folder: String) throws {
         let payloads = folder + "/payloads"
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: payloads).filter { $0.hasSuffix(".json") }
@@ -28,11 +28,11 @@ public struct DemoSamples: Sendable {
     }
 
     /// The folder of the payloads.
-    public var payloadFolder: String { folder + "/payloads" }
+    package var payloadFolder: String { folder + "/payloads" }
 
     /// Only the samples written for `dialect` (``DialectDetection``): what `demo --sdk NAME` runs, so
     /// each still gets the verdict `expected.tsv` expects of it.
-    public func written(for dialect: Dialect) -> DemoSamples {
+    package func written(for dialect: Dialect) -> DemoSamples {
         var copy = self
         copy.names = names.filter { name in
             let bytes = Array((try? Data(contentsOf: URL(fileURLWithPath: payloadFolder + "/" + name))) ?? Data())
@@ -50,12 +50,12 @@ public struct DemoSamples: Sendable {
 /// defer { session.close() }
 /// let outcomes = await session.run()
 /// ```
-public struct DemoSession: Sendable {
-    public let samples: DemoSamples
+package struct DemoSession: Sendable {
+    package let samples: DemoSamples
     /// The policy every payload runs under.
-    public let policy: ExtensionPolicy
+    package let policy: ExtensionPolicy
     /// The output folder, or nil: a temporary folder, removed by ``close()``.
-    public let keepFolder: String?
+    package let keepFolder: String?
     private let folder: String
     private let engine: FetchEngine
     private let store: AttachmentStore
@@ -63,7 +63,7 @@ public struct DemoSession: Sendable {
 
     /// Maps `cdn.example.com` to the sample server's ports and trusts the sample CA; the bundled
     /// sample app's personalized extension gets the key it reads (`cert_title`, Samples/app/README.md).
-    public init(
+    package init(
         samples: DemoSamples, policy: ExtensionPolicy, keepFolder: String?, durable: Bool = false, httpsPort: Int,
         httpPort: Int
     ) throws {
@@ -103,7 +103,7 @@ public struct DemoSession: Sendable {
     }
 
     /// Runs every sample payload through the extension, all at once; the outcomes by payload name.
-    public func run() async -> [String: Outcome] {
+    package func run() async -> [String: Outcome] {
         let service = self.service
         let payloadFolder = samples.payloadFolder
         return await withTaskGroup(of: (String, Outcome).self) { group in
@@ -119,7 +119,7 @@ public struct DemoSession: Sendable {
     }
 
     /// Removes the store's scratch files, stops the engine, and removes a temporary folder.
-    public func close() {
+    package func close() {
         store.removeScratch()
         engine.shutdown()
         if keepFolder == nil { try? FileManager.default.removeItem(atPath: folder) }

@@ -4,17 +4,17 @@
 /// "attachments": 0, "changes": ["category named after itbl.messageId, with its action buttons"]}`.
 /// `content` is `original` (as sent), `composed` (the SDK's content with its media), `best-attempt`
 /// (the SDK's copy without media) or `nothing` (APNs refuses the payload).
-public struct DeliveredContent: Sendable, Codable, Equatable {
-    public var content: String
-    public var title: String?
-    public var subtitle: String?
-    public var body: String?
+package struct DeliveredContent: Sendable, Codable, Equatable {
+    package var content: String
+    package var title: String?
+    package var subtitle: String?
+    package var body: String?
     /// Attachments iOS shows (the first is the thumbnail).
-    public var attachments: Int
+    package var attachments: Int
     /// What the SDK changed from the content as sent.
-    public var changes: [String]
+    package var changes: [String]
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [(key: String, value: JSONValue)] = [("content", .string(content))]
         if let title { members.append(("title", .string(title))) }
         if let subtitle { members.append(("subtitle", .string(subtitle))) }
@@ -30,7 +30,7 @@ extension Dialect {
     /// `reason` refines it: an extension that raised (``ReasonCode/extensionRaised``) delivers nothing
     /// of its own, so iOS shows the push as sent; a valid media payload without media (Airship) still
     /// applies its text.
-    public func delivered(_ verdict: Verdict, attached: Int, root: JSONValue?, reason: ReasonCode? = nil)
+    package func delivered(_ verdict: Verdict, attached: Int, root: JSONValue?, reason: ReasonCode? = nil)
         -> DeliveredContent
     {
         guard verdict != .rejected, let root else {

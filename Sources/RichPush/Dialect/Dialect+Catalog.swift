@@ -1,7 +1,7 @@
 /// The SDKs richpush emulates, one description each (facts: each SDK's public source, named in its `source`).
 extension Dialect {
     /// Braze's extension: the pipeline's original behaviour, unchanged (the default `--sdk`).
-    public static let braze = Dialect(
+    package static let braze = Dialect(
         name: "braze", title: "Braze",
         source: "braze-inc/braze-swift-sdk (closed) and its published sample extension",
         media: .braze, markers: ["ab"], naming: .declaredType,
@@ -9,7 +9,7 @@ extension Dialect {
         inferred: ["timeouts and size checks of the closed Swift extension (the sample's are emulated)"])
 
     /// OneSignal's `OneSignalAttachmentHandler`.
-    public static let oneSignal = Dialect(
+    package static let oneSignal = Dialect(
         name: "onesignal", title: "OneSignal",
         source:
             "OneSignal/OneSignal-iOS-SDK:iOS_SDK/OneSignalSDK/OneSignalExtension/OneSignalAttachmentHandler.m@00a9990 (5.0.2)",
@@ -29,7 +29,7 @@ extension Dialect {
         ])
 
     /// Airship's `AirshipNotificationServiceExtension`.
-    public static let airship = Dialect(
+    package static let airship = Dialect(
         name: "airship", title: "Airship",
         source: "urbanairship/ios-library:AirshipExtensions/AirshipNotificationServiceExtension/Source",
         media: .airship(["com.urbanairship.media_attachment"]),
@@ -46,7 +46,7 @@ extension Dialect {
         inferred: ["whether iOS honours the type hint Airship passes for a name without a known extension"])
 
     /// Firebase Messaging's `FIRMessagingExtensionHelper` (12.19.0).
-    public static let firebase = Dialect(
+    package static let firebase = Dialect(
         name: "firebase", title: "Firebase",
         source: "firebase/firebase-ios-sdk:FirebaseMessaging/Sources/FIRMessagingExtensionHelper.m@eed63a3 (12.19.0)",
         media: .url(path: ["fcm_options", "image"], wrongType: .ignored),
@@ -60,7 +60,7 @@ extension Dialect {
         ])
 
     /// Iterable's `ITBNotificationServiceExtension`.
-    public static let iterable = Dialect(
+    package static let iterable = Dialect(
         name: "iterable", title: "Iterable",
         source: "Iterable/iterable-swift-sdk:notification-extension/ITBNotificationServiceExtension.swift@25cd00e",
         media: .url(path: ["itbl", "attachment-url"], wrongType: .ignored), markers: ["itbl"],
@@ -72,7 +72,7 @@ extension Dialect {
         inferred: ["when suggestedFilename appends an extension from the MIME type"])
 
     /// CleverTap's `CTNotificationServiceExtension`.
-    public static let cleverTap = Dialect(
+    package static let cleverTap = Dialect(
         name: "clevertap", title: "CleverTap",
         source: "CleverTap/CTNotificationService:CTNotificationService/CTNotificationServiceExtension.m@9fb05bd",
         media: .url(path: ["ct_mediaUrl"], type: ["ct_mediaType"], wrongType: .raises),
@@ -90,7 +90,7 @@ extension Dialect {
         ])
 
     /// Customer.io's `MessagingPush` rich push (4.7.5).
-    public static let customerIO = Dialect(
+    package static let customerIO = Dialect(
         name: "customerio", title: "Customer.io",
         source: "customerio/customerio-ios@8b9ee36 (4.7.5), Sources/MessagingPush",
         media: .url(path: ["CIO", "push", "image"], wrongType: .ignored, gateNeedsStrings: true),
@@ -103,7 +103,7 @@ extension Dialect {
         inferred: ["when suggestedFilename appends an extension from the MIME type"])
 
     /// Klaviyo's `KlaviyoExtension`.
-    public static let klaviyo = Dialect(
+    package static let klaviyo = Dialect(
         name: "klaviyo", title: "Klaviyo",
         source: "klaviyo/klaviyo-swift-sdk:Sources/KlaviyoSwiftExtension/KlaviyoExtension.swift@67a8b4c",
         media: .url(path: ["rich-media"], type: ["rich-media-type"], defaultType: "jpg", wrongType: .ignored),
@@ -115,7 +115,7 @@ extension Dialect {
         ])
 
     /// MoEngage's `MORichNotification` (closed source: headers, samples, changelog).
-    public static let moEngage = Dialect(
+    package static let moEngage = Dialect(
         name: "moengage", title: "MoEngage",
         source: "moengage/MoEngage-iOS-SDK (closed): MORichNotification.h, ChangeLogs 8.01.10",
         media: .url(path: ["moengage", "media-attachment"], type: ["moengage", "media-type"]),
@@ -127,7 +127,7 @@ extension Dialect {
         ])
 
     /// The sample extension Expo's documentation points to (expo/expo PR #36202).
-    public static let expo = Dialect(
+    package static let expo = Dialect(
         name: "expo", title: "Expo",
         source:
             "expo/expo PR #36202: apps/notification-tester/targets/notification-service/NotificationService.swift@74af81f",
@@ -137,7 +137,7 @@ extension Dialect {
         inferred: ["the push service's mapping of richContent.image to body._richContent.image"])
 
     /// notifee's `NotifeeCoreExtensionHelper`.
-    public static let notifee = Dialect(
+    package static let notifee = Dialect(
         name: "notifee", title: "notifee",
         source: "invertase/notifee:ios/NotifeeCore/NotifeeCoreExtensionHelper.m@b73c76d",
         media: .notifee,

@@ -19,46 +19,46 @@ public struct Dialect: Sendable, Equatable {
     /// The SDK's own name, for messages (`OneSignal`).
     public var title: String
     /// Where the behaviour was read (repository, file, commit).
-    public var source: String
+    package var source: String
     /// Where the media request lives in the payload.
-    public var media: MediaSource
+    package var media: MediaSource
     /// Top-level keys (dotted paths) the extension needs before it does anything; without them the
     /// push is shown as sent.
-    public var gate: [String] = []
+    package var gate: [String] = []
     /// What a push without every ``gate`` key gets.
-    public var gateMissing: GateMissing = .notHandled
+    package var gateMissing: GateMissing = .notHandled
     /// Keys whose presence says the payload was written for this SDK (``DialectDetection``).
-    public var markers: [String]
+    package var markers: [String]
     /// How the extension picks the file's extension.
-    public var naming: NamingRule
+    package var naming: NamingRule
     /// The extensions the SDK accepts before handing the file to iOS; `nil`: no list.
-    public var allowList: [String]? = nil
+    package var allowList: [String]? = nil
     /// Whether ``allowList`` is matched without lower-casing (OneSignal: `.JPG` is skipped).
-    public var allowListIsCaseSensitive = false
+    package var allowListIsCaseSensitive = false
     /// Whether outcomes carry Braze's advice on image size (at most 5 MB, about 500 KB recommended).
-    public var advisesImageSize = false
+    package var advisesImageSize = false
     /// The SDK's own size check on the declared Content-Length, in bytes; `nil`: none.
-    public var maxContentLength: Int64? = nil
+    package var maxContentLength: Int64? = nil
     /// The download's timeout for the whole resource (Customer.io: 30 s); `nil`: the budget decides.
-    public var resourceTimeout: Duration? = nil
+    package var resourceTimeout: Duration? = nil
     /// The most attachments the extension creates, and in what order.
-    public var attachments: AttachmentPolicy = .single
+    package var attachments: AttachmentPolicy = .single
     /// What the user sees when the media could not be attached.
-    public var onFailure: Delivery
+    package var onFailure: Delivery
     /// What the user sees when the budget runs out.
-    public var onExpiry: Delivery
+    package var onExpiry: Delivery
     /// Content the extension changes in its best-attempt copy (buttons, category, badge), each when
     /// the payload carries one of its keys.
-    public var bestAttemptChanges: [ContentChange] = []
+    package var bestAttemptChanges: [ContentChange] = []
     /// Text the media payload overrides (Airship's `content`, notifee's title and body), as key paths.
-    public var textOverrides: TextOverrides? = nil
+    package var textOverrides: TextOverrides? = nil
     /// Network calls the extension makes besides the download.
-    public var networkCalls: [SDKCall] = []
+    package var networkCalls: [SDKCall] = []
     /// Rules of this description that no source states (inferred or unverified): each outcome lists them.
-    public var inferred: [String] = []
+    package var inferred: [String] = []
 
     /// What a push without every gate key gets from the extension.
-    public enum GateMissing: Sendable, Equatable {
+    package enum GateMissing: Sendable, Equatable {
         /// The extension does not handle it (it does not call the content handler; the app's code must).
         case notHandled
         /// The extension shows the original content, and the outcome says which key is missing
@@ -67,7 +67,7 @@ public struct Dialect: Sendable, Equatable {
     }
 
     /// How many attachments, and in what order iOS gets them.
-    public enum AttachmentPolicy: String, Sendable, Equatable {
+    package enum AttachmentPolicy: String, Sendable, Equatable {
         /// One media item.
         case single
         /// Only the first element of a list (notifee).
@@ -77,11 +77,11 @@ public struct Dialect: Sendable, Equatable {
         /// Every item, downloaded at once, in completion order; one failure drops them all (Airship).
         case concurrentAllOrNothing = "concurrent, completion order, all-or-nothing"
 
-        public var allowsSeveral: Bool { self == .sequentialUnordered || self == .concurrentAllOrNothing }
+        package var allowsSeveral: Bool { self == .sequentialUnordered || self == .concurrentAllOrNothing }
     }
 
     /// What reaches the screen when the extension gives up.
-    public enum Delivery: String, Sendable, Equatable, Codable {
+    package enum Delivery: String, Sendable, Equatable, Codable {
         /// The notification as sent (`request.content`).
         case original
         /// The SDK's mutable copy with its own changes (``bestAttemptChanges``), no media.
@@ -93,25 +93,25 @@ public struct Dialect: Sendable, Equatable {
     }
 
     /// Where a media payload's text overrides are.
-    public struct TextOverrides: Sendable, Equatable {
-        public var title: [String]
-        public var subtitle: [String]?
-        public var body: [String]
+    package struct TextOverrides: Sendable, Equatable {
+        package var title: [String]
+        package var subtitle: [String]?
+        package var body: [String]
         /// Whether the overrides survive a failed download (Airship: no; notifee: yes, the copy carries them).
-        public var keptOnFailure: Bool
+        package var keptOnFailure: Bool
         /// Whether a valid media payload with no media still applies them (Airship:
         /// `AirshipNotificationMutationProvider.swift@01e28d2:L37-L42`).
-        public var appliesWithoutMedia = false
+        package var appliesWithoutMedia = false
     }
 }
 
 /// A change an SDK makes to the content it delivers, when the payload carries one of `keys`.
-public struct ContentChange: Sendable, Equatable {
-    public var what: String
+package struct ContentChange: Sendable, Equatable {
+    package var what: String
     /// Dotted key paths; any one present triggers the change.
-    public var keys: [String]
+    package var keys: [String]
 
-    public init(_ what: String, keys: [String]) {
+    package init(_ what: String, keys: [String]) {
         self.what = what
         self.keys = keys
     }
@@ -121,8 +121,8 @@ public struct ContentChange: Sendable, Equatable {
 ///
 /// A struct of plain fields rather than an enum with payloads: the catalogue is static, and its
 /// arrays stay visible to LeakSanitizer (an enum keeps its tag in a payload pointer's spare bits).
-public struct MediaSource: Sendable, Equatable {
-    public enum Kind: String, Sendable, Equatable {
+package struct MediaSource: Sendable, Equatable {
+    package enum Kind: String, Sendable, Equatable {
         /// Braze's `ab.att` (``BrazeExtension``).
         case braze
         /// One string at a key path, with an optional declared type at another (and its default): the
@@ -137,7 +137,7 @@ public struct MediaSource: Sendable, Equatable {
     }
 
     /// What an SDK that reads one URL does with a value of the wrong JSON type.
-    public enum WrongType: String, Sendable, Equatable {
+    package enum WrongType: String, Sendable, Equatable {
         /// The payload is refused with a reason (richpush's reading where the source does not settle it).
         case refused
         /// `as? String`: the value is treated as absent (the URL: no media; the type: the default).
@@ -146,22 +146,22 @@ public struct MediaSource: Sendable, Equatable {
         case raises
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The key paths read, in order.
-    public var paths: [[String]]
+    package var paths: [[String]]
     /// Where the declared type or kind is, for ``Kind/url``.
-    public var typePath: [String]? = nil
+    package var typePath: [String]? = nil
     /// The declared type when the payload has none (Klaviyo: `jpg`).
-    public var defaultType: String? = nil
+    package var defaultType: String? = nil
     /// What a URL or type of the wrong JSON type does (``Kind/url``).
-    public var wrongType: WrongType = .refused
+    package var wrongType: WrongType = .refused
     /// Whether the dialect's gate keys must be strings, not only present (Customer.io).
-    public var gateNeedsStrings = false
+    package var gateNeedsStrings = false
 
-    public static let braze = MediaSource(
+    package static let braze = MediaSource(
         kind: .braze, paths: [["ab", "att", "url"]], typePath: ["ab", "att", "type"])
 
-    public static func url(
+    package static func url(
         path: [String], type: [String]? = nil, defaultType: String? = nil, wrongType: WrongType = .refused,
         gateNeedsStrings: Bool = false
     ) -> MediaSource {
@@ -170,15 +170,15 @@ public struct MediaSource: Sendable, Equatable {
             gateNeedsStrings: gateNeedsStrings)
     }
 
-    public static let oneSignal = MediaSource(kind: .oneSignal, paths: [["os_data", "att"], ["att"]])
+    package static let oneSignal = MediaSource(kind: .oneSignal, paths: [["os_data", "att"], ["att"]])
 
-    public static let notifee = MediaSource(
+    package static let notifee = MediaSource(
         kind: .notifee, paths: [["notifee_options", "ios", "attachments", "0", "url"], ["notifee_options", "image"]])
 
-    public static func airship(_ path: [String]) -> MediaSource { MediaSource(kind: .airship, paths: [path]) }
+    package static func airship(_ path: [String]) -> MediaSource { MediaSource(kind: .airship, paths: [path]) }
 
     /// The key paths, dotted, for `sdk list` and messages.
-    public var keys: [String] {
+    package var keys: [String] {
         switch kind {
         case .braze, .url:
             return paths.map { $0.joined(separator: ".") } + (typePath.map { [$0.joined(separator: ".")] } ?? [])
@@ -191,7 +191,7 @@ public struct MediaSource: Sendable, Equatable {
 }
 
 /// How an SDK picks the extension of the file it hands to `UNNotificationAttachment`.
-public enum NamingRule: Sendable, Equatable {
+package enum NamingRule: Sendable, Equatable {
     /// The declared type is the extension, read as Braze's API writes it (lower case, no dot) (Braze).
     case declaredType
     /// The declared type appended after a dot as written (Klaviyo: `.png` gives `name..png`).
@@ -216,14 +216,14 @@ public enum NamingRule: Sendable, Equatable {
     case mimeThenPath(mimeMap: [String: String])
 
     /// How a `suggestedFilename` dialect makes the file's name.
-    public enum SuggestedStem: Sendable, Equatable {
+    package enum SuggestedStem: Sendable, Equatable {
         /// A random stem, this separator, then the suggested name whole (Iterable `-`, Customer.io `_`).
         case prefixed(String)
         /// A random stem and only the suggested name's extension (Firebase, notifee).
         case extensionOnly
     }
 
-    public enum SubtypeFallback: String, Sendable, Equatable {
+    package enum SubtypeFallback: String, Sendable, Equatable {
         case none
         /// The subtype, refused when it contains `/` (Firebase 12.19.0). Firebase (`containsString:`)
         /// and notifee replace `image/` anywhere in the MIME type, so `x-image/png` gives `x-.png`.
@@ -233,7 +233,7 @@ public enum NamingRule: Sendable, Equatable {
     }
 
     /// One sentence for `sdk list`.
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .declaredType: return "the declared type is the extension"
         case .declaredTypeAsWritten: return "the declared type is appended after a dot, as written"

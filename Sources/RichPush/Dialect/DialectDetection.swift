@@ -10,15 +10,15 @@
 /// ```swift
 /// let dialect = DialectDetection.detect(try JSONValue.parse(bytes))   // .oneSignal for {"os_data": ...}
 /// ```
-public enum DialectDetection {
+package enum DialectDetection {
     /// The order in which `--sdk auto` tries the dialects.
-    public static let order: [Dialect] = [
+    package static let order: [Dialect] = [
         .airship, .customerIO, .oneSignal, .notifee, .moEngage, .cleverTap, .iterable, .braze, .klaviyo, .expo,
         .firebase,
     ]
 
     /// The first dialect in ``order`` whose markers `root` carries; Braze when none does.
-    public static func detect(_ root: JSONValue?) -> Dialect {
+    package static func detect(_ root: JSONValue?) -> Dialect {
         guard let root, case .object = root else { return .braze }
         return order.first { $0.isMarked(in: root) } ?? .braze
     }

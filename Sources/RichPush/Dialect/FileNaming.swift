@@ -1,19 +1,19 @@
 import Foundation
 
 /// What a download's response says, for an SDK to name the file from.
-public struct NamingInput: Sendable, Equatable {
+package struct NamingInput: Sendable, Equatable {
     /// The URL as the payload gives it (what `url.pathExtension` and the query are read from).
-    public var url: String
+    package var url: String
     /// The response's URL, after redirects (what `suggestedFilename` reads).
-    public var responseURL: String
-    public var contentType: String?
-    public var contentDisposition: String?
+    package var responseURL: String
+    package var contentType: String?
+    package var contentDisposition: String?
     /// The payload's declared type or kind (`ab.att.type`, `rich-media-type`, `ct_mediaType`), as written.
-    public var declared: String?
+    package var declared: String?
     /// The body's first bytes, for Airship's own byte table.
-    public var head: [UInt8]
+    package var head: [UInt8]
 
-    public init(
+    package init(
         url: String, responseURL: String? = nil, contentType: String? = nil, contentDisposition: String? = nil,
         declared: String? = nil, head: [UInt8] = []
     ) {
@@ -30,20 +30,20 @@ public struct NamingInput: Sendable, Equatable {
 ///
 /// JSON (the outcome's `sdk_file`): `{"name": "a1b2c3.png", "extension": "png", "rule": "content-type",
 /// "from": "Content-Type: image/png"}`; `skipped` says why the SDK made no attachment at all.
-public struct Naming: Sendable, Codable, Equatable {
+package struct Naming: Sendable, Codable, Equatable {
     /// The name the SDK gives the file (a random or temporary part shown as a short stand-in).
-    public var name: String?
+    package var name: String?
     /// The extension of ``name`` as written (case kept): what iOS maps to a type.
-    public var fileExtension: String?
+    package var fileExtension: String?
     /// Which rule decided: `declared-type`, `fixed`, `content-disposition`, `url-path`, `content-type`,
     /// `query-filename`, `query-item`, `type-hint`, `none`.
-    public var rule: String
+    package var rule: String
     /// The value the rule read, for people.
-    public var from: String
+    package var from: String
     /// The type hint the SDK passes to `UNNotificationAttachment` (Airship, notifee), a UTI.
-    public var typeHint: String?
+    package var typeHint: String?
     /// Why the SDK created no attachment (no extension, outside its allow-list, no name).
-    public var skipped: String?
+    package var skipped: String?
 
     enum CodingKeys: String, CodingKey {
         case name
@@ -53,7 +53,7 @@ public struct Naming: Sendable, Codable, Equatable {
         case skipped
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [(key: String, value: JSONValue)] = []
         if let name { members.append((CodingKeys.name.rawValue, .string(name))) }
         if let fileExtension { members.append((CodingKeys.fileExtension.rawValue, .string(fileExtension))) }
@@ -65,7 +65,7 @@ public struct Naming: Sendable, Codable, Equatable {
     }
 
     /// The format iOS opens the file as: the one its extension names, else (inferred) the type hint's.
-    public var iosFormat: AttachmentFormat? {
+    package var iosFormat: AttachmentFormat? {
         if let fileExtension, let format = AttachmentFormat.forExtension(fileExtension) { return format }
         if let typeHint { return AttachmentFormat.all.first { $0.uti == typeHint } }
         return nil
@@ -75,7 +75,7 @@ public struct Naming: Sendable, Codable, Equatable {
 extension Dialect {
     /// How this SDK names the file for `input`; `stand` is the short stand-in for the SDK's random or
     /// temporary name part.
-    public func name(_ input: NamingInput, stand: String = "tmp") -> Naming {
+    package func name(_ input: NamingInput, stand: String = "tmp") -> Naming {
         func named(_ suffix: String, rule: String, from: String, base: String? = nil) -> Naming {
             Naming(name: (base ?? stand) + "." + suffix, fileExtension: suffix, rule: rule, from: from)
         }
@@ -221,7 +221,7 @@ extension Dialect {
     }
 
     /// Whether this SDK's allow-list takes `suffix` (always, without a list).
-    public func accepts(_ suffix: String) -> Bool {
+    package func accepts(_ suffix: String) -> Bool {
         guard let allowList else { return true }
         return allowList.contains(allowListIsCaseSensitive ? suffix : suffix.lowercased())
     }

@@ -1,12 +1,12 @@
 /// One media item a dialect reads from a payload: its id (OneSignal's key, Airship's `url_id`), URL
 /// and declared type or kind.
-public struct MediaItem: Sendable, Equatable {
-    public var id: String?
+package struct MediaItem: Sendable, Equatable {
+    package var id: String?
     /// The text the SDK hands to its URL initialiser (after its own trimming, if it trims).
-    public var url: String
-    public var declared: String?
+    package var url: String
+    package var declared: String?
 
-    public init(id: String? = nil, url: String, declared: String? = nil) {
+    package init(id: String? = nil, url: String, declared: String? = nil) {
         self.id = id
         self.url = url
         self.declared = declared
@@ -15,7 +15,7 @@ public struct MediaItem: Sendable, Equatable {
 
 /// What a dialect finds in a payload before anything is downloaded: the same four answers for every
 /// SDK, each SDK's extension file (`Dialect/Extensions`) deciding which applies.
-public enum MediaReading: Sendable, Equatable {
+package enum MediaReading: Sendable, Equatable {
     /// No media request: the push shows as sent. `why` names the keys the SDK reads; `hint`, a likely mistake.
     case none(String, hint: String?)
     /// A media request the SDK does not act on (a gate key missing, a malformed value): its reason,
@@ -69,13 +69,13 @@ extension Dialect {
     static func dotted(_ path: [String]) -> String { path.joined(separator: ".") }
 
     /// Whether `root` carries a marker key of this dialect (a dotted path, checked one level at a time).
-    public func isMarked(in root: JSONValue) -> Bool {
+    package func isMarked(in root: JSONValue) -> Bool {
         markers.contains { root.has($0) }
     }
 
     /// The media request of `root` as this SDK's extension reads it: each SDK's own reader
     /// (`Dialect/Extensions/*.swift`, transcribed from its source), or the shared one-URL reader.
-    public func readMedia(_ root: JSONValue) -> MediaReading {
+    package func readMedia(_ root: JSONValue) -> MediaReading {
         switch media.kind {
         case .braze: return BrazeExtension.read(root)
         case .oneSignal: return OneSignalExtension.read(root)

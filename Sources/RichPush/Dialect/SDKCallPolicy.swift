@@ -44,22 +44,22 @@ public struct SDKCallPolicy: Sendable, Equatable {
 /// One SDK call as the outcome reports it (JSON, each element of `sdk_calls`): `{"name": "delivery metric",
 /// "method": "POST", "url": "http://127.0.0.1:8080/v1/track", "modelled": false, "status": 200,
 /// "latency_ms": 12.5, "blocks_display": true}`.
-public struct SDKCallReport: Sendable, Codable, Equatable {
-    public var name: String
-    public var method: String
+package struct SDKCallReport: Sendable, Codable, Equatable {
+    package var name: String
+    package var method: String
     /// The URL requested; nil when the call was modelled.
-    public var url: String?
+    package var url: String?
     /// True when no endpoint was given and the time is ``SDKCallPolicy/latency``.
-    public var modelled: Bool
+    package var modelled: Bool
     /// The endpoint's HTTP status, when it answered.
-    public var status: Int?
-    public var latencyMilliseconds: Double
+    package var status: Int?
+    package var latencyMilliseconds: Double
     /// The random delay before the call (OneSignal's receipt), in milliseconds.
-    public var jitterMilliseconds: Double?
+    package var jitterMilliseconds: Double?
     /// Whether display waited for it.
-    public var blocksDisplay: Bool
+    package var blocksDisplay: Bool
     /// Why the call got no answer.
-    public var error: String?
+    package var error: String?
 
     enum CodingKeys: String, CodingKey {
         case name, method, url, modelled, status
@@ -69,7 +69,7 @@ public struct SDKCallReport: Sendable, Codable, Equatable {
         case error
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [(key: String, value: JSONValue)] = [
             ("name", .string(name)), ("method", .string(method)),
         ]

@@ -11,7 +11,7 @@ import Foundation
 /// SuggestedFilename.of(url: "https://cdn.example.com/avatar", contentType: "image/png", contentDisposition: nil)
 /// // "avatar.png"
 /// ```
-public enum SuggestedFilename {
+package enum SuggestedFilename {
     /// The extension Apple's type system prefers for a MIME type (UTType.preferredFilenameExtension).
     static let preferredExtension: [String: String] = [
         "image/jpeg": "jpeg", "image/pjpeg": "jpeg", "image/png": "png", "image/gif": "gif", "image/webp": "webp",
@@ -23,7 +23,7 @@ public enum SuggestedFilename {
     ]
 
     /// The MIME type without parameters, lower-cased (`image/png; q=1` gives `image/png`).
-    public static func bareMIME(_ contentType: String?) -> String? {
+    package static func bareMIME(_ contentType: String?) -> String? {
         guard let contentType else { return nil }
         let bare = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         return bare.isEmpty ? nil : bare.lowercased()
@@ -31,7 +31,7 @@ public enum SuggestedFilename {
 
     /// The `filename` parameter of a Content-Disposition header (`filename*=UTF-8''...` preferred),
     /// reduced to its last path component; nil when there is none.
-    public static func dispositionFilename(_ header: String?) -> String? {
+    package static func dispositionFilename(_ header: String?) -> String? {
         guard let header else { return nil }
         var plain: String?
         var extended: String?
@@ -57,7 +57,7 @@ public enum SuggestedFilename {
 
     /// The last path component of `url` as `URL.lastPathComponent` gives it (percent-decoded); nil
     /// when the path is empty or `/`.
-    public static func lastPathComponent(_ url: String) -> String? {
+    package static func lastPathComponent(_ url: String) -> String? {
         guard let parsed = URL(string: url) else { return nil }
         let component = parsed.lastPathComponent
         return component.isEmpty || component == "/" ? nil : component
@@ -65,14 +65,14 @@ public enum SuggestedFilename {
 
     /// The extension of a file name (`URL.pathExtension`'s rule: after the last dot, none for a
     /// leading dot only), as written: case kept.
-    public static func pathExtension(_ name: String) -> String? {
+    package static func pathExtension(_ name: String) -> String? {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
         let suffix = name[name.index(after: dot)...]
         return suffix.isEmpty || suffix.contains("/") ? nil : String(suffix)
     }
 
     /// What the response suggests, and which part of the response it came from.
-    public static func of(url: String, contentType: String?, contentDisposition: String?) -> (
+    package static func of(url: String, contentType: String?, contentDisposition: String?) -> (
         name: String, source: String
     ) {
         var name: String

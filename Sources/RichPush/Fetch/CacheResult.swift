@@ -19,14 +19,14 @@ import Foundation
 /// ```swift
 /// CacheResult(headers: ["Cache-Status": "edge; hit"])   // .hit
 /// ```
-public enum CacheResult: String, Sendable, Codable, CaseIterable {
+package enum CacheResult: String, Sendable, Codable, CaseIterable {
     case hit, miss, bypass, none
 
     /// The response headers it reads, as ``FetchResult`` captures them.
-    public static let headerNames = ["Cache-Status", "CF-Cache-Status", "X-Cache", "Age"]
+    package static let headerNames = ["Cache-Status", "CF-Cache-Status", "X-Cache", "Age"]
 
     /// The result the headers in `headers` (name as in ``headerNames`` -> value) say.
-    public init(headers: [String: String]) {
+    package init(headers: [String: String]) {
         if let value = headers["Cache-Status"], let result = Self.cacheStatus(value) {
             self = result
         } else if let value = headers["CF-Cache-Status"], let result = Self.word(value) {

@@ -1,5 +1,6 @@
 import CurlKit
 import Foundation
+import POSIXKit
 
 /// The CA file a user gives to trust besides the system's: checked once, before any download, so a
 /// file that holds no certificate is refused at start instead of failing every download as `tls-failed`.
@@ -7,14 +8,14 @@ import Foundation
 /// ```swift
 /// let count = try CertificateAuthorityFile.check("Samples/certs/ca.pem")   // 1
 /// ```
-public enum CertificateAuthorityFile {
+package enum CertificateAuthorityFile {
     /// Files over this size are not CA files (Debian's whole system bundle is about 200 KB).
-    public static let maxBytes = 16 * 1024 * 1024
+    package static let maxBytes = 16 * 1024 * 1024
 
     /// Why a CA file cannot be used.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, CustomStringConvertible {
         /// A stable name for each way a CA file can be unusable.
-        public enum Code: String, Sendable {
+        package enum Code: String, Sendable {
             /// Nothing is at the path.
             case missing
             /// It cannot be opened or read (permissions, a folder, a FIFO or device).
@@ -29,17 +30,17 @@ public enum CertificateAuthorityFile {
             case tooManyOpenFiles = "too-many-open-files"
         }
 
-        public var code: Code
+        package var code: Code
         /// What is wrong with the file and what to give instead, naming it.
-        public var message: String
+        package var message: String
         /// The lower-level cause (the system's or OpenSSL's words), for people.
-        public var cause: String?
+        package var cause: String?
 
-        public var description: String { message }
+        package var description: String { message }
     }
 
     /// Reads the file at `path` and returns how many certificates it holds (at least one).
-    public static func check(_ path: String) throws(Failure) -> Int {
+    package static func check(_ path: String) throws(Failure) -> Int {
         let shown = path.escapingControlCharacters
         let what = "give the CA certificate (PEM) that signs the server's certificate"
         let descriptor: Int32

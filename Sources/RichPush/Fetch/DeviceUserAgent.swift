@@ -11,34 +11,34 @@
 /// DeviceUserAgent(bundleName: "NotificationService", bundleVersion: "42").description
 /// // "NotificationService/42 CFNetwork/1496.0.7 Darwin/23.5.0"
 /// ```
-public struct DeviceUserAgent: Sendable, Equatable, CustomStringConvertible {
+package struct DeviceUserAgent: Sendable, Equatable, CustomStringConvertible {
     /// iOS 17.5's CFNetwork version.
-    public static let cfNetworkVersion = "1496.0.7"
+    package static let cfNetworkVersion = "1496.0.7"
     /// iOS 17.5's Darwin (XNU) version.
-    public static let darwinVersion = "23.5.0"
+    package static let darwinVersion = "23.5.0"
     /// The name used when the extension's bundle is unknown: Xcode's default target name for a service extension.
-    public static let defaultBundleName = "NotificationService"
+    package static let defaultBundleName = "NotificationService"
     /// The build used when the bundle gives none: Xcode's default `CURRENT_PROJECT_VERSION`.
-    public static let defaultBundleVersion = "1"
+    package static let defaultBundleVersion = "1"
 
     /// iOS major -> (CFNetwork, Darwin) of the release richpush has a source for.
-    public static let versions: [Int: (cfNetwork: String, darwin: String)] = [
+    package static let versions: [Int: (cfNetwork: String, darwin: String)] = [
         15: ("1335.0.3", "21.6.0"), 16: ("1410.0.3", "22.6.0"), 17: (cfNetworkVersion, darwinVersion),
         18: ("1568.100.1", "24.0.0"),
     ]
 
     /// The product name (CFBundleName or CFBundleExecutable).
-    public var bundleName: String
+    package var bundleName: String
     /// The build number (CFBundleVersion).
-    public var bundleVersion: String
+    package var bundleVersion: String
     /// The CFNetwork and Darwin versions the phone's release carries.
-    public var cfNetwork: String
-    public var darwin: String
+    package var cfNetwork: String
+    package var darwin: String
 
     /// A user agent for the bundle on `ios` (default 17.5); a name or version that is missing, empty or
     /// still an unexpanded Xcode build setting (`$(PRODUCT_NAME)`) gets the default, as the built
     /// product would carry a real one.
-    public init(bundleName: String? = nil, bundleVersion: String? = nil, ios: IOSVersion? = nil) {
+    package init(bundleName: String? = nil, bundleVersion: String? = nil, ios: IOSVersion? = nil) {
         self.bundleName = Self.usable(bundleName).map(Self.productToken) ?? Self.defaultBundleName
         self.bundleVersion = Self.usable(bundleVersion).map(Self.productToken) ?? Self.defaultBundleVersion
         let versions = ios.flatMap { Self.versions[$0.major] } ?? (Self.cfNetworkVersion, Self.darwinVersion)
@@ -48,7 +48,7 @@ public struct DeviceUserAgent: Sendable, Equatable, CustomStringConvertible {
 
     /// `userAgent` with the CFNetwork and Darwin versions of `ios`'s release in place of those of
     /// another release richpush knows; any other User-Agent (one the user set) as it is.
-    public static func retargeting(_ userAgent: String, to ios: IOSVersion) -> String {
+    package static func retargeting(_ userAgent: String, to ios: IOSVersion) -> String {
         guard let target = versions[ios.major] else { return userAgent }
         for known in versions.values {
             let pair = " CFNetwork/\(known.cfNetwork) Darwin/\(known.darwin)"
@@ -60,7 +60,7 @@ public struct DeviceUserAgent: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The header value.
-    public var description: String {
+    package var description: String {
         "\(bundleName)/\(bundleVersion) CFNetwork/\(cfNetwork) Darwin/\(darwin)"
     }
 

@@ -2,21 +2,21 @@ import Foundation
 import Synchronization
 
 /// The summary of downloading one URL many times: throughput, latency and failures.
-public struct DownloadRunSummary: Sendable, Codable {
-    public var url: String
-    public var downloads: Int
-    public var concurrency: Int
-    public var connections: String
-    public var loops: Int
-    public var succeeded: Int
+package struct DownloadRunSummary: Sendable, Codable {
+    package var url: String
+    package var downloads: Int
+    package var concurrency: Int
+    package var connections: String
+    package var loops: Int
+    package var succeeded: Int
     /// Failures counted by ``FetchError/Code`` name.
-    public var failures: [String: Int]
-    public var bytes: Int64
-    public var seconds: Double
-    public var downloadsPerSecond: Double
-    public var megabytesPerSecond: Double
+    package var failures: [String: Int]
+    package var bytes: Int64
+    package var seconds: Double
+    package var downloadsPerSecond: Double
+    package var megabytesPerSecond: Double
     /// Total download time percentiles in milliseconds: p50, p90, p99, max.
-    public var latencyMilliseconds: [String: Double]
+    package var latencyMilliseconds: [String: Double]
 
     enum CodingKeys: String, CodingKey {
         case url, downloads, concurrency, connections, loops, succeeded, failures, bytes, seconds
@@ -30,8 +30,8 @@ public struct DownloadRunSummary: Sendable, Codable {
 ///
 /// Bodies are discarded (counted, not stored), as load tools do, so the run measures the network
 /// path and the engine, not the disk.
-public enum DownloadRun {
-    public static func run(
+package enum DownloadRun {
+    package static func run(
         engine: FetchEngine, url: String, count: Int, concurrency: Int, budget: Duration, policy: FetchPolicy
     ) async -> DownloadRunSummary {
         let started = ContinuousClock.now

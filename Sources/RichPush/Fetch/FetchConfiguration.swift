@@ -50,5 +50,5 @@ public struct FetchConfiguration: Sendable {
     }
 
     /// The request for one download of ``url``.
-    public var request: FetchRequest { FetchRequest(url: url, budget: budget, policy: policy) }
+    package var request: FetchRequest { FetchRequest(url: url, budget: budget, policy: policy) }
 }

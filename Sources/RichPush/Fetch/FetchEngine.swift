@@ -1,5 +1,6 @@
 import CurlKit
 import Foundation
+import POSIXKit
 import Synchronization
 
 /// Downloads assets the way a service extension must: under a deadline, streamed to disk, capped.
@@ -17,23 +18,23 @@ import Synchronization
 ///     print(result.bytes, result.timings.total)
 /// }
 /// ```
-public final class FetchEngine: Sendable {
+package final class FetchEngine: Sendable {
     private let group: CurlLoopGroup
     /// One shaping relay per network profile in use; nil once the engine has shut down.
     private let relays = Mutex<[NetworkProfile: NetworkRelay]?>([:])
 
     /// The number of loop threads.
-    public var loopCount: Int { group.loopCount }
+    package var loopCount: Int { group.loopCount }
     /// Transfers in flight over all loops.
-    public var inFlight: Int { group.inFlight }
+    package var inFlight: Int { group.inFlight }
     /// How many times this process built the certificate store `policy` trusts: once at most, however
     /// many engines, loops and connections use it.
-    public static func trustStoreBuilds(for policy: FetchPolicy) -> Int {
+    package static func trustStoreBuilds(for policy: FetchPolicy) -> Int {
         CurlLoopGroup.trustStoreBuilds(systemCAFile: policy.systemCAFile, caFile: policy.caFile)
     }
 
     /// Starts `loops` loop threads (default: one per core).
-    public init(loops: Int = ProcessInfo.processInfo.activeProcessorCount) throws(FetchError) {
+    package init(loops: Int = ProcessInfo.processInfo.activeProcessorCount) throws(FetchError) {
         do throws(CurlKitError) {
             group = try CurlLoopGroup(loops: loops)
         } catch {
@@ -47,7 +48,7 @@ public final class FetchEngine: Sendable {
     }
 
     /// Runs `body` with a new engine and shuts it down when `body` ends, so no curl handle outlives it.
-    public static func withEngine<Result>(
+    package static func withEngine<Result>(
         loops: Int = ProcessInfo.processInfo.activeProcessorCount, _ body: (FetchEngine) async throws -> Result
     ) async throws -> Result {
         let engine = try FetchEngine(loops: loops)
@@ -56,7 +57,7 @@ public final class FetchEngine: Sendable {
     }
 
     /// Aborts every transfer (they fail with `engine-stopped`) and joins the loop threads. Idempotent.
-    public func shutdown() {
+    package func shutdown() {
         group.stop()
         // After the loops: no transfer is left to use a relay.
         let stopping = relays.withLock { relays in
@@ -67,7 +68,7 @@ public final class FetchEngine: Sendable {
     }
 
     /// The relay that shapes connections for `profile`, started on first use.
-    public func relay(for profile: NetworkProfile) throws(FetchError) -> NetworkRelay {
+    package func relay(for profile: NetworkProfile) throws(FetchError) -> NetworkRelay {
         let result: Result<NetworkRelay, FetchError> = relays.withLock { relays in
             guard relays != nil else {
                 return .failure(FetchError(.engineStopped, "the fetch engine has stopped"))
@@ -104,7 +105,7 @@ public final class FetchEngine: Sendable {
     /// Sends one small request that is not a download (an SDK's own call: OneSignal's receipt,
     /// Customer.io's delivery metric) with `policy`'s CA and host mappings, and reads its status:
     /// the status, or why no answer came. Plain http is allowed to 127.0.0.1 only (`richpush serve`).
-    public func send(
+    package func send(
         method: String, url: String, body: [UInt8], headers: [String], deadline: ContinuousClock.Instant,
         policy: FetchPolicy
     ) async -> (status: Int?, error: String?) {
@@ -142,7 +143,7 @@ public final class FetchEngine: Sendable {
     /// The caller owns the descriptor and whatever it wrote on failure; see ``fetch(_:toNewFileAt:)``
     /// for a version that cleans up after itself.
     @inline(never)
-    public func fetch(_ request: FetchRequest, writingTo descriptor: Int32) async throws(FetchError) -> FetchResult {
+    package func fetch(_ request: FetchRequest, writingTo descriptor: Int32) async throws(FetchError) -> FetchResult {
         let policy = request.policy
         try Self.checkShape(request.url, allowed: policy.transportSecurity == nil ? policy : nil)
         return try await fetchHopByHop(request, transportSecurity: policy.transportSecurity, writingTo: descriptor)
@@ -314,7 +315,7 @@ public final class FetchEngine: Sendable {
     /// Downloads into a new file at `path`, created exclusively (never through a link, mode 0600).
     ///
     /// On failure the file is removed, so a failed fetch leaves nothing behind.
-    public func fetch(_ request: FetchRequest, toNewFileAt path: String) async throws(FetchError) -> FetchResult {
+    package func fetch(_ request: FetchRequest, toNewFileAt path: String) async throws(FetchError) -> FetchResult {
         let descriptor: Int32
         do {
             descriptor = try SystemCall.open(

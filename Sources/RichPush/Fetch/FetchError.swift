@@ -1,3 +1,5 @@
+import POSIXKit
+
 /// Why a download failed: a stable code, a message that says what to do, and what was known.
 ///
 /// The ``Code`` is what reports tally (`results.ndjson`, bench histograms); its text never
@@ -122,10 +124,10 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     /// fits the TLS problem).
     public var hint: String?
     /// For `tls-failed`: which TLS problem it was (host name, issuer, dates, chain, protocol).
-    public var tlsProblem: TLSProblem?
+    package var tlsProblem: TLSProblem?
     /// For `storage-failed` (and `too-many-open-files` from a system call): the failed system call,
     /// with its errno.
-    public var systemError: SystemError?
+    package var systemError: SystemError?
 
     public init(
         _ code: Code, _ message: String, details: FetchResult? = nil, cause: String? = nil,
@@ -141,7 +143,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     /// A download that could not be stored because a system call failed (`storage-failed`; one that
     /// ran out of descriptors was noted by ``SystemCall``, so the verdict blames the client): the
     /// system's message, and the call kept.
-    public init(storing error: SystemError) {
+    package init(storing error: SystemError) {
         self.init(.storageFailed, error.message)
         systemError = error
     }

@@ -48,7 +48,7 @@ public struct FetchPolicy: Sendable {
     /// the URL and each redirect's target are judged by the rules of their own host (scheme and minimum
     /// TLS version), and ``allowHTTP`` is not used. Redirects are then followed by richpush, one
     /// transfer per hop within the same deadline, instead of inside libcurl.
-    public var transportSecurity: AppTransportSecurity?
+    package var transportSecurity: AppTransportSecurity?
     /// libcurl's receive buffer per transfer: 64 KiB reads fewer times; 16 KiB (libcurl's default)
     /// keeps thousands of transfers in flight small (the bench uses it above 256 in flight).
     public var receiveBufferBytes = 64 * 1024
@@ -70,14 +70,14 @@ public struct FetchPolicy: Sendable {
     public var userAgent = DeviceUserAgent().description
     /// The headers URLSession adds to every request of a default session besides User-Agent and
     /// Accept-Encoding: `Accept: */*` and the device's language list (a US-English iPhone's).
-    public static let deviceHeaders = [
+    package static let deviceHeaders = [
         RequestHeader(name: "Accept", value: "*/*"), RequestHeader(name: "Accept-Language", value: "en-US,en;q=0.9"),
     ]
     /// The codings URLSession asks for and decodes before the file is written; `nil` keeps the body as
     /// sent (no `Accept-Encoding`). Apple's size caps (``maxBytes``) apply to the decoded bytes.
     public var acceptEncoding: String? = "gzip, deflate, br"
     /// Headers given by the user (`-H`): each replaces the device's header of its name, `Name:` removes it.
-    public var requestHeaders: [RequestHeader] = []
+    package var requestHeaders: [RequestHeader] = []
     /// Offer HTTP/2 through ALPN on https, as iOS does (a server that only speaks 1.1 gets 1.1).
     public var offersHTTP2 = true
     /// Read the cache headers of each response (``CacheResult/headerNames``) into ``FetchResult/cache``:
@@ -115,22 +115,22 @@ public struct FetchPolicy: Sendable {
 }
 
 /// One download: where from and by when.
-public struct FetchRequest: Sendable {
+package struct FetchRequest: Sendable {
     /// The asset URL.
-    public var url: String
+    package var url: String
     /// The instant by which the download must be over: the device's budget, made absolute once.
-    public var deadline: ContinuousClock.Instant
+    package var deadline: ContinuousClock.Instant
     /// The limits it runs under.
-    public var policy: FetchPolicy
+    package var policy: FetchPolicy
 
-    public init(url: String, deadline: ContinuousClock.Instant, policy: FetchPolicy = FetchPolicy()) {
+    package init(url: String, deadline: ContinuousClock.Instant, policy: FetchPolicy = FetchPolicy()) {
         self.url = url
         self.deadline = deadline
         self.policy = policy
     }
 
     /// A request whose deadline is `budget` from now.
-    public init(url: String, budget: Duration, policy: FetchPolicy = FetchPolicy()) {
+    package init(url: String, budget: Duration, policy: FetchPolicy = FetchPolicy()) {
         self.init(url: url, deadline: .now + budget, policy: policy)
     }
 }

@@ -40,7 +40,7 @@ public struct FetchTimings: Sendable, Equatable, Codable {
     }
 
     /// The `timings_ms` object.
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object(milestones.map { ($0.key.rawValue, .number(String($0.value.inMilliseconds))) })
     }
 
@@ -84,18 +84,18 @@ public struct FetchResult: Sendable {
     public var timings: FetchTimings
     /// What was learned from the body as it arrived (its first bytes and SHA-256), when the policy asked
     /// for it (``FetchPolicy/keepsBodySummary``): the verdict never reads a download back.
-    public var body = BodySummary()
+    package var body = BodySummary()
     /// The Content-Length the server declared, when it sent one: the asset's size even when the
     /// download stopped early (an expired verdict sizes its hint with it).
     public var contentLength: Int64? = nil
     /// The download as `curl -v` shows it, when the policy asked for it (``FetchPolicy/tracesTransfer``):
     /// every hop's lines in order. Print ``TransferTrace/rendered``; its text is already escaped.
-    public var trace: TransferTrace? = nil
+    package var trace: TransferTrace? = nil
     /// The Content-Disposition header, when the policy asked for it (``FetchPolicy/readsContentDisposition``):
     /// `URLResponse.suggestedFilename` prefers its filename.
     public var contentDisposition: String? = nil
     /// What the cache headers say, when the policy reads them (``FetchPolicy/readsCacheHeaders``).
-    public var cache = CacheResult.none
+    package var cache = CacheResult.none
     /// New connections the download opened, over every hop (0: it reused one).
     public var connectionsMade = 0
 }

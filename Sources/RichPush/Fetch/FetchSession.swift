@@ -35,7 +35,7 @@ public final class FetchSession: Sendable {
     public func close() { engine.shutdown() }
 
     /// Downloads the URL ``FetchConfiguration/repeatCount`` times (once without it), bodies discarded.
-    public func repeated() async -> DownloadRunSummary {
+    package func repeated() async -> DownloadRunSummary {
         await DownloadRun.run(
             engine: engine, url: configuration.url, count: configuration.repeatCount ?? 1,
             concurrency: configuration.parallel, budget: configuration.budget, policy: configuration.policy)
@@ -71,14 +71,14 @@ public final class FetchSession: Sendable {
     }
 
     /// The one-line summary of a repeat run for stderr: downloads, successes, rate, throughput and p99.
-    public static func summaryLine(_ summary: DownloadRunSummary) -> String {
+    package static func summaryLine(_ summary: DownloadRunSummary) -> String {
         String(
             format: "%d downloads, %d ok, %.0f/s, %.1f MB/s, p99 %.1f ms", summary.downloads, summary.succeeded,
             summary.downloadsPerSecond, summary.megabytesPerSecond, summary.latencyMilliseconds["p99"] ?? 0)
     }
 
     /// The JSON report of a download, as `fetch` prints it.
-    public static func report(_ outcome: Result<FetchResult, FetchError>, url: String) -> FetchReport {
+    package static func report(_ outcome: Result<FetchResult, FetchError>, url: String) -> FetchReport {
         var report = FetchReport(url: url)
         switch outcome {
         case .success(let result): report.record(result)

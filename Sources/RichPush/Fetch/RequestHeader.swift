@@ -8,20 +8,20 @@
 /// ```swift
 /// let header = try RequestHeader(parsing: "X-Device: iPhone15,2")
 /// ```
-public struct RequestHeader: Sendable, Equatable, CustomStringConvertible {
+package struct RequestHeader: Sendable, Equatable, CustomStringConvertible {
     /// Why a header line cannot be sent.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, CustomStringConvertible {
         /// What is wrong and how to write it instead.
-        public var message: String
-        public var description: String { message }
+        package var message: String
+        package var description: String { message }
     }
 
-    public var name: String
+    package var name: String
     /// The value; empty removes the header from the request.
-    public var value: String
+    package var value: String
 
     /// Parses `Name: value` (spaces and tabs around the value are dropped, as a server would).
-    public init(parsing text: String) throws(Failure) {
+    package init(parsing text: String) throws(Failure) {
         let shown = text.escapingControlCharacters
         if let bad = text.unicodeScalars.first(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
             let what = bad == "\0" ? "a NUL byte" : bad == "\r" ? "a carriage return (CR)" : "a line feed (LF)"
@@ -44,18 +44,18 @@ public struct RequestHeader: Sendable, Equatable, CustomStringConvertible {
         value = String(text[text.index(after: colon)...]).trimmingSpacesAndTabs
     }
 
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
         self.name = name
         self.value = value
     }
 
     /// The line as libcurl takes it: `Name: value`, or `Name:` to remove the header.
-    public var description: String { value.isEmpty ? "\(name):" : "\(name): \(value)" }
+    package var description: String { value.isEmpty ? "\(name):" : "\(name): \(value)" }
 
     /// The headers sent: `defaults`, each replaced (in place) by the last given header of its name,
     /// then every given header of another name, in order. A removal stays in the list (`Name:`)
     /// so libcurl drops its own header of that name (User-Agent, Accept-Encoding).
-    public static func merged(_ defaults: [RequestHeader], with given: [RequestHeader]) -> [RequestHeader] {
+    package static func merged(_ defaults: [RequestHeader], with given: [RequestHeader]) -> [RequestHeader] {
         var lastGiven: [String: RequestHeader] = [:]
         for header in given { lastGiven[header.name.lowercased()] = header }
         let defaultNames = Set(defaults.map { $0.name.lowercased() })

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The reason stays `tls-failed` (the stable vocabulary reports tally); this detail says what to fix.
 /// Its text never changes once released. JSON: `tls_problem`.
-public struct TLSProblem: Hashable, Sendable, CustomStringConvertible, Codable {
+package struct TLSProblem: Hashable, Sendable, CustomStringConvertible, Codable {
     private enum Base: String, Sendable {
         case hostnameMismatch = "hostname-mismatch"
         case unknownIssuer = "unknown-issuer"
@@ -22,34 +22,34 @@ public struct TLSProblem: Hashable, Sendable, CustomStringConvertible, Codable {
     private init(_ base: Base) { self.base = base }
 
     /// The certificate does not hold the URL's host name.
-    public static let hostnameMismatch = TLSProblem(.hostnameMismatch)
+    package static let hostnameMismatch = TLSProblem(.hostnameMismatch)
     /// No trusted certificate signs the chain (OpenSSL: unable to get local issuer certificate).
-    public static let unknownIssuer = TLSProblem(.unknownIssuer)
+    package static let unknownIssuer = TLSProblem(.unknownIssuer)
     /// The server does not send the intermediate certificate its certificate was issued under.
-    public static let incompleteChain = TLSProblem(.incompleteChain)
+    package static let incompleteChain = TLSProblem(.incompleteChain)
     /// A certificate of the chain has expired.
-    public static let expired = TLSProblem(.expired)
+    package static let expired = TLSProblem(.expired)
     /// A certificate of the chain is not valid yet.
-    public static let notYetValid = TLSProblem(.notYetValid)
+    package static let notYetValid = TLSProblem(.notYetValid)
     /// The server's certificate, or the root of the chain it sends, signs itself and is not trusted.
-    public static let selfSigned = TLSProblem(.selfSigned)
+    package static let selfSigned = TLSProblem(.selfSigned)
     /// The server and the client share no TLS version, cipher or parameters (handshake refused).
-    public static let protocolRefused = TLSProblem(.protocolRefused)
+    package static let protocolRefused = TLSProblem(.protocolRefused)
     /// The trusted certificates (the system bundle or the CA file) could not be read.
-    public static let caFileUnusable = TLSProblem(.caFileUnusable)
+    package static let caFileUnusable = TLSProblem(.caFileUnusable)
     /// Any other TLS failure (the cause carries libcurl's words).
-    public static let other = TLSProblem(.other)
+    package static let other = TLSProblem(.other)
 
     /// Every problem, in documentation order.
-    public static let all: [TLSProblem] = [
+    package static let all: [TLSProblem] = [
         .hostnameMismatch, .unknownIssuer, .incompleteChain, .expired, .notYetValid, .selfSigned, .protocolRefused,
         .caFileUnusable, .other,
     ]
 
     /// The stable kebab-case name, for example `hostname-mismatch`.
-    public var description: String { base.rawValue }
+    package var description: String { base.rawValue }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let base = Base(rawValue: text) else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: text))
@@ -57,7 +57,7 @@ public struct TLSProblem: Hashable, Sendable, CustomStringConvertible, Codable {
         self.base = base
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(base.rawValue)
     }

@@ -8,7 +8,7 @@
 /// let networks = NetworkAssignment(mix: mix, devices: 1000, seed: 7, service: service)
 /// let (device, name) = networks.service(for: 42)   // the service over device 42's profile, and its name
 /// ```
-public struct NetworkAssignment: Sendable {
+package struct NetworkAssignment: Sendable {
     /// The services, one per profile, in the mix's order.
     private let services: [ServiceExtension]
     /// Each service's profile as reports name it (``key(_:)``; nil over loopback), worked out once.
@@ -19,7 +19,7 @@ public struct NetworkAssignment: Sendable {
     private let indices: [UInt16]
 
     /// Every device over the network of `service`'s policy (loopback when it has none).
-    public init(service: ServiceExtension) {
+    package init(service: ServiceExtension) {
         services = [service]
         names = services.map { $0.policy.fetch.network.map(Self.key) }
         phones = [nil]
@@ -27,7 +27,7 @@ public struct NetworkAssignment: Sendable {
     }
 
     /// The devices `0..<devices` over the profiles of `mix`, drawn with `seed`.
-    public init(mix: NetworkMix, devices: Int, seed: UInt64, service: ServiceExtension) {
+    package init(mix: NetworkMix, devices: Int, seed: UInt64, service: ServiceExtension) {
         // The same extension over each profile: its store, engine, sniff cache and emitsPayload kept.
         services = mix.entries.map { service.over($0.profile) }
         names = services.map { $0.policy.fetch.network.map(Self.key) }
@@ -37,7 +37,7 @@ public struct NetworkAssignment: Sendable {
 
     /// The devices `0..<devices` over the profiles of `mix` (or the service's own network), each also
     /// on a phone of `audience`: one service for each pair, both drawn with `seed`, apart.
-    public init(mix: NetworkMix?, audience: AudienceMix, devices: Int, seed: UInt64, service: ServiceExtension) {
+    package init(mix: NetworkMix?, audience: AudienceMix, devices: Int, seed: UInt64, service: ServiceExtension) {
         let profiled = mix.map { $0.entries.map { service.over($0.profile) } } ?? [service]
         let phoneCount = audience.entries.count
         var services: [ServiceExtension] = []
@@ -61,19 +61,19 @@ public struct NetworkAssignment: Sendable {
     }
 
     /// The service device `index` runs, and the name of its profile (nil over loopback).
-    public func service(for index: Int) -> (service: ServiceExtension, network: String?) {
+    package func service(for index: Int) -> (service: ServiceExtension, network: String?) {
         let position = position(of: index)
         return (services[position], names[position])
     }
 
     /// The phone device `index` is judged on (``DeviceVersion/key``), nil without an audience.
-    public func phone(for index: Int) -> String? {
+    package func phone(for index: Int) -> String? {
         phones[position(of: index)]
     }
 
     /// A payload prepared once per profile (``ServiceExtension/prepare(_:)``), handed to each device
     /// with its service: what a run reads once instead of once per device.
-    public struct Deliveries: Sendable {
+    package struct Deliveries: Sendable {
         let assignment: NetworkAssignment
         let payloads: [ServiceExtension.PreparedPayload]
 
@@ -89,7 +89,7 @@ public struct NetworkAssignment: Sendable {
     }
 
     /// `payload` prepared by each profile's service.
-    public func prepared(_ payload: [UInt8]) -> Deliveries {
+    package func prepared(_ payload: [UInt8]) -> Deliveries {
         Deliveries(assignment: self, payloads: services.map { $0.prepare(payload) })
     }
 
@@ -98,5 +98,5 @@ public struct NetworkAssignment: Sendable {
     }
 
     /// The key a profile's rows have in reports: its name in lower case (`3g`, `very-bad`).
-    public static func key(_ profile: NetworkProfile) -> String { profile.name.lowercased() }
+    package static func key(_ profile: NetworkProfile) -> String { profile.name.lowercased() }
 }

@@ -2,9 +2,9 @@
 ///
 /// Parsing errors are the user's to fix (the command line reports them as usage errors with the
 /// grammar); `relay-failed` is the machine's (no descriptors, no thread).
-public struct NetworkError: Error, Sendable, CustomStringConvertible {
+package struct NetworkError: Error, Sendable, CustomStringConvertible {
     /// A stable, payload-free name for a way a profile, mix or relay can fail.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
             case invalidProfile = "invalid-network-profile"
             case invalidMix = "invalid-network-mix"
@@ -16,27 +16,27 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
         private init(_ base: Base) { self.base = base }
 
         /// A network profile that is neither a built-in name nor a valid custom profile.
-        public static let invalidProfile = Code(.invalidProfile)
+        package static let invalidProfile = Code(.invalidProfile)
         /// A network mix that does not parse or does not sum to 100.
-        public static let invalidMix = Code(.invalidMix)
+        package static let invalidMix = Code(.invalidMix)
         /// The relay could not start or open a route (descriptors, threads, an unresolvable host).
-        public static let relayFailed = Code(.relayFailed)
+        package static let relayFailed = Code(.relayFailed)
         /// The relay could not resolve the upstream host of a route.
-        public static let hostUnresolved = Code(.hostUnresolved)
+        package static let hostUnresolved = Code(.hostUnresolved)
 
         /// The stable kebab-case name.
-        public var description: String { base.rawValue }
+        package var description: String { base.rawValue }
     }
 
     /// Which failure it was.
-    public var code: Code
+    package var code: Code
     /// What was wrong and what to do.
-    public var message: String
+    package var message: String
 
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -11,29 +11,29 @@ import Foundation
 /// let mix = try NetworkMix(parsing: "3g=20,lte=70,wifi=10")
 /// let profiles = mix.assignments(devices: 1000, seed: 7)  // 200 x 3G, 700 x LTE, 100 x Wi-Fi
 /// ```
-public struct NetworkMix: Sendable, Hashable {
+package struct NetworkMix: Sendable, Hashable {
     /// One profile and its share.
-    public struct Entry: Sendable, Hashable {
-        public var profile: NetworkProfile
+    package struct Entry: Sendable, Hashable {
+        package var profile: NetworkProfile
         /// Percent of devices, 1 to 100.
-        public var percent: Int
+        package var percent: Int
 
-        public init(profile: NetworkProfile, percent: Int) {
+        package init(profile: NetworkProfile, percent: Int) {
             self.profile = profile
             self.percent = percent
         }
     }
 
     /// The profiles in the order given.
-    public var entries: [Entry]
+    package var entries: [Entry]
 
     /// How a network mix is written.
-    public static let grammar = """
+    package static let grammar = """
         MIX is NAME=PERCENT[,NAME=PERCENT...] with built-in profile names and whole percentages summing to 100,
         for example 3g=20,lte=70,wifi=10. Names: \(NetworkProfile.builtIn.map(\.name).joined(separator: ", ")).
         """
 
-    public init(entries: [Entry]) throws(NetworkError) {
+    package init(entries: [Entry]) throws(NetworkError) {
         guard !entries.isEmpty else { throw Self.invalid("the mix is empty") }
         let total = entries.reduce(0) { $0 + $1.percent }
         guard total == 100 else { throw Self.invalid("the percentages sum to \(total), not 100") }
@@ -41,7 +41,7 @@ public struct NetworkMix: Sendable, Hashable {
     }
 
     /// Parses `NAME=PERCENT,...` (see ``grammar``).
-    public init(parsing text: String) throws(NetworkError) {
+    package init(parsing text: String) throws(NetworkError) {
         var entries: [Entry] = []
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -69,18 +69,18 @@ public struct NetworkMix: Sendable, Hashable {
 
     /// How many of `devices` each entry gets: floors of the exact shares, then the devices left over
     /// to the largest remainders (ties to the entry given first). The counts sum to `devices`.
-    public func counts(devices: Int) -> [Int] {
+    package func counts(devices: Int) -> [Int] {
         Shares.counts(percents: entries.map(\.percent), devices: devices)
     }
 
     /// The profile of each device `0..<devices`: exact counts (``counts(devices:)``) in a seeded shuffle.
-    public func assignments(devices: Int, seed: UInt64) -> [NetworkProfile] {
+    package func assignments(devices: Int, seed: UInt64) -> [NetworkProfile] {
         entryIndices(devices: devices, seed: seed).map { entries[Int($0)].profile }
     }
 
     /// The index into ``entries`` of each device `0..<devices`, as ``assignments(devices:seed:)`` draws them
     /// (one byte a device, so a million devices cost a megabyte).
-    public func entryIndices(devices: Int, seed: UInt64) -> [UInt8] {
+    package func entryIndices(devices: Int, seed: UInt64) -> [UInt8] {
         Shares.entryIndices(percents: entries.map(\.percent), devices: devices, seed: seed)
     }
 }

@@ -16,7 +16,7 @@ extension NetworkProfile {
     ///
     /// - Throws: ``NetworkError`` with code `invalid-network-profile` and a message that names the
     ///   offending part and ends with the grammar.
-    public init(parsing text: String) throws(NetworkError) {
+    package init(parsing text: String) throws(NetworkError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let profile = Self.named(trimmed) {
             self = profile

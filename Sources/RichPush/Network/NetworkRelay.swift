@@ -1,4 +1,5 @@
 import CNetRelay
+import POSIXKit
 import Synchronization
 
 /// The shaping relay: a TCP relay on 127.0.0.1 that makes every byte pay a profile's delays and rates.
@@ -35,55 +36,55 @@ import Synchronization
 ///
 /// - Warning: ``stop()`` (or the end of ``withRelay(profile:seed:bufferBudget:_:)``) closes every relayed
 ///   connection; stop the transfers that use it first.
-public final class NetworkRelay: Sendable {
+package final class NetworkRelay: Sendable {
     /// The buffer memory all of a relay's connections may hold together unless told otherwise: 64 MiB.
     ///
     /// Chosen to keep a bench within its memory goal (about 250-300 MB of peak RSS for 2,000 devices
     /// in flight): the relay adds at most this, or one ``chunkBytes`` chunk per direction holding
     /// bytes when there are more of those than the budget has chunks. It still carries 64 MiB per
     /// one-way delay in all: about 1.3 GB/s at LTE's 50 ms, far more than one machine moves.
-    public static let defaultBufferBudget = 64 << 20
+    package static let defaultBufferBudget = 64 << 20
 
     /// The unit of buffer memory: a direction holds whole chunks of this many bytes (16 KiB).
-    public static let chunkBytes = Int(CNR_CHUNK_BYTES)
+    package static let chunkBytes = Int(CNR_CHUNK_BYTES)
 
     /// Descriptors the relay itself opens per relayed transfer: the accepted connection and the one to
     /// the upstream (the transfer's own socket, to the relay, is not among them).
-    public static let descriptorsPerTransfer = Int(CNR_DESCRIPTORS_PER_CONNECTION)
+    package static let descriptorsPerTransfer = Int(CNR_DESCRIPTORS_PER_CONNECTION)
 
     /// Descriptors a running relay holds whatever it carries: its epoll set, wake-up event and timer.
-    public static let fixedDescriptors = Int(CNR_FIXED_DESCRIPTORS)
+    package static let fixedDescriptors = Int(CNR_FIXED_DESCRIPTORS)
 
     /// Descriptors each route (one per upstream target) holds: its listener.
-    public static let descriptorsPerRoute = Int(CNR_DESCRIPTORS_PER_ROUTE)
+    package static let descriptorsPerRoute = Int(CNR_DESCRIPTORS_PER_ROUTE)
 
     /// Counters of the relay's work so far.
-    public struct Statistics: Sendable, Equatable {
+    package struct Statistics: Sendable, Equatable {
         /// Connections accepted.
-        public var accepted: Int
+        package var accepted: Int
         /// Connections open now.
-        public var active: Int
+        package var active: Int
         /// Connections whose upstream could not be reached.
-        public var upstreamFailures: Int
+        package var upstreamFailures: Int
         /// Bytes relayed from clients to upstreams.
-        public var bytesUp: Int64
+        package var bytesUp: Int64
         /// Bytes relayed from upstreams to clients.
-        public var bytesDown: Int64
+        package var bytesDown: Int64
         /// Segments held back as lost.
-        public var lostSegments: Int
+        package var lostSegments: Int
         /// Buffer memory held now, and at most so far.
-        public var bufferBytes: Int64
-        public var peakBufferBytes: Int64
+        package var bufferBytes: Int64
+        package var peakBufferBytes: Int64
         /// Times a connection stopped reading because the buffer budget was spent (it resumed as bytes
         /// drained): non-zero means the budget, not the profile, set some connections' pace.
-        public var budgetWaits: Int
+        package var budgetWaits: Int
         /// Accepts and upstream sockets that failed because the process or the system ran out of
         /// descriptors (EMFILE, ENFILE). A failed accept leaves the transfer waiting until descriptors
         /// free up (the relay retries every 100 ms); a failed upstream socket closes the transfer's
         /// connection at once, which curl reports as an empty reply or a failed TLS handshake.
-        public var descriptorFailures: Int
+        package var descriptorFailures: Int
         /// Descriptors the relay holds now.
-        public var descriptors: Int
+        package var descriptors: Int
     }
 
     private struct State: ~Copyable {
@@ -93,15 +94,15 @@ public final class NetworkRelay: Sendable {
 
     private let state: Mutex<State>
     /// The profile every connection through this relay pays.
-    public let profile: NetworkProfile
+    package let profile: NetworkProfile
     /// The buffer memory all connections may hold together, in bytes (0: no overall cap).
-    public let bufferBudget: Int
+    package let bufferBudget: Int
 
     /// Starts the relay's loop thread; `seed` fixes which segments are lost and the jitter drawn.
     ///
     /// `bufferBudget` caps the buffer memory of all connections together (see the type's summary);
     /// 0 removes the cap, leaving only each direction's own delay-bandwidth product (up to 8 MiB).
-    public init(
+    package init(
         profile: NetworkProfile, seed: UInt64 = 1, bufferBudget: Int = NetworkRelay.defaultBufferBudget
     ) throws(NetworkError) {
         var config = cnr_config()
@@ -126,7 +127,7 @@ public final class NetworkRelay: Sendable {
     deinit { stop() }
 
     /// Runs `body` with a new relay and stops it when `body` ends.
-    public static func withRelay<Result>(
+    package static func withRelay<Result>(
         profile: NetworkProfile, seed: UInt64 = 1, bufferBudget: Int = NetworkRelay.defaultBufferBudget,
         _ body: (NetworkRelay) async throws -> Result
     ) async throws -> Result {
@@ -138,7 +139,7 @@ public final class NetworkRelay: Sendable {
     /// The port on 127.0.0.1 whose connections reach `host:port` through the relay; opened once per target.
     ///
     /// `host` is resolved here (a name blocks the caller while it resolves; an address does not).
-    public func route(toHost host: String, port: Int) throws(NetworkError) -> Int {
+    package func route(toHost host: String, port: Int) throws(NetworkError) -> Int {
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         let key = "\(bare)|\(port)"
         let result: Result<Int, NetworkError> = state.withLock { state in
@@ -166,7 +167,7 @@ public final class NetworkRelay: Sendable {
     }
 
     /// The relay's counters now.
-    public var statistics: Statistics {
+    package var statistics: Statistics {
         state.withLock { state in
             var stats = cnr_stats()
             if let relay = state.relay { cnr_relay_stats(relay, &stats) }
@@ -181,7 +182,7 @@ public final class NetworkRelay: Sendable {
     }
 
     /// Closes every connection and listener and joins the loop thread. Idempotent.
-    public func stop() {
+    package func stop() {
         state.withLock { state in
             guard let relay = state.relay else { return }
             state.relay = nil

@@ -13,24 +13,24 @@ import Foundation
 /// estimate.hint(budget: .seconds(30), kind: "GIF")
 /// // "at 3G this 4.1 MB GIF needs about 43 s; at most 2.8 MB fits in 30 s"
 /// ```
-public struct TransferEstimate: Sendable, Equatable {
+package struct TransferEstimate: Sendable, Equatable {
     /// The segment size the relay paces and loses in.
     static let segmentBytes = 1448.0
 
-    public var profile: NetworkProfile
+    package var profile: NetworkProfile
     /// The body's size.
-    public var bytes: Int64
+    package var bytes: Int64
     /// Whether the connection is HTTPS (one more round trip for TLS 1.3).
-    public var secure: Bool
+    package var secure: Bool
 
-    public init(profile: NetworkProfile, bytes: Int64, secure: Bool = true) {
+    package init(profile: NetworkProfile, bytes: Int64, secure: Bool = true) {
         self.profile = profile
         self.bytes = bytes
         self.secure = secure
     }
 
     /// Round trips before the first body byte: TCP, TLS (HTTPS only), request and answer.
-    public var roundTrips: Int { secure ? 3 : 2 }
+    package var roundTrips: Int { secure ? 3 : 2 }
 
     /// The expected stall from loss for `bytes`: one timeout times the chance of at least one loss.
     private func lossSeconds(for bytes: Double) -> Double {
@@ -43,13 +43,13 @@ public struct TransferEstimate: Sendable, Equatable {
     private var bytesPerSecond: Double { Double(profile.downBitsPerSecond) / 8 }
 
     /// The time the download needs under the profile.
-    public var duration: Duration {
+    package var duration: Duration {
         let body = Double(bytes)
         return .seconds(setupSeconds + body / bytesPerSecond + lossSeconds(for: body))
     }
 
     /// The largest body that arrives within `budget` under the profile (0 when the round trips alone take longer).
-    public func largestFitting(_ budget: Duration) -> Int64 {
+    package func largestFitting(_ budget: Duration) -> Int64 {
         // The loss term grows with size; assume the worst (one full timeout), so the answer is safe.
         let stall = profile.loss > 0 ? profile.retransmissionTimeout.seconds : 0
         let seconds = budget.seconds - setupSeconds - stall
@@ -60,7 +60,7 @@ public struct TransferEstimate: Sendable, Equatable {
     /// The hint an expired verdict gives: "at 3G this 4.1 MB GIF needs about 43 s; at most 2.8 MB fits in 30 s".
     ///
     /// `kind` names the asset ("GIF", "JPEG"); nil says "asset".
-    public func hint(budget: Duration, kind: String? = nil) -> String {
+    package func hint(budget: Duration, kind: String? = nil) -> String {
         let subject = "\(Self.size(bytes, roundingDown: false)) \(kind ?? "asset")"
         let needs = "at \(profile.title) this \(subject) needs about \(Self.time(duration))"
         let fits = largestFitting(budget)
@@ -74,7 +74,7 @@ public struct TransferEstimate: Sendable, Equatable {
     /// The hint when the asset's size is unknown (no Content-Length): only the largest size that fits.
     ///
     /// "at 3G at most 2.8 MB fits in 30 s (the server declared no size)".
-    public static func hint(profile: NetworkProfile, budget: Duration, secure: Bool = true) -> String {
+    package static func hint(profile: NetworkProfile, budget: Duration, secure: Bool = true) -> String {
         let estimate = TransferEstimate(profile: profile, bytes: 0, secure: secure)
         let fits = estimate.largestFitting(budget)
         guard fits > 0 else {

@@ -11,7 +11,7 @@
 extension AttachmentURL {
     /// Why the RFC 1738/1808 parser returns nil for `text`, in words (`a space`, `'{'`, `a second '#'`),
     /// or nil when it accepts it.
-    public static func legacyRefusal(of text: String) -> String? {
+    package static func legacyRefusal(of text: String) -> String? {
         if text.isEmpty { return "an empty string" }
         let units = Array(text.utf16)
         var seenHash = false

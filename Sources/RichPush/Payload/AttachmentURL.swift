@@ -13,32 +13,32 @@ import Foundation
 /// let url = AttachmentURL("https://cdn.example.com/my hero.jpg")
 /// url.requested  // "https://cdn.example.com/my%20hero.jpg"
 /// ```
-public struct AttachmentURL: Sendable, Equatable {
+package struct AttachmentURL: Sendable, Equatable {
     /// The text as the payload carries it.
-    public let written: String
+    package let written: String
     /// The URL the device requests (`URL(string:)?.absoluteString`); nil when `URL(string:)` returns nil.
-    public let requested: String?
+    package let requested: String?
     /// The scheme, lower-cased; nil for a relative reference or a nil URL.
-    public let scheme: String?
+    package let scheme: String?
     /// Whether the URL has a non-empty host.
-    public let hasHost: Bool
+    package let hasHost: Bool
     /// The port as written, if any (`URL(string:)` accepts any number of digits).
-    public let port: Int?
+    package let port: Int?
 
     /// The largest TCP port; `URL(string:)` accepts more, a connection cannot be made to it.
-    public static let maxPort = 65535
+    package static let maxPort = 65535
 
     /// The payload key the text came from, for messages (`ab.att.url`, `fcm_options.image`).
-    public let key: String
+    package let key: String
     /// The parser `URL(string:)` runs on the phone judged (``DeviceVersion/urlParser``).
-    public let parser: URLParser
+    package let parser: URLParser
     /// Why the RFC 1738/1808 parser (iOS 16 and earlier, or an extension linked against an older SDK)
     /// returns nil for the text (``legacyRefusal(of:)``); nil when it accepts it.
-    public let legacyProblem: String?
+    package let legacyProblem: String?
 
     /// The text as `parser` reads it. RFC 3986 is this toolchain's Foundation, which implements it;
     /// RFC 1738/1808 is CoreFoundation's check, then the text as written.
-    public init(_ written: String, key: String = "ab.att.url", parser: URLParser = .rfc3986) {
+    package init(_ written: String, key: String = "ab.att.url", parser: URLParser = .rfc3986) {
         self.written = written
         self.key = key
         self.parser = parser
@@ -81,7 +81,7 @@ public struct AttachmentURL: Sendable, Equatable {
 
     /// Why the device cannot request this URL at all (the extension's guard fails, UNError 100), with a
     /// hint; nil when it can (its scheme is judged later, by App Transport Security and the fetch policy).
-    public var refusal: (message: String, hint: String?)? {
+    package var refusal: (message: String, hint: String?)? {
         let shown = "'\(key)' ('\(written)')"
         if parser == .rfc1738, let legacyProblem {
             let encodes = URL(string: written) != nil
@@ -132,7 +132,7 @@ public struct AttachmentURL: Sendable, Equatable {
     /// Where the URL the device requests differs from the text: whitespace at the end (kept,
     /// percent-encoded), characters percent-encoded, a `%` read as a literal percent sign, a
     /// non-ASCII host. Empty when the device requests the text as written, or cannot request it (``refusal``).
-    public var warnings: [Warning] {
+    package var warnings: [Warning] {
         guard let requested, refusal == nil else { return [] }
         var version: [Warning] = []
         if parser == .rfc3986, let legacyProblem {

@@ -4,7 +4,7 @@
 /// values and the difference between `1` and `true` on some platforms) and objects into unordered
 /// dictionaries. The payload is opaque to richpush except for a few keys, so it is read with this
 /// small parser, and the output is the original text with one key added (see ``PayloadText``).
-public indirect enum JSONValue: Sendable, Equatable {
+package indirect enum JSONValue: Sendable, Equatable {
     case object([(key: String, value: JSONValue)])
     case array([JSONValue])
     case string(String)
@@ -13,7 +13,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     case bool(Bool)
     case null
 
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.object(let a), .object(let b)):
             return a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
@@ -27,13 +27,13 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// The value for `key` in an object (the last one, if the key repeats, as most parsers do).
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members.last { $0.key == key }?.value
     }
 
     /// The JSON type's name, for messages ("a string", "an object", ...).
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .object: return "an object"
         case .array: return "an array"
@@ -45,10 +45,10 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// Compact JSON text.
-    public var text: String { String(decoding: utf8, as: UTF8.self) }
+    package var text: String { String(decoding: utf8, as: UTF8.self) }
 
     /// Compact JSON text, as UTF-8 bytes.
-    public var utf8: [UInt8] {
+    package var utf8: [UInt8] {
         var output: [UInt8] = []
         write(to: &output)
         return output
@@ -104,18 +104,18 @@ public indirect enum JSONValue: Sendable, Equatable {
 }
 
 /// Why bytes are not JSON, with the byte offset where the parser gave up.
-public struct JSONParseError: Error, Sendable, CustomStringConvertible {
-    public var offset: Int
-    public var reason: String
-    public var description: String { "\(reason) at byte \(offset)" }
+package struct JSONParseError: Error, Sendable, CustomStringConvertible {
+    package var offset: Int
+    package var reason: String
+    package var description: String { "\(reason) at byte \(offset)" }
 }
 
 extension JSONValue {
     /// The deepest nesting accepted, so hostile input cannot exhaust the stack.
-    public static let maximumDepth = 512
+    package static let maximumDepth = 512
 
     /// Parses one JSON text (RFC 8259): UTF-8, any whitespace around a single value.
-    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+    package static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)

@@ -1,5 +1,5 @@
 /// What a payload asks of the extension, or the verdict it gets before any download.
-public enum Inspection: Sendable {
+package enum Inspection: Sendable {
     /// Decided without downloading: rejected, not invoked, no attachment, or a malformed request.
     case decided(Outcome, root: JSONValue?)
     /// Media to download: the items the SDK's extension reads, in payload order, and the warnings so far.
@@ -10,12 +10,14 @@ public enum Inspection: Sendable {
 /// SDK's extension (``Dialect/readMedia(_:)``) ask for.
 ///
 /// Everything outside `aps.alert`, `aps.mutable-content` and the SDK's own keys is opaque and untouched.
-public enum PayloadInspector {
+package enum PayloadInspector {
     /// The `type` values Braze's REST API lets a campaign send.
-    public static var brazeAPITypes: Set<String> { BrazeExtension.apiTypes }
+    package static var brazeAPITypes: Set<String> { BrazeExtension.apiTypes }
 
     /// The payload as `dialect`'s extension reads it (Braze's by default).
-    public static func inspect(_ bytes: [UInt8], pushType: ExtensionPolicy.PushType = .alert, dialect: Dialect = .braze)
+    package static func inspect(
+        _ bytes: [UInt8], pushType: ExtensionPolicy.PushType = .alert, dialect: Dialect = .braze
+    )
         -> Inspection
     {
         switch envelope(bytes, pushType: pushType) {

@@ -2,12 +2,12 @@
 ///
 /// Re-encoding would reorder keys and rewrite numbers (`1.10`, 64-bit integers); inserting the
 /// new member before the closing brace keeps every byte of the original.
-public enum PayloadText {
+package enum PayloadText {
     /// Inserts `"key": value` as the last member of the top-level object in `original`.
     ///
     /// `original` must be a JSON object (as ``JSONValue/parse(_:)`` accepted it); `isEmpty` says
     /// whether it had no members, so no comma is needed.
-    public static func inserting(key: String, value: JSONValue, into original: [UInt8], isEmpty: Bool) -> [UInt8] {
+    package static func inserting(key: String, value: JSONValue, into original: [UInt8], isEmpty: Bool) -> [UInt8] {
         var end = original.count
         while end > 0, [0x20, 0x09, 0x0a, 0x0d].contains(original[end - 1]) { end -= 1 }
         guard end > 0, original[end - 1] == UInt8(ascii: "}") else { return original }

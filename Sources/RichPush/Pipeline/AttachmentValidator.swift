@@ -15,15 +15,15 @@
 ///
 /// Size is checked during the download (the cap of the declared class, `file-too-large`, 102), and for a
 /// file on disk by ``validate(file:bytes:policy:)``, which `sniff` uses: one rule for both commands.
-public enum AttachmentValidator {
-    public enum Decision: Sendable, Equatable {
+package enum AttachmentValidator {
+    package enum Decision: Sendable, Equatable {
         case attach(warnings: [Warning])
         case reject(ReasonCode, String)
     }
 
     /// Why a file of `attachmentClass` over `cap` bytes is refused (`file-too-large`), in one sentence
     /// without its final period, so each command can add what it did about it.
-    public static func tooLargeMessage(_ attachmentClass: AttachmentClass, cap: Int64) -> String {
+    package static func tooLargeMessage(_ attachmentClass: AttachmentClass, cap: Int64) -> String {
         "the asset is over Apple's \(attachmentClass.maxMegabytes) MB cap for \(attachmentClass.rawValue) "
             + "(\(cap) bytes) (UNError 102)"
     }
@@ -36,7 +36,7 @@ public enum AttachmentValidator {
     /// let (sniff, bytes) = try sniffer.sniffFile(at: "hero.jpg")
     /// let decision = AttachmentValidator.validate(file: sniff, bytes: bytes, policy: ExtensionPolicy())
     /// ```
-    public static func validate(file sniff: Sniff, bytes: Int64, policy: ExtensionPolicy) -> Decision {
+    package static func validate(file sniff: Sniff, bytes: Int64, policy: ExtensionPolicy) -> Decision {
         guard let format = sniff.attachableFormat else { return unrecognized(sniff) }
         let cap = policy.maxBytes(for: format.attachmentClass)
         guard bytes <= cap else {
@@ -59,7 +59,7 @@ public enum AttachmentValidator {
 
     /// What names the type iOS reads, for the advice in a message: a payload key (`'ab.att.type'`), or
     /// the file's name the SDK made from the response.
-    public enum TypeSource: Sendable, Equatable {
+    package enum TypeSource: Sendable, Equatable {
         case key(String)
         case fileName
 
@@ -78,7 +78,7 @@ public enum AttachmentValidator {
         }
     }
 
-    public static func validate(declared: AttachmentFormat, sniff: Sniff, typeSource: TypeSource = .key("ab.att.type"))
+    package static func validate(declared: AttachmentFormat, sniff: Sniff, typeSource: TypeSource = .key("ab.att.type"))
         -> Decision
     {
         guard let actual = sniff.format else { return unrecognized(sniff) }

@@ -9,10 +9,10 @@ extension Outcome {
         public var verdict: Verdict
         public var reason: ReasonCode
         public var message: String
-        public var sdkFile: Naming?
+        package var sdkFile: Naming?
         public var attachment: Attachment?
         public var download: Download?
-        public var sniff: Sniff?
+        package var sniff: Sniff?
 
         enum CodingKeys: String, CodingKey {
             case id, url, verdict, reason, message
@@ -33,7 +33,7 @@ extension Outcome {
             sniff = outcome.sniff
         }
 
-        public var json: JSONValue {
+        package var json: JSONValue {
             var members: [(key: String, value: JSONValue)] = []
             if let id { members.append((CodingKeys.id.rawValue, .string(id))) }
             members += [

@@ -25,7 +25,7 @@ public struct Outcome: Sendable, Codable, Equatable {
         public var timings: FetchTimings
         /// What the response's cache headers said, when the fetch policy read them (a bench's devices):
         /// not in the outcome's JSON.
-        public var cache = CacheResult.none
+        package var cache = CacheResult.none
         /// New connections the download opened (0: it reused one): not in the outcome's JSON.
         public var connectionsMade = 0
 
@@ -56,7 +56,7 @@ public struct Outcome: Sendable, Codable, Equatable {
         }
 
         /// The `download` object.
-        public var json: JSONValue {
+        package var json: JSONValue {
             var members: [(key: String, value: JSONValue)] = [
                 (CodingKeys.status.rawValue, .number(String(status))),
                 (CodingKeys.effectiveURL.rawValue, .string(effectiveURL)),
@@ -101,7 +101,7 @@ public struct Outcome: Sendable, Codable, Equatable {
         }
 
         /// The `attachment` object.
-        public var json: JSONValue {
+        package var json: JSONValue {
             .object(
                 (file.map { [(CodingKeys.file.rawValue, JSONValue.string($0))] } ?? []) + [
                     (CodingKeys.uti.rawValue, .string(uti)),
@@ -120,7 +120,7 @@ public struct Outcome: Sendable, Codable, Equatable {
     /// A likely cause, for the classic mistakes.
     public var hint: String?
     /// For `tls-failed`: which TLS problem it was (JSON `tls_problem`, e.g. `hostname-mismatch`).
-    public var tlsProblem: TLSProblem?
+    package var tlsProblem: TLSProblem?
     /// Apple's UNError code for this failure, where one applies.
     public var unError: Int?
     public var warnings: [Warning] = []
@@ -132,27 +132,27 @@ public struct Outcome: Sendable, Codable, Equatable {
     public var declaredType: String?
     public var attachment: Attachment?
     public var download: Download?
-    public var sniff: Sniff?
+    package var sniff: Sniff?
     /// Which expanded view the user gets, when the app's content extensions are known.
     /// Separate from the verdict: an image can show in a view that crashes.
-    public var contentExtension: ContentOutcome?
+    package var contentExtension: ContentOutcome?
     /// Time from the start of the run to the verdict, in milliseconds (measured to 0.01).
     public var elapsedMilliseconds: Double = 0
     /// The request the payload was composed from, when it was (`process --braze-request`).
-    public var composed: Composition?
+    package var composed: Composition?
     /// The SDK dialect that ran (``Dialect/name``); nil when the run was not given `--sdk` (Braze, as ever).
     public var sdk: String? = nil
     /// The file the SDK wrote for the (first) attachment and the rule that named it (JSON `sdk_file`).
-    public var sdkFile: Naming? = nil
+    package var sdkFile: Naming? = nil
     /// Each media item of an SDK that takes several (OneSignal, Airship), in the order iOS gets them;
     /// the outcome's own `attachment` is the first shown, the thumbnail.
     public var attachments: [Item]? = nil
     /// What the user sees (JSON `delivered`), for a run given `--sdk`.
-    public var delivered: DeliveredContent? = nil
+    package var delivered: DeliveredContent? = nil
     /// The dialect's rules that no source states, which this outcome depends on.
     public var inferred: [String]? = nil
     /// The SDK's own network calls (JSON `sdk_calls`): sent to `--sdk-endpoint`, or modelled.
-    public var sdkCalls: [SDKCallReport]? = nil
+    package var sdkCalls: [SDKCallReport]? = nil
     /// The download as `curl -v` shows it, escaped, when the fetch policy asked for a trace
     /// (``FetchPolicy/tracesTransfer``); not part of the JSON.
     public var trace: [String]? = nil
@@ -189,7 +189,7 @@ public struct Outcome: Sendable, Codable, Equatable {
     ///
     /// Built directly rather than through `JSONEncoder`, which costs more than the rest of a batch
     /// payload's bookkeeping; the `Codable` conformance reads and writes the same keys.
-    public var jsonMembers: [(key: String, value: JSONValue)] {
+    package var jsonMembers: [(key: String, value: JSONValue)] {
         var members: [(key: String, value: JSONValue)] = [
             (CodingKeys.verdict.rawValue, .string(verdict.rawValue)),
             (CodingKeys.reason.rawValue, .string(reason.rawValue)),
@@ -222,10 +222,10 @@ public struct Outcome: Sendable, Codable, Equatable {
     }
 
     /// The outcome as one JSON object.
-    public var json: JSONValue { .object(jsonMembers) }
+    package var json: JSONValue { .object(jsonMembers) }
 
     /// The object added to the payload under the top-level key `richpush`: the whole outcome.
-    public var payloadSummary: JSONValue { json }
+    package var payloadSummary: JSONValue { json }
 
     /// Whether the notification shows as the payload intends: its verdict does (attached or
     /// no-attachment), and no content extension would crash on it or is misconfigured for it.

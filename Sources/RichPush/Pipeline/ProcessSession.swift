@@ -1,3 +1,5 @@
+import POSIXKit
+
 /// One payload's run as `richpush process` makes it: the store the attachment goes to (which
 /// remembers the files it made, to take them back), a one-loop engine, and the extension.
 ///
@@ -11,8 +13,15 @@ public struct ProcessSession: Sendable {
     private let engine: FetchEngine
     private let service: ServiceExtension
 
-    /// A folder that cannot be written is `unwritable-output`; an engine that cannot start, `unavailable`.
-    public init(policy: ExtensionPolicy, folder: String, durable: Bool = false, tracker: DeliveryTracker? = nil)
+    /// A session whose attachments go to `folder` (made when missing; `durable`: each file is flushed
+    /// to disk before it gets its name). A folder that cannot be written is `unwritable-output`; an
+    /// engine that cannot start, `unavailable`.
+    public init(policy: ExtensionPolicy, folder: String, durable: Bool = false) throws(ConfigurationError) {
+        try self.init(policy: policy, folder: folder, durable: durable, tracker: nil)
+    }
+
+    /// A session that also logs a delivery event per payload through `tracker` (`--track-endpoint`).
+    package init(policy: ExtensionPolicy, folder: String, durable: Bool, tracker: DeliveryTracker?)
         throws(ConfigurationError)
     {
         do { store = try AttachmentStore(folder: folder, durable: durable, recordsNewFiles: true) } catch {
@@ -26,8 +35,22 @@ public struct ProcessSession: Sendable {
     }
 
     /// A session for `body` alone: it is closed when `body` returns or throws, whatever happens.
+    ///
+    /// ```swift
+    /// let result = try await ProcessSession.with(policy: ExtensionPolicy(), folder: "out") { session in
+    ///     await session.process(Array(payload.utf8))
+    /// }
+    /// print(result.outcome.verdict, result.outcome.reason)
+    /// ```
     public static func with<T>(
-        policy: ExtensionPolicy, folder: String, durable: Bool = false, tracker: DeliveryTracker? = nil,
+        policy: ExtensionPolicy, folder: String, durable: Bool = false, _ body: (ProcessSession) async throws -> T
+    ) async throws -> T {
+        try await with(policy: policy, folder: folder, durable: durable, tracker: nil, body)
+    }
+
+    /// ``with(policy:folder:durable:_:)`` with a delivery tracker (`--track-endpoint`).
+    package static func with<T>(
+        policy: ExtensionPolicy, folder: String, durable: Bool, tracker: DeliveryTracker?,
         _ body: (ProcessSession) async throws -> T
     ) async throws -> T {
         let session = try ProcessSession(policy: policy, folder: folder, durable: durable, tracker: tracker)

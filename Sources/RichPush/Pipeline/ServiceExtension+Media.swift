@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 
 /// The pipeline's stages after the envelope, the same for every SDK (``Dialect``): the SDK's reading
 /// of its keys, invocation, policy per URL, the download, the SDK's naming and its own checks, then
@@ -21,7 +22,7 @@ extension ServiceExtension {
 
     /// Reads `bytes` as far as it can without a download (see ``PreparedPayload``): the envelope, then
     /// the SDK's reading (`--sdk`, or the payload's own with `--sdk auto`, Braze without `--sdk`).
-    public func prepare(_ bytes: [UInt8]) -> PreparedPayload {
+    package func prepare(_ bytes: [UInt8]) -> PreparedPayload {
         let reportsSDK = policy.dialect != nil
         switch PayloadInspector.envelope(bytes, pushType: policy.pushType) {
         case .decided(let outcome, let root):

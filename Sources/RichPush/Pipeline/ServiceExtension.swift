@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 
 /// One payload through the emulated service extension: the outcome, and the mutated payload.
 public struct ProcessResult: Sendable {
@@ -35,26 +36,26 @@ public struct ProcessResult: Sendable {
 /// let result = await service.process(Array(payloadData))
 /// print(result.outcome.verdict)
 /// ```
-public struct ServiceExtension: Sendable {
-    public let engine: FetchEngine
-    public let sniffer: TypeSniffer
+package struct ServiceExtension: Sendable {
+    package let engine: FetchEngine
+    package let sniffer: TypeSniffer
     /// Where attachments are kept; `nil` keeps none (a bench without an output folder): the body is sniffed and
     /// hashed as it arrives and then dropped, and the verdict is the same.
-    public let store: AttachmentStore?
-    public private(set) var policy: ExtensionPolicy
+    package let store: AttachmentStore?
+    package private(set) var policy: ExtensionPolicy
     /// When set, each URL is downloaded once and shared by every payload that names it.
-    public let sharedDownloads: SharedDownloads?
+    package let sharedDownloads: SharedDownloads?
     /// When set (delivery tracking is on), each payload's delivery event is recorded for `/users/track`.
-    public let tracker: DeliveryTracker?
+    package let tracker: DeliveryTracker?
     /// Whether ``ProcessResult/mutatedPayload`` is written; a bench, which reads only the outcome,
     /// turns it off (about a tenth of a bench device's CPU).
-    public var emitsPayload = true
+    package var emitsPayload = true
     /// What the sniffer said of each input it read (a download's kept head and media facts) for this
     /// extension: a campaign sends every device the same asset, and the same input always sniffs the same.
     /// Shared by the copies ``over(_:)`` makes.
     let sniffs = SniffCache()
 
-    public init(
+    package init(
         engine: FetchEngine, sniffer: TypeSniffer = TypeSniffer(), store: AttachmentStore?,
         policy: ExtensionPolicy = ExtensionPolicy(), sharedDownloads: SharedDownloads? = nil,
         tracker: DeliveryTracker? = nil
@@ -69,7 +70,7 @@ public struct ServiceExtension: Sendable {
 
     /// This extension over another network (`nil`: loopback), everything else the same: the store,
     /// the engine, the sniff cache and whether the payload is emitted.
-    public func over(_ network: NetworkProfile?) -> ServiceExtension {
+    package func over(_ network: NetworkProfile?) -> ServiceExtension {
         var copy = self
         copy.policy.fetch.network = network
         return copy
@@ -77,7 +78,7 @@ public struct ServiceExtension: Sendable {
 
     /// This extension on another phone (``DeviceVersion``): its URL parser, and the CFNetwork and Darwin
     /// versions in a User-Agent that names richpush's (one the user set otherwise is kept).
-    public func on(_ device: DeviceVersion) -> ServiceExtension {
+    package func on(_ device: DeviceVersion) -> ServiceExtension {
         var copy = self
         copy.policy.device = device
         copy.policy.fetch.userAgent = DeviceUserAgent.retargeting(policy.fetch.userAgent, to: device.ios)
@@ -85,19 +86,19 @@ public struct ServiceExtension: Sendable {
     }
 
     /// This extension for pushes of another `apns-push-type` (a composed request's), everything else the same.
-    public func pushing(_ pushType: ExtensionPolicy.PushType) -> ServiceExtension {
+    package func pushing(_ pushType: ExtensionPolicy.PushType) -> ServiceExtension {
         var copy = self
         copy.policy.pushType = pushType
         return copy
     }
 
-    public func process(_ bytes: [UInt8]) async -> ProcessResult {
+    package func process(_ bytes: [UInt8]) async -> ProcessResult {
         await process(bytes, arrivedAt: .now)
     }
 
     /// Processes a payload that reached the device at `arrival`: the budget (and the elapsed time
     /// reported) counts from then, even if the run started later (the burst benchmark's open loop).
-    public func process(_ bytes: [UInt8], arrivedAt arrival: ContinuousClock.Instant) async -> ProcessResult {
+    package func process(_ bytes: [UInt8], arrivedAt arrival: ContinuousClock.Instant) async -> ProcessResult {
         await process(prepare(bytes), arrivedAt: arrival)
     }
 
@@ -105,7 +106,7 @@ public struct ServiceExtension: Sendable {
     /// reading, policy) depend on the bytes and the policy only, so a bench reads its payload and
     /// decides its URLs once per run, and each device starts at the download, the part a phone
     /// really does on its own. ``process(_:arrivedAt:)`` of the same bytes gives the same result.
-    public struct PreparedPayload: Sendable {
+    package struct PreparedPayload: Sendable {
         let bytes: [UInt8]
         let stage: Stage
         /// The SDK whose extension reads it (`--sdk`, detected with `--sdk auto`, Braze by default).
@@ -149,7 +150,7 @@ public struct ServiceExtension: Sendable {
     }
 
     /// Delivers a prepared payload that reached the device at `arrival` (see ``process(_:arrivedAt:)``).
-    public func process(_ prepared: PreparedPayload, arrivedAt arrival: ContinuousClock.Instant) async
+    package func process(_ prepared: PreparedPayload, arrivedAt arrival: ContinuousClock.Instant) async
         -> ProcessResult
     {
         if prepared.reportsSDK, !prepared.dialect.networkCalls.isEmpty {

@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 import Synchronization
 
 /// Downloads each URL once per run and lets every payload that names it use the same bytes.
@@ -20,8 +21,8 @@ import Synchronization
 /// The decisions (who downloads, who waits, what is kept) are ``SharedDownloadsMachine``'s; this
 /// class holds it under a lock with the continuations and download tasks it names, and performs
 /// what it returns.
-public final class SharedDownloads: Sendable {
-    public typealias Entry = Result<(path: String, result: FetchResult), FetchError>
+package final class SharedDownloads: Sendable {
+    package typealias Entry = Result<(path: String, result: FetchResult), FetchError>
 
     /// What a waiter receives: the entry, and whether a download started by another payload produced it.
     private typealias Delivery = (entry: Entry, fromOther: Bool)
@@ -40,7 +41,7 @@ public final class SharedDownloads: Sendable {
     private let state: Mutex<State>
 
     /// Shares downloads into `store`, keeping at most `keptLimit` outcomes for later payloads.
-    public init(engine: FetchEngine, store: AttachmentStore, keptLimit: Int = 1024) {
+    package init(engine: FetchEngine, store: AttachmentStore, keptLimit: Int = 1024) {
         self.engine = engine
         self.store = store
         state = Mutex(State(machine: Machine(keptLimit: keptLimit)))
@@ -48,7 +49,7 @@ public final class SharedDownloads: Sendable {
 
     /// The shared download of `request.url`, starting it if no download of it is running or kept.
     @inline(never)
-    public func download(_ request: FetchRequest) async -> Entry {
+    package func download(_ request: FetchRequest) async -> Entry {
         let first = await attend(request)
         guard
             Machine.triesAgain(
@@ -159,7 +160,7 @@ public final class SharedDownloads: Sendable {
     }
 
     /// Cancels downloads still running and removes the cached files; payloads that attached them keep their own links.
-    public func removeAll() async {
+    package func removeAll() async {
         let (files, tasks) = state.withLock { state -> ([String], [Task<Void, Never>]) in
             let removal = state.machine.removeAll()
             return (removal.files, removal.cancel.compactMap { state.tasks[$0] })

@@ -122,5 +122,5 @@ public struct Warning: Sendable, Codable, Equatable {
     }
 
     /// The warning as JSON: `{"code": ..., "message": ...}`.
-    public var json: JSONValue { .object([("code", .string(code)), ("message", .string(message))]) }
+    package var json: JSONValue { .object([("code", .string(code)), ("message", .string(message))]) }
 }

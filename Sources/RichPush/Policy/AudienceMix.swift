@@ -10,29 +10,29 @@
 /// let audience = try AudienceMix(parsing: "17=75,16=25")
 /// audience.entries.map(\.device.key)  // ["17.0", "16.0"]
 /// ```
-public struct AudienceMix: Sendable, Hashable, CustomStringConvertible {
+package struct AudienceMix: Sendable, Hashable, CustomStringConvertible {
     /// One kind of phone and its share.
-    public struct Entry: Sendable, Hashable {
-        public var device: DeviceVersion
+    package struct Entry: Sendable, Hashable {
+        package var device: DeviceVersion
         /// Percent of devices, 1 to 100.
-        public var percent: Int
+        package var percent: Int
     }
 
     /// The phones in the order given.
-    public var entries: [Entry]
+    package var entries: [Entry]
 
     /// The most phones an audience names (every version with a few linked SDKs).
-    public static let maxEntries = 12
+    package static let maxEntries = 12
 
     /// How an audience is written.
-    public static let grammar = """
+    package static let grammar = """
         An audience is VERSION[@SDK]=PERCENT[,...] with whole percentages summing to 100, for example \
         18=60,17=25,16=10,15=5 or 18=70,18@16=30 (iOS 18 phones whose app's extension was built with the 16 SDK). \
         Versions: \(IOSVersion.supportedMajors.map(String.init).joined(separator: ", ")), with a minor if you like.
         """
 
     /// Parses `VERSION[@SDK]=PERCENT,...` (commas or new lines; `#` starts a comment in a file).
-    public init(parsing text: String) throws(ConfigurationError) {
+    package init(parsing text: String) throws(ConfigurationError) {
         var entries: [Entry] = []
         let lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).map { line in
             line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
@@ -73,13 +73,13 @@ public struct AudienceMix: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `17.0=75,16.0=25`, as reports record it.
-    public var description: String {
+    package var description: String {
         entries.map { "\($0.device.key)=\($0.percent)" }.joined(separator: ",")
     }
 
     /// The index into ``entries`` of each device `0..<devices`: exact counts in a seeded shuffle, drawn
     /// apart from the network mix's (the seed is mixed with a constant of its own).
-    public func entryIndices(devices: Int, seed: UInt64) -> [UInt8] {
+    package func entryIndices(devices: Int, seed: UInt64) -> [UInt8] {
         Shares.entryIndices(percents: entries.map(\.percent), devices: devices, seed: seed ^ 0x1054_0000_0000_0017)
     }
 }

@@ -3,21 +3,21 @@
 /// richpush knows the versions it has facts for (``supportedMajors``): what `URL(string:)` does
 /// there (docs/url-parsing-by-ios-version.md) and the CFNetwork and Darwin versions its User-Agent
 /// names (``DeviceUserAgent``).
-public struct IOSVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public var major: Int
-    public var minor: Int
+package struct IOSVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    package var major: Int
+    package var minor: Int
 
     /// The majors richpush has facts for.
-    public static let supportedMajors = [15, 16, 17, 18]
+    package static let supportedMajors = [15, 16, 17, 18]
 
-    public init(_ major: Int, _ minor: Int = 0) {
+    package init(_ major: Int, _ minor: Int = 0) {
         self.major = major
         self.minor = minor
     }
 
     /// `16`, `16.4` or `17.5.1` (the patch is read and dropped); nil for anything else, or a major
     /// richpush has no facts for.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 3 }),
             let major = Int(parts[0]), let minor = parts.count > 1 ? Int(parts[1]) : 0,
@@ -26,15 +26,15 @@ public struct IOSVersion: Sendable, Hashable, Comparable, CustomStringConvertibl
         self.init(major, minor)
     }
 
-    public var description: String { "\(major).\(minor)" }
+    package var description: String { "\(major).\(minor)" }
 
-    public static func < (lhs: IOSVersion, rhs: IOSVersion) -> Bool {
+    package static func < (lhs: IOSVersion, rhs: IOSVersion) -> Bool {
         (lhs.major, lhs.minor) < (rhs.major, rhs.minor)
     }
 }
 
 /// Which parser `URL(string:)` runs (docs/url-parsing-by-ios-version.md).
-public enum URLParser: String, Sendable {
+package enum URLParser: String, Sendable {
     /// RFC 1738/1808, before iOS 17 or for an app linked against an SDK before 17: a string with a
     /// character outside its table gives nil; a string it accepts is kept as written.
     case rfc1738
@@ -56,21 +56,21 @@ public enum URLParser: String, Sendable {
 /// DeviceVersion(ios: IOSVersion(18), linkedSDK: IOSVersion(16)).urlParser  // .rfc1738
 /// ```
 public struct DeviceVersion: Sendable, Hashable, CustomStringConvertible {
-    public var ios: IOSVersion
-    public var linkedSDK: IOSVersion
+    package var ios: IOSVersion
+    package var linkedSDK: IOSVersion
 
     /// iOS 17.5, linked against the 17.5 SDK.
     public static let standard = DeviceVersion(ios: IOSVersion(17, 5))
 
     /// The phone on `ios`, its extension linked against `linkedSDK` (by default the same version: an
     /// app built with the SDK of the phone's release).
-    public init(ios: IOSVersion, linkedSDK: IOSVersion? = nil) {
+    package init(ios: IOSVersion, linkedSDK: IOSVersion? = nil) {
         self.ios = ios
         self.linkedSDK = linkedSDK ?? ios
     }
 
     /// The parser `URL(string:)` runs in the extension.
-    public var urlParser: URLParser {
+    package var urlParser: URLParser {
         ios.major >= 17 && linkedSDK.major >= 17 ? .rfc3986 : .rfc1738
     }
 

@@ -3,22 +3,22 @@ import Foundation
 /// A property list as ``PropertyListReader`` decoded it: the value, its format and its expanded size.
 ///
 /// Not `Sendable`: the value is Foundation's `Any`.
-public struct PropertyListDocument {
+package struct PropertyListDocument {
     /// The decoded top-level value.
-    public var value: Any
+    package var value: Any
     /// `.binary` or `.xml` (the only formats the reader accepts).
-    public var format: PropertyListSerialization.PropertyListFormat
+    package var format: PropertyListSerialization.PropertyListFormat
     /// How many objects the value holds (for XML, an upper bound: its elements).
-    public var objects: Int
+    package var objects: Int
     /// How many bytes its strings and data hold, each shared one counted once per reference and as the
     /// file stores it (see ``PropertyListLimits/maximumExpandedBytes``); for XML, an upper bound: the
     /// file's size.
-    public var expandedBytes: Int
+    package var expandedBytes: Int
     /// The file it came from.
-    public var path: String
+    package var path: String
 
     /// The top-level value as a dictionary, which Info.plist files and suites always are.
-    public func dictionary() throws(PropertyListError) -> [String: Any] {
+    package func dictionary() throws(PropertyListError) -> [String: Any] {
         guard let root = value as? [String: Any] else {
             throw PropertyListError(
                 .notAPropertyList, path: path, problem: "holds \(Self.kind(of: value)), not a dictionary")

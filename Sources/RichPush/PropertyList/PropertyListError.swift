@@ -1,3 +1,5 @@
+import POSIXKit
+
 /// Why a property list file cannot be used: a stable code, the file, and what is wrong with it.
 ///
 /// ``problem`` is a predicate that follows the file's name ("is larger than 1048576 bytes ...",
@@ -8,12 +10,12 @@
 ///     print(error.message)  // 'Ext/Info.plist' is a binary property list that expands to more than ...
 /// }
 /// ```
-public struct PropertyListError: Error, Sendable, CustomStringConvertible {
+package struct PropertyListError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure, as a short stable word.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    package struct Code: Sendable, Hashable, CustomStringConvertible {
         /// Every code as an enum, for switches that must name each one: a new code does not
         /// compile until every such switch maps it (no `default:`).
-        public enum Kind: String, Sendable, CaseIterable {
+        package enum Kind: String, Sendable, CaseIterable {
             case missing
             case unreadable
             case notARegularFile = "not-a-regular-file"
@@ -27,41 +29,41 @@ public struct PropertyListError: Error, Sendable, CustomStringConvertible {
         }
 
         /// Which code it is, for an exhaustive switch.
-        public let kind: Kind
+        package let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
-        public var description: String { kind.rawValue }
+        package var description: String { kind.rawValue }
 
         /// The file does not exist.
-        public static let missing = Code(.missing)
+        package static let missing = Code(.missing)
         /// The file could not be opened or read (permissions, an I/O error).
-        public static let unreadable = Code(.unreadable)
+        package static let unreadable = Code(.unreadable)
         /// A FIFO, device, socket or folder: never opened for a read that could block.
-        public static let notARegularFile = Code(.notARegularFile)
+        package static let notARegularFile = Code(.notARegularFile)
         /// Larger than the limit for its kind of file.
-        public static let tooLarge = Code(.tooLarge)
+        package static let tooLarge = Code(.tooLarge)
         /// A binary property list whose structure is broken (trailer, offsets, references, lengths).
-        public static let malformed = Code(.malformed)
+        package static let malformed = Code(.malformed)
         /// A binary property list whose references loop.
-        public static let referenceCycle = Code(.referenceCycle)
+        package static let referenceCycle = Code(.referenceCycle)
         /// More objects (shared references counted each time they are reached) than the limit.
-        public static let tooManyObjects = Code(.tooManyObjects)
+        package static let tooManyObjects = Code(.tooManyObjects)
         /// More bytes of strings and data (each shared one counted each time it is reached) than the limit.
-        public static let tooManyExpandedBytes = Code(.tooManyExpandedBytes)
+        package static let tooManyExpandedBytes = Code(.tooManyExpandedBytes)
         /// A format or object type that Info.plist files and suites never use.
-        public static let unsupported = Code(.unsupported)
+        package static let unsupported = Code(.unsupported)
         /// Neither a binary nor an XML property list Foundation can decode.
-        public static let notAPropertyList = Code(.notAPropertyList)
+        package static let notAPropertyList = Code(.notAPropertyList)
     }
 
-    public var code: Code
+    package var code: Code
     /// The file concerned.
-    public var path: String
+    package var path: String
     /// What is wrong, as a predicate of the file's name.
-    public var problem: String
+    package var problem: String
     /// The failed system call, for ``Code/missing`` and ``Code/unreadable``.
-    public var cause: SystemError?
+    package var cause: SystemError?
 
-    public init(_ code: Code, path: String, problem: String, cause: SystemError? = nil) {
+    package init(_ code: Code, path: String, problem: String, cause: SystemError? = nil) {
         self.code = code
         self.path = path
         self.problem = problem
@@ -69,7 +71,7 @@ public struct PropertyListError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The file's name (quoted, control characters escaped) and the problem.
-    public var message: String { "'\(path.escapingControlCharacters)' \(problem)" }
+    package var message: String { "'\(path.escapingControlCharacters)' \(problem)" }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -6,11 +6,11 @@
 /// objects from 240 bytes, and one 100 KB string referenced 90,000 times from a 460 KB file becomes
 /// 9 GB of strings. The object and expanded-byte limits therefore count a shared object once per
 /// reference.
-public struct PropertyListLimits: Sendable, Equatable {
+package struct PropertyListLimits: Sendable, Equatable {
     /// The largest file read, in bytes.
-    public var maximumBytes: Int
+    package var maximumBytes: Int
     /// The most objects (each dictionary key and value, each array element) the decoded value may hold.
-    public var maximumObjects: Int
+    package var maximumObjects: Int
     /// The most bytes of strings and data (dictionary keys included) the decoded value may hold.
     ///
     /// Each string or data object counts its bytes as the file stores them (data and ASCII strings one
@@ -24,11 +24,11 @@ public struct PropertyListLimits: Sendable, Equatable {
     /// file (entities and base64 only shrink, and Foundation refuses a DTD that could define more), so
     /// ``maximumBytes`` bounds them, and this limit is checked for binary plists only. Every preset
     /// below allows at least its ``maximumBytes``.
-    public var maximumExpandedBytes: Int
+    package var maximumExpandedBytes: Int
     /// What kind of file these limits are for, as messages name it: "an Info.plist".
-    public var kind: String
+    package var kind: String
 
-    public init(maximumBytes: Int, maximumObjects: Int, maximumExpandedBytes: Int, kind: String) {
+    package init(maximumBytes: Int, maximumObjects: Int, maximumExpandedBytes: Int, kind: String) {
         self.maximumBytes = maximumBytes
         self.maximumObjects = maximumObjects
         self.maximumExpandedBytes = maximumExpandedBytes
@@ -37,7 +37,7 @@ public struct PropertyListLimits: Sendable, Equatable {
 
     /// How deep arrays and dictionaries may nest in a binary property list (Foundation's own limit
     /// for XML is 512; real Info.plists and suites nest fewer than ten levels).
-    public static let maximumDepth = 256
+    package static let maximumDepth = 256
 
     /// An app's or an extension's Info.plist: 1 MiB, 100,000 objects, 4 MiB of strings and data.
     ///
@@ -46,7 +46,7 @@ public struct PropertyListLimits: Sendable, Equatable {
     /// binary Info.plist shares each repeated string (a key such as `NSExceptionAllowsInsecureHTTPLoads`
     /// in every ATS exception domain), so its strings expand past its size, but only by the shared
     /// ones: 4 MiB holds a full 1 MiB file plus 50,000 shared keys of 60 bytes.
-    public static let infoPlist = PropertyListLimits(
+    package static let infoPlist = PropertyListLimits(
         maximumBytes: 1 << 20, maximumObjects: 100_000, maximumExpandedBytes: 4 << 20, kind: "an Info.plist")
 
     /// An App Group `UserDefaults` suite: 64 MiB, 500,000 objects, 128 MiB of strings and data.
@@ -59,7 +59,7 @@ public struct PropertyListLimits: Sendable, Equatable {
     /// The 128 MiB of strings and data are a full 64 MiB file once plus 64 MiB of shared references:
     /// each of the 500,000 objects may be a shared string of 130 bytes (event keys are a few dozen).
     /// Measured (debug build): a suite one 64 KiB string short of it took `analytics show` 163 MB at peak.
-    public static let suite = PropertyListLimits(
+    package static let suite = PropertyListLimits(
         maximumBytes: 64 << 20, maximumObjects: 500_000, maximumExpandedBytes: 128 << 20,
         kind: "an App Group suite")
 
@@ -70,6 +70,6 @@ public struct PropertyListLimits: Sendable, Equatable {
     /// no more than its size. A suite may reference one stored attribute many times, and each copy
     /// is decoded; this way all of them together hold no more than the suite's own data, which
     /// ``suite`` bounds.
-    public static let userAttribute = PropertyListLimits(
+    package static let userAttribute = PropertyListLimits(
         maximumBytes: 64 << 10, maximumObjects: 64, maximumExpandedBytes: 64 << 10, kind: "a stored user attribute")
 }

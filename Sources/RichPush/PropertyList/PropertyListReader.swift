@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 
 /// The one reader of property list files: bounded in size, in objects and in the bytes of its strings
 /// and data before Foundation decodes.
@@ -26,20 +27,20 @@ import Foundation
 /// let document = try PropertyListReader(limits: .infoPlist).read(contentsOf: "Ext/Info.plist")
 /// let root = try document.dictionary()
 /// ```
-public struct PropertyListReader: Sendable {
-    public var limits: PropertyListLimits
+package struct PropertyListReader: Sendable {
+    package var limits: PropertyListLimits
 
-    public init(limits: PropertyListLimits) {
+    package init(limits: PropertyListLimits) {
         self.limits = limits
     }
 
     /// Reads and decodes the file at `path`.
-    public func read(contentsOf path: String) throws(PropertyListError) -> PropertyListDocument {
+    package func read(contentsOf path: String) throws(PropertyListError) -> PropertyListDocument {
         try decode(try bytes(of: path), path: path)
     }
 
     /// The bytes of the regular file at `path`, at most ``PropertyListLimits/maximumBytes`` of them.
-    public func bytes(of path: String) throws(PropertyListError) -> [UInt8] {
+    package func bytes(of path: String) throws(PropertyListError) -> [UInt8] {
         let descriptor: Int32
         do {
             descriptor = try SystemCall.openRegularFile(path)
@@ -62,7 +63,7 @@ public struct PropertyListReader: Sendable {
     }
 
     /// Decodes `bytes` read from `path` (the name in messages), within the limits.
-    public func decode(_ bytes: [UInt8], path: String) throws(PropertyListError) -> PropertyListDocument {
+    package func decode(_ bytes: [UInt8], path: String) throws(PropertyListError) -> PropertyListDocument {
         guard bytes.count <= limits.maximumBytes else { throw tooLarge(path, size: "\(bytes.count) bytes") }
         if bytes.starts(with: Array("bplist".utf8)) {
             return try decodeBinary(bytes, path: path)

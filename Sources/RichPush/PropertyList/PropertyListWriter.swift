@@ -15,13 +15,13 @@ import Foundation
 /// ```swift
 /// let data = try PropertyListWriter.data(["pending_custom_events": [event]], format: .binary)
 /// ```
-public enum PropertyListWriter {
+package enum PropertyListWriter {
     /// The encoded bytes of `root`, a tree of strings, numbers, booleans, dates, data, arrays and
     /// dictionaries with string keys (Swift values, or what ``PropertyListReader`` decoded).
     ///
     /// - Throws: a message naming the first value that is not a property-list type, or Foundation's
     ///   own error text.
-    public static func data(_ root: Any, format: PropertyListSerialization.PropertyListFormat)
+    package static func data(_ root: Any, format: PropertyListSerialization.PropertyListFormat)
         throws(PropertyListWriteError) -> Data
     {
         let object = try foundationObject(root, at: "root")
@@ -72,7 +72,7 @@ public enum PropertyListWriter {
 }
 
 /// Why ``PropertyListWriter`` could not encode a value.
-public struct PropertyListWriteError: Error, CustomStringConvertible, Sendable {
-    public var message: String
-    public var description: String { message }
+package struct PropertyListWriteError: Error, CustomStringConvertible, Sendable {
+    package var message: String
+    package var description: String { message }
 }

@@ -6,13 +6,13 @@ import Foundation
 /// ```swift
 /// let axis = ChartAxis.fitted(to: 1003)   // step 200, ticks 0, 200, ..., 1200
 /// ```
-public struct ChartAxis: Sendable, Equatable {
-    public let step: Double
-    public let top: Double
+package struct ChartAxis: Sendable, Equatable {
+    package let step: Double
+    package let top: Double
 
     /// The axis for values from 0 to `maximum`, with `ticks` to `ticks + 2` intervals (the finest round step
     /// that fits, so the top stays close to the data); `integer` keeps steps whole (counts of devices).
-    public static func fitted(to maximum: Double, ticks: Int = 5, integer: Bool = false) -> ChartAxis {
+    package static func fitted(to maximum: Double, ticks: Int = 5, integer: Bool = false) -> ChartAxis {
         let largest = maximum.isFinite && maximum > 0 ? maximum : 1
         let most = Double(max(1, ticks) + 2)
         var step = roundStep(atLeast: largest / most)
@@ -23,7 +23,7 @@ public struct ChartAxis: Sendable, Equatable {
     }
 
     /// The smallest 1, 2 or 5 times a power of ten that is at least `value`.
-    public static func roundStep(atLeast value: Double) -> Double {
+    package static func roundStep(atLeast value: Double) -> Double {
         guard value > 0, value.isFinite else { return 1 }
         let magnitude = pow(10, floor(log10(value)))
         for factor in [1.0, 2, 5, 10] where factor * magnitude >= value * (1 - 1e-12) { return factor * magnitude }
@@ -31,13 +31,13 @@ public struct ChartAxis: Sendable, Equatable {
     }
 
     /// The tick values from 0 to `top`.
-    public var ticks: [Double] {
+    package var ticks: [Double] {
         let count = Int((top / step).rounded())
         return (0...max(0, count)).map { Double($0) * step }
     }
 
     /// A tick value as text, with as many decimals as the step needs.
-    public func label(_ value: Double) -> String {
+    package func label(_ value: Double) -> String {
         let decimals = step >= 1 ? 0 : Int(ceil(-log10(step) - 1e-9))
         return String(format: "%.\(decimals)f", value)
     }

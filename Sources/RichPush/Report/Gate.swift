@@ -19,9 +19,9 @@
 /// report.thresholds = Gate.results(for: report, thresholds: thresholds)
 /// let decision = GateDecision(report)   // decision.passed, decision.lines
 /// ```
-public enum Gate {
+package enum Gate {
     /// The thresholds applied to a metric no given threshold names.
-    public static func defaults(for kind: GateKind) -> [Threshold] {
+    package static func defaults(for kind: GateKind) -> [Threshold] {
         let display: Threshold =
             switch kind {
             case .bench: Threshold(.display, .greater, 0, origin: "default")
@@ -34,23 +34,23 @@ public enum Gate {
     }
 
     /// `given`, then the default of each metric `given` does not name.
-    public static func effective(_ given: [Threshold], kind: GateKind) -> [Threshold] {
+    package static func effective(_ given: [Threshold], kind: GateKind) -> [Threshold] {
         let named = Set(given.map(\.metric))
         return given + defaults(for: kind).filter { !named.contains($0.metric) }
     }
 
     /// Each effective threshold checked against a finalized bench report.
-    public static func results(for report: BenchReport, thresholds: [Threshold]) -> [ThresholdResult] {
+    package static func results(for report: BenchReport, thresholds: [Threshold]) -> [ThresholdResult] {
         effective(thresholds, kind: .bench).map { ThresholdResult($0, actual: measure($0.metric, in: report)) }
     }
 
     /// Each effective threshold checked against a batch summary.
-    public static func results(for summary: BatchSummary, thresholds: [Threshold]) -> [ThresholdResult] {
+    package static func results(for summary: BatchSummary, thresholds: [Threshold]) -> [ThresholdResult] {
         effective(thresholds, kind: .batch).map { ThresholdResult($0, actual: measure($0.metric, in: summary)) }
     }
 
     /// The value of `metric` in a bench report, in the metric's unit.
-    public static func measure(_ metric: GateMetric, in report: BenchReport) -> Double {
+    package static func measure(_ metric: GateMetric, in report: BenchReport) -> Double {
         let run = report.devices
         func share(_ count: Int, of total: Int) -> Double { total <= 0 ? 0 : Double(count) / Double(total) * 100 }
         func status(_ range: ClosedRange<Int>) -> Int {
@@ -76,7 +76,7 @@ public enum Gate {
     }
 
     /// The value of `metric` in a batch summary, in the metric's unit (bench-only metrics are 0).
-    public static func measure(_ metric: GateMetric, in summary: BatchSummary) -> Double {
+    package static func measure(_ metric: GateMetric, in summary: BatchSummary) -> Double {
         switch metric {
         case .display:
             let asked = summary.requested + summary.notRun
@@ -92,23 +92,23 @@ public enum Gate {
 }
 
 /// What the gate decided for one run, read from the results its report carries.
-public struct GateDecision: Sendable, Equatable {
+package struct GateDecision: Sendable, Equatable {
     /// Every threshold applied, in order: those given, then the defaults.
-    public var results: [ThresholdResult]
+    package var results: [ThresholdResult]
     /// Devices or payloads whose content extension would crash, or is misconfigured.
-    public var wouldCrash: Int
-    public var configurationError: Int
+    package var wouldCrash: Int
+    package var configurationError: Int
     /// Devices or payloads never run, and all that were planned.
-    public var notRun: Int
-    public var planned: Int
+    package var notRun: Int
+    package var planned: Int
     /// Devices or payloads that failed because this process ran out of file descriptors: the
     /// client's limit, so the measurement says nothing of the host or the payloads.
-    public var outOfDescriptors: Int
+    package var outOfDescriptors: Int
     /// `device` or `payload`, for the sentences.
     let unit: String
 
     /// How the run ends.
-    public enum Status: Sendable, Equatable {
+    package enum Status: Sendable, Equatable {
         /// Every threshold met.
         case passed
         /// A threshold failed.
@@ -118,7 +118,7 @@ public struct GateDecision: Sendable, Equatable {
     }
 
     /// The decision a bench report carries (its `thresholds`, as the gate set them).
-    public init(_ report: BenchReport) {
+    package init(_ report: BenchReport) {
         results = report.thresholds
         wouldCrash = report.contentExtensions?[ContentOutcome.Kind.wouldCrash.rawValue] ?? 0
         configurationError = report.contentExtensions?[ContentOutcome.Kind.configurationError.rawValue] ?? 0
@@ -129,7 +129,7 @@ public struct GateDecision: Sendable, Equatable {
     }
 
     /// The decision a batch summary carries (its `thresholds`).
-    public init(_ summary: BatchSummary) {
+    package init(_ summary: BatchSummary) {
         results = summary.thresholds ?? []
         wouldCrash = summary.contentExtensions?[ContentOutcome.Kind.wouldCrash.rawValue] ?? 0
         configurationError = summary.contentExtensions?[ContentOutcome.Kind.configurationError.rawValue] ?? 0
@@ -140,16 +140,16 @@ public struct GateDecision: Sendable, Equatable {
     }
 
     /// The thresholds that failed, in order.
-    public var failed: [ThresholdResult] { results.filter { !$0.passed } }
+    package var failed: [ThresholdResult] { results.filter { !$0.passed } }
 
     /// Whether every threshold was met.
-    public var passed: Bool { failed.isEmpty }
+    package var passed: Bool { failed.isEmpty }
 
-    public var status: Status { outOfDescriptors > 0 ? .clientLimited : passed ? .passed : .failed }
+    package var status: Status { outOfDescriptors > 0 ? .clientLimited : passed ? .passed : .failed }
 
     /// The decision for a log: what was not run, the content-extension failures, each threshold
     /// PASS/FAIL with its measured value, and the verdict.
-    public var lines: [String] {
+    package var lines: [String] {
         func count(_ n: Int) -> String { "\(n) \(unit)\(n == 1 ? "" : "s")" }
         var lines: [String] = []
         if notRun > 0 {

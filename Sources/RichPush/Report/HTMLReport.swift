@@ -7,12 +7,12 @@ import Foundation
 ///
 /// Every axis starts at 0 and ends at the first round tick (1, 2 or 5 times a power of ten) at or
 /// above the data; lines are drawn so none hides another (wider, lighter lines underneath).
-public enum HTMLReport {
+package enum HTMLReport {
     static let p50Color = "#2b8a3e", p90Color = "#e67700", p99Color = "#c92a2a"
     static let arrivalsColor = "#1864ab", inFlightColor = "#862e9c"
     static let shownColor = "#8ce99a", failedColor = "#ffa8a8", distributionColor = "#4dabf7"
 
-    public static func render(_ report: BenchReport) -> String {
+    package static func render(_ report: BenchReport) -> String {
         let config = report.config
         // A --urls run names its list and how many URLs it holds, not only its first entry.
         let target =

@@ -18,22 +18,22 @@ import Foundation
 /// keep the line (`sends.ndjson:12`). The suite's `time` is the run's wall time (the cases' times
 /// overlap), and `timestamp` (local time, no zone, as the JUnit schema has it) and `hostname` say
 /// when and where it ran.
-public struct JUnitReport {
+package struct JUnitReport {
     /// The suite's name.
-    public var suiteName = "richpush batch"
+    package var suiteName = "richpush batch"
     /// When the run started.
-    public var timestamp = Date()
+    package var timestamp = Date()
     /// The machine it ran on.
-    public var hostname = ProcessInfo.processInfo.hostName
+    package var hostname = ProcessInfo.processInfo.hostName
     /// The run's wall time, in seconds.
-    public var wallSeconds = 0.0
+    package var wallSeconds = 0.0
     /// The name of the batch's input folder, the class of the payloads directly in it.
-    public var inputName = "payloads"
+    package var inputName = "payloads"
     /// The input folder or NDJSON file's folder as given, for each case's `file` attribute (the payload's
     /// path, which CI reporters link to); nil leaves the attribute out.
-    public var inputRoot: String?
+    package var inputRoot: String?
     /// The suite's `<properties>`, in order: what made the run (richpush's version, the options digest).
-    public var properties: [(name: String, value: String)] = []
+    package var properties: [(name: String, value: String)] = []
 
     private var cases: [(position: Int, name: String, xml: String)] = []
     private var failures = 0
@@ -42,16 +42,16 @@ public struct JUnitReport {
     /// The reasons that mean the input itself could not be read or parsed: an error, not a failure.
     static let errorReasons: Set<ReasonCode> = [.unreadableInput, .invalidJSON, .notAnObject]
 
-    public init() {}
+    package init() {}
 
     /// Adds one payload's test case; `position` is its place in the input (cases are written in that order).
-    public mutating func add(_ record: BatchRecord, position: Int = Int.max - 1) {
+    package mutating func add(_ record: BatchRecord, position: Int = Int.max - 1) {
         add(record.outcome, input: record.input, phone: record.phone, position: position)
     }
 
     /// Adds the test case of one payload's `outcome`, named `input` (a batch's relative name, or the
     /// file `process` read), judged on `phone` when the run had an audience.
-    public mutating func add(_ outcome: Outcome, input: String, phone: String? = nil, position: Int = Int.max - 1) {
+    package mutating func add(_ outcome: Outcome, input: String, phone: String? = nil, position: Int = Int.max - 1) {
         let record = outcome
         let time = String(format: "%.3f", max(0, record.elapsedMilliseconds) / 1000)
         var xml = "    <testcase classname=\"\(Self.escape(className(of: input)))\""
@@ -97,12 +97,12 @@ public struct JUnitReport {
     }
 
     /// The class of the gate's cases.
-    public static let gateClassName = "richpush.gate"
+    package static let gateClassName = "richpush.gate"
 
     /// Adds one test case per threshold of the gate (class ``gateClassName``, named by the
     /// expression), after every payload: a failed threshold is a `<failure>`, so the file fails
     /// exactly when the gate does.
-    public mutating func add(gate results: [ThresholdResult]) {
+    package mutating func add(gate results: [ThresholdResult]) {
         for (offset, result) in results.enumerated() {
             let name = result.expression ?? result.name
             var xml = "    <testcase classname=\"\(Self.gateClassName)\" name=\"\(Self.escape(name))\" time=\"0.000\""
@@ -131,7 +131,7 @@ public struct JUnitReport {
     }
 
     /// The whole document.
-    public var xml: String {
+    package var xml: String {
         let ordered = cases.sorted { ($0.position, $0.name) < ($1.position, $1.name) }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

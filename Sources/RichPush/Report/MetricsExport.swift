@@ -11,7 +11,7 @@ import Foundation
 /// ```swift
 /// let text = OpenMetrics.text(bench: report)   // "# TYPE richpush_bench_devices gauge\n..."
 /// ```
-public enum OpenMetrics {
+package enum OpenMetrics {
     /// One family: a gauge, its help, its unit, and its samples (labels, value).
     struct Family {
         var name: String
@@ -20,7 +20,7 @@ public enum OpenMetrics {
         var samples: [(labels: [(String, String)], value: Double)]
     }
 
-    public static func text(bench report: BenchReport) -> String {
+    package static func text(bench report: BenchReport) -> String {
         var families = [
             Family(
                 name: "richpush_bench_devices", help: "Devices in the run.", samples: [([], Double(report.devices))]),
@@ -64,7 +64,7 @@ public enum OpenMetrics {
         return render(families)
     }
 
-    public static func text(batch summary: BatchSummary) -> String {
+    package static func text(batch summary: BatchSummary) -> String {
         var families = [
             Family(
                 name: "richpush_batch_payloads", help: "Payloads in the input.", samples: [([], Double(summary.total))]),
@@ -173,8 +173,8 @@ public enum OpenMetrics {
 /// A run's results as Markdown (`--summary-md FILE`), for a CI job's page (`$GITHUB_STEP_SUMMARY`):
 /// the gate's decision, the display rate, each threshold with its measured value, and the rows per
 /// network and per phone.
-public enum MarkdownSummary {
-    public static func text(bench report: BenchReport) -> String {
+package enum MarkdownSummary {
+    package static func text(bench report: BenchReport) -> String {
         let p = report.percentilesMilliseconds["end_to_end"] ?? [:]
         var lines = [
             "## richpush bench: " + verdict(report.passed),
@@ -194,7 +194,7 @@ public enum MarkdownSummary {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    public static func text(batch summary: BatchSummary) -> String {
+    package static func text(batch summary: BatchSummary) -> String {
         var lines = [
             "## richpush batch: " + verdict(summary.passed),
             "",

@@ -4,13 +4,13 @@
 /// Reports come from other machines and other runs (`report merge`), so every number in them is
 /// outside input: it is checked when read and added with a check when merged, and a damaged file is
 /// refused with its field named, never a trap.
-public struct ReportDamage: Error, Sendable, CustomStringConvertible {
+package struct ReportDamage: Error, Sendable, CustomStringConvertible {
     /// What is wrong, naming the field (`verdicts.attached`, `timeline[3].bytes`).
-    public var message: String
+    package var message: String
 
-    public init(_ message: String) { self.message = message }
+    package init(_ message: String) { self.message = message }
 
-    public var description: String { message }
+    package var description: String { message }
 
     /// `value` when it is not negative.
     static func nonNegative<T: FixedWidthInteger>(_ value: T, _ field: String) throws(ReportDamage) -> T {

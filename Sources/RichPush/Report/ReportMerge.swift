@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 
 /// `richpush report merge`: the shards' reports of one run, combined into the report one machine would
 /// have written.
@@ -19,7 +20,7 @@ public struct ReportMerge: Sendable {
     public var htmlPath: String?
     /// The gate's thresholds, applied to the merged run (the defaults apply to every metric these
     /// do not name; see ``Gate``).
-    public var thresholds: [Threshold]
+    package var thresholds: [Threshold]
     /// Whether a missing shard is a refusal rather than a warning.
     public var requireAllShards = false
     /// Whether the files are batch summaries rather than bench reports.
@@ -73,7 +74,7 @@ public struct ReportMerge: Sendable {
     /// The merged bench report, finalized, with the gate decided for the whole run (each shard's own
     /// results are dropped). An unreadable file, one that does not merge, a duplicate, a foreign run
     /// or overlapping shards are `unusable-input`.
-    public func benchReport() throws(ConfigurationError) -> Merged<BenchReport> {
+    package func benchReport() throws(ConfigurationError) -> Merged<BenchReport> {
         var merged: BenchReport?
         var check = MergeCheck()
         var alignment = StartAlignment()

@@ -3,11 +3,11 @@
 ///
 /// `elapsed_seconds: 0.569`, not `0.5690729999999999`. Counts and histograms, which merges add
 /// up, are never rounded: only the values derived from them, so merging stays exact.
-public enum Rounding {
-    public static func milliseconds(_ value: Double) -> Double { round(value, 100) }
-    public static func seconds(_ value: Double) -> Double { round(value, 1000) }
-    public static func perSecond(_ value: Double) -> Double { round(value, 10) }
-    public static func share(_ value: Double) -> Double { round(value, 1000) }
+package enum Rounding {
+    package static func milliseconds(_ value: Double) -> Double { round(value, 100) }
+    package static func seconds(_ value: Double) -> Double { round(value, 1000) }
+    package static func perSecond(_ value: Double) -> Double { round(value, 10) }
+    package static func share(_ value: Double) -> Double { round(value, 1000) }
 
     static func round(_ value: Double, _ scale: Double) -> Double {
         guard value.isFinite else { return 0 }

@@ -15,33 +15,33 @@ import Digest
 /// It warns about missing shards (or refuses them when every shard is required). Reports of older
 /// versions carry no identity: they merge with a warning that their options could not be compared,
 /// still checked for duplicate and overlapping shards.
-public struct RunIdentity: Sendable, Codable, Equatable {
+package struct RunIdentity: Sendable, Codable, Equatable {
     /// One shard's run: its random id (a batch keeps it across resumes) and its shard index.
-    public struct Run: Sendable, Codable, Equatable {
-        public var id: String
-        public var shard: Int
+    package struct Run: Sendable, Codable, Equatable {
+        package var id: String
+        package var shard: Int
 
-        public init(id: String, shard: Int) {
+        package init(id: String, shard: Int) {
             self.id = id
             self.shard = shard
         }
     }
 
     /// A digest (16 hex digits of SHA-256) of the options that decide verdicts.
-    public var optionsDigest: String
+    package var optionsDigest: String
     /// The number of shards of the campaign.
-    public var shardCount: Int
+    package var shardCount: Int
     /// The runs this report covers: one, or every merged shard's, by shard.
-    public var runs: [Run]
+    package var runs: [Run]
 
-    public init(runID: String, shard: Int, shardCount: Int, optionsDigest: String) {
+    package init(runID: String, shard: Int, shardCount: Int, optionsDigest: String) {
         self.optionsDigest = optionsDigest
         self.shardCount = shardCount
         runs = [Run(id: runID, shard: shard)]
     }
 
     /// A new random run id: 16 hex digits.
-    public static func newRunID() -> String {
+    package static func newRunID() -> String {
         var generator = SystemRandomNumberGenerator()
         let value = generator.next() as UInt64
         let hex = String(value, radix: 16)
@@ -49,7 +49,7 @@ public struct RunIdentity: Sendable, Codable, Equatable {
     }
 
     /// The digest of `options` (name -> value), independent of their order.
-    public static func digest(of options: [String: String]) -> String {
+    package static func digest(of options: [String: String]) -> String {
         let text = options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)\n" }.joined()
         return SHA256Digest.hex(of: Array(text.utf8)).map { String($0.prefix(16)) } ?? "unknown"
     }
@@ -76,10 +76,10 @@ public struct RunIdentity: Sendable, Codable, Equatable {
 
 /// A report `report merge` will not combine with the others: a duplicate, a foreign run, overlapping
 /// shards or (when every shard is required) a missing one.
-public struct MergeRefusal: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct MergeRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }
 
 /// The identity checks of one merge, fed the inputs one at a time.
@@ -90,17 +90,17 @@ public struct MergeRefusal: Error, Sendable, Equatable, CustomStringConvertible 
 /// try check.admit(file: "b.json", identity: b.identity, shards: b.shards, shardCount: 2)
 /// let warnings = try check.finish(requireAllShards: false)
 /// ```
-public struct MergeCheck: Sendable {
+package struct MergeCheck: Sendable {
     private var first: (file: String, identity: RunIdentity?, shardCount: Int)?
     /// Shard -> the file that brought it, and its run id (nil without an identity).
     private var seen: [Int: (file: String, run: String?)] = [:]
     /// Warnings so far, in order.
-    public private(set) var warnings: [String] = []
+    package private(set) var warnings: [String] = []
 
-    public init() {}
+    package init() {}
 
     /// Checks one input against those admitted before it.
-    public mutating func admit(file: String, identity: RunIdentity?, shards: [Int], shardCount: Int)
+    package mutating func admit(file: String, identity: RunIdentity?, shards: [Int], shardCount: Int)
         throws(MergeRefusal)
     {
         if identity == nil {
@@ -149,7 +149,7 @@ public struct MergeCheck: Sendable {
 
     /// The shards of the campaign no input covered, as a warning (or a refusal when `requireAllShards`);
     /// returns every warning.
-    public mutating func finish(requireAllShards: Bool) throws(MergeRefusal) -> [String] {
+    package mutating func finish(requireAllShards: Bool) throws(MergeRefusal) -> [String] {
         guard let count = first?.shardCount else { return warnings }
         let missing = (1...count).filter { seen[$0] == nil }
         guard !missing.isEmpty else { return warnings }

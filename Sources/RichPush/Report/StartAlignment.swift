@@ -19,26 +19,26 @@
 /// alignment.admit(file: "b.json", start: b.start)
 /// let warnings = alignment.warnings
 /// ```
-public struct StartAlignment: Sendable {
+package struct StartAlignment: Sendable {
     /// Shards that began further apart than this are warned about: one bucket of a burst's fine
     /// timeline (100 ms), and far above what clocks synchronized by NTP in one network disagree by (a
     /// few milliseconds).
-    public static let spreadLimit: Duration = .milliseconds(100)
+    package static let spreadLimit: Duration = .milliseconds(100)
 
     private var inputs: [(file: String, start: BenchReport.Start?, durationSeconds: Double)] = []
 
-    public init() {}
+    package init() {}
 
     /// Notes one input's start record (nil: a report of an older version, which records none) and its
     /// own wall time.
-    public mutating func admit(file: String, start: BenchReport.Start?, durationSeconds: Double = 0) {
+    package mutating func admit(file: String, start: BenchReport.Start?, durationSeconds: Double = 0) {
         inputs.append((file, start, durationSeconds))
     }
 
     /// The merged run's wall time when every input counts from one shared start: from that start to
     /// the end of the shard that ended last (its lateness plus its own duration); nil otherwise, when
     /// the longest shard's duration stands.
-    public var sharedDurationSeconds: Double? {
+    package var sharedDurationSeconds: Double? {
         guard let at = inputs.first?.start?.at, inputs.allSatisfy({ $0.start?.at == at }) else { return nil }
         return inputs.map { input in
             let lateness = input.start?.shards.compactMap(\.latenessMilliseconds).max() ?? 0
@@ -47,7 +47,7 @@ public struct StartAlignment: Sendable {
     }
 
     /// The warnings, in a stable order.
-    public var warnings: [String] {
+    package var warnings: [String] {
         let recorded = inputs.compactMap { input in input.start.map { (file: input.file, start: $0) } }
         guard !recorded.isEmpty else { return [] }
         var warnings: [String] = []

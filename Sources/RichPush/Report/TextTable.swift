@@ -5,22 +5,22 @@
 /// table.append(["image-jpg.json", "attached"])
 /// print(table.rendered)
 /// ```
-public struct TextTable: Sendable {
-    public let headers: [String]
-    public let rightAligned: Set<Int>
-    public private(set) var rows: [[String]] = []
+package struct TextTable: Sendable {
+    package let headers: [String]
+    package let rightAligned: Set<Int>
+    package private(set) var rows: [[String]] = []
 
-    public init(_ headers: [String], rightAligned: Set<Int> = []) {
+    package init(_ headers: [String], rightAligned: Set<Int> = []) {
         self.headers = headers
         self.rightAligned = rightAligned
     }
 
-    public mutating func append(_ row: [String]) {
+    package mutating func append(_ row: [String]) {
         rows.append(row)
     }
 
     /// The table as text, one line per row, columns separated by two spaces, no trailing spaces.
-    public var rendered: String {
+    package var rendered: String {
         let all = [headers] + rows
         let widths = headers.indices.map { column in
             all.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0

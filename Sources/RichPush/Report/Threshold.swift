@@ -26,9 +26,9 @@
 /// let threshold = try Threshold(parsing: "display>=99%", for: .bench)
 /// threshold.expression   // "display>=99%"
 /// ```
-public struct Threshold: Sendable, Equatable, CustomStringConvertible {
+package struct Threshold: Sendable, Equatable, CustomStringConvertible {
     /// How the measured value is compared with the limit.
-    public enum Comparison: String, Sendable, CaseIterable {
+    package enum Comparison: String, Sendable, CaseIterable {
         case less = "<"
         case lessOrEqual = "<="
         case greater = ">"
@@ -38,7 +38,7 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
 
         /// Whether `actual` meets `limit`. Rates and durations are compared to within 1e-9, so
         /// 99.0 % read back from a float still meets `>=99%`.
-        public func holds(_ actual: Double, _ limit: Double) -> Bool {
+        package func holds(_ actual: Double, _ limit: Double) -> Bool {
             let tolerance = 1e-9
             switch self {
             case .less: return actual < limit - tolerance
@@ -51,15 +51,15 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var metric: GateMetric
-    public var comparison: Comparison
+    package var metric: GateMetric
+    package var comparison: Comparison
     /// The limit in the metric's unit: percent, milliseconds or a count.
-    public var limit: Double
+    package var limit: Double
     /// Where the threshold came from, as the report names it: `default`, `threshold`, or what the
     /// caller sets (a command line names its option).
-    public var origin: String
+    package var origin: String
 
-    public init(_ metric: GateMetric, _ comparison: Comparison, _ limit: Double, origin: String = "threshold") {
+    package init(_ metric: GateMetric, _ comparison: Comparison, _ limit: Double, origin: String = "threshold") {
         self.metric = metric
         self.comparison = comparison
         self.limit = limit
@@ -67,10 +67,10 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The longest threshold text read: far above any real one, so a hostile string costs nothing.
-    public static let maxLength = 200
+    package static let maxLength = 200
 
     /// Reads `text` in the grammar above; `kind` says which metrics exist.
-    public init(parsing text: String, for kind: GateKind, origin: String = "threshold") throws(ThresholdError) {
+    package init(parsing text: String, for kind: GateKind, origin: String = "threshold") throws(ThresholdError) {
         guard text.utf8.count <= Self.maxLength else {
             throw ThresholdError(text, "is longer than \(Self.maxLength) characters", kind: kind)
         }
@@ -160,11 +160,11 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The threshold as canonical text: `display>=99%`, `p95<800ms`, `would_crash==0`.
-    public var expression: String {
+    package var expression: String {
         metric.name + comparison.rawValue + Threshold.format(limit) + metric.unit.suffix
     }
 
-    public var description: String { expression }
+    package var description: String { expression }
 
     /// A limit or a measurement without trailing zeros: `99`, `99.5`, `0.25`.
     static func format(_ value: Double) -> String {
@@ -177,13 +177,13 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Which kind of run a threshold measures: each has its own metrics.
-public enum GateKind: String, Sendable {
+package enum GateKind: String, Sendable {
     case bench
     case batch
 }
 
 /// What a threshold measures.
-public enum GateMetric: Sendable, Hashable {
+package enum GateMetric: Sendable, Hashable {
     /// Share of devices (bench) or of payloads that asked for an attachment (batch) that would show
     /// it, in percent. Devices or payloads never run count as not shown.
     case display
@@ -205,7 +205,7 @@ public enum GateMetric: Sendable, Hashable {
     case reason(ReasonCode)
 
     /// The unit a metric's limit and value are in.
-    public enum Unit: String, Sendable, Codable {
+    package enum Unit: String, Sendable, Codable {
         case percent = "%"
         case milliseconds = "ms"
         case count
@@ -215,7 +215,7 @@ public enum GateMetric: Sendable, Hashable {
     }
 
     /// The name a threshold uses.
-    public var name: String {
+    package var name: String {
         switch self {
         case .display: "display"
         case .latency(let percentile): "p\(percentile)"
@@ -229,7 +229,7 @@ public enum GateMetric: Sendable, Hashable {
         }
     }
 
-    public var unit: Unit {
+    package var unit: Unit {
         switch self {
         case .display, .http4xx, .http5xx, .errors: .percent
         case .latency: .milliseconds
@@ -238,7 +238,7 @@ public enum GateMetric: Sendable, Hashable {
     }
 
     /// The metrics of `kind`, in the order the documentation lists them (`reason:CODE` stands for every code).
-    public static func all(for kind: GateKind) -> [GateMetric] {
+    package static func all(for kind: GateKind) -> [GateMetric] {
         switch kind {
         case .bench:
             [
@@ -250,7 +250,7 @@ public enum GateMetric: Sendable, Hashable {
     }
 
     /// The metric called `name` in `kind`'s runs, or nil.
-    public init?(name: String, for kind: GateKind) {
+    package init?(name: String, for kind: GateKind) {
         if name.hasPrefix("reason:") {
             guard let code = ReasonCode(rawValue: String(name.dropFirst("reason:".count))) else { return nil }
             self = .reason(code)
@@ -262,11 +262,11 @@ public enum GateMetric: Sendable, Hashable {
 }
 
 /// A threshold that cannot be read: it names the text, what is wrong, and the metrics there are.
-public struct ThresholdError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ThresholdError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The text as given.
-    public var text: String
+    package var text: String
     /// What is wrong and how to write it.
-    public var message: String
+    package var message: String
 
     init(_ text: String, _ problem: String, kind: GateKind) {
         self.text = text
@@ -285,5 +285,5 @@ public struct ThresholdError: Error, Sendable, Equatable, CustomStringConvertibl
             + metrics.joined(separator: ", ")
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -1,23 +1,23 @@
 /// One threshold's result, as reports carry it (bench's `thresholds`, batch's `summary.json`).
-public struct ThresholdResult: Sendable, Codable, Equatable {
+package struct ThresholdResult: Sendable, Codable, Equatable {
     /// The metric: `display_rate` and `p99_end_to_end` for `display` and `p99` (the names reports
     /// have always used), otherwise the metric's name in the expression (`p95`, `would_crash`).
-    public var name: String
+    package var name: String
     /// Where the threshold came from: `default` (the gate's defaults), `threshold`, or what the
     /// caller named (a command line names its option).
-    public var option: String
+    package var option: String
     /// The threshold as text, in the grammar of ``Threshold``: `display>=99%`.
-    public var expression: String?
+    package var expression: String?
     /// The unit of ``limit`` and ``actual``: `%`, `ms` or `count`.
-    public var unit: GateMetric.Unit?
-    public var limit: Double
+    package var unit: GateMetric.Unit?
+    package var limit: Double
     /// The measured value, rounded to what it means (0.1 for percent, 0.01 for milliseconds).
-    public var actual: Double
-    public var passed: Bool
+    package var actual: Double
+    package var passed: Bool
     /// The result in a sentence: the measured value, the threshold, and by how much it failed.
-    public var message: String
+    package var message: String
 
-    public init(_ threshold: Threshold, actual: Double) {
+    package init(_ threshold: Threshold, actual: Double) {
         let metric = threshold.metric
         name =
             switch metric {

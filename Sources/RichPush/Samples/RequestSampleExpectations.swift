@@ -3,15 +3,15 @@
 /// Lines are `request<TAB>sdk<TAB>result<TAB>detail`: `payload` and the apns-push-type (the payload
 /// itself is `expected/<request>`), or a refusal's code and Braze's HTTP status (`-` when there is none);
 /// `#` starts a comment. `richpush demo` and the tests read it through this parser.
-public struct RequestSampleExpectations: Sendable {
-    public struct Expectation: Sendable, Equatable {
-        public var dialect: ComposeDialect
+package struct RequestSampleExpectations: Sendable {
+    package struct Expectation: Sendable, Equatable {
+        package var dialect: ComposeDialect
         /// `payload`, or a ``ComposeRefusal/Code`` raw value.
-        public var result: String
+        package var result: String
         /// The apns-push-type for a payload, the HTTP status (or `-`) for a refusal.
-        public var detail: String
+        package var detail: String
 
-        public init(dialect: ComposeDialect, result: String, detail: String) {
+        package init(dialect: ComposeDialect, result: String, detail: String) {
             self.dialect = dialect
             self.result = result
             self.detail = detail
@@ -19,7 +19,7 @@ public struct RequestSampleExpectations: Sendable {
 
         /// Whether `result` (a composed push or a refusal) is the one expected; `payload` is the
         /// expected payload's bytes, for a payload row.
-        public func matches(_ composed: Result<ComposedPush, ComposeRefusal>, payload: [UInt8]?) -> Bool {
+        package func matches(_ composed: Result<ComposedPush, ComposeRefusal>, payload: [UInt8]?) -> Bool {
             switch composed {
             case .success(let push):
                 let trimmed = payload.map { Array($0.prefix { $0 != UInt8(ascii: "\n") }) }
@@ -31,9 +31,9 @@ public struct RequestSampleExpectations: Sendable {
     }
 
     /// Rows in file order.
-    public private(set) var rows: [(request: String, expectation: Expectation)] = []
+    package private(set) var rows: [(request: String, expectation: Expectation)] = []
 
-    public init(text: String) throws(SampleExpectationsError) {
+    package init(text: String) throws(SampleExpectationsError) {
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(separator: "\t").map(String.init)

@@ -6,26 +6,26 @@
 /// optionally `<TAB>content`: the expanded view expected with the sample app (`Samples/app`),
 /// as `outcome` or `outcome:detail` (the extension that shows, or the reason), `-` for none; `#` starts
 /// a comment.
-public struct SampleExpectations: Sendable {
-    public struct Expectation: Sendable, Equatable {
-        public var verdict: Verdict
-        public var reason: ReasonCode
+package struct SampleExpectations: Sendable {
+    package struct Expectation: Sendable, Equatable {
+        package var verdict: Verdict
+        package var reason: ReasonCode
         /// The content-extension outcome with the sample app, in ``contentLabel(_:)``'s form.
-        public var content: String?
+        package var content: String?
     }
 
     /// A content-extension outcome as expected.tsv writes it: `shows:NotificationContent`,
     /// `default:no-category`, `would-crash:missing-key`; `-` when there is none.
-    public static func contentLabel(_ outcome: ContentOutcome?) -> String {
+    package static func contentLabel(_ outcome: ContentOutcome?) -> String {
         guard let outcome else { return "-" }
         let detail = outcome.outcome == .shows ? outcome.extensionName : outcome.reason
         return outcome.outcome.rawValue + (detail.map { ":" + $0 } ?? "")
     }
 
-    public private(set) var byPayload: [String: Expectation] = [:]
+    package private(set) var byPayload: [String: Expectation] = [:]
 
     /// Parses the file's text; a malformed line is an error naming its number.
-    public init(text: String) throws(SampleExpectationsError) {
+    package init(text: String) throws(SampleExpectationsError) {
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
@@ -39,9 +39,9 @@ public struct SampleExpectations: Sendable {
     }
 }
 
-public struct SampleExpectationsError: Error, Sendable, CustomStringConvertible {
-    public var line: Int
-    public var description: String {
+package struct SampleExpectationsError: Error, Sendable, CustomStringConvertible {
+    package var line: Int
+    package var description: String {
         "expected.tsv line \(line) is not 'payload<TAB>verdict<TAB>reason[<TAB>content]'"
     }
 }

@@ -11,19 +11,19 @@ import Foundation
 ///     folder: "Samples/assets", samples: "Samples", tls: true, certificate: nil, key: nil)
 /// configuration.tlsFiles?.certificate   // "Samples/certs/server.pem"
 /// ```
-public struct ServeConfiguration: Sendable {
+package struct ServeConfiguration: Sendable {
     /// How `POST /users/track` is answered: the REST key it accepts, a log of accepted objects, a rate limit.
-    public struct UsersTrack: Sendable, Equatable {
+    package struct UsersTrack: Sendable, Equatable {
         /// The REST API key requests must carry.
-        public var apiKey: String
+        package var apiKey: String
         /// Every accepted object is appended there, one JSON line each.
-        public var logPath: String?
+        package var logPath: String?
         /// Requests accepted per window; more get 429.
-        public var limit = 20
+        package var limit = 20
         /// The window's length in seconds.
-        public var windowSeconds = 1
+        package var windowSeconds = 1
 
-        public init(apiKey: String, logPath: String? = nil) {
+        package init(apiKey: String, logPath: String? = nil) {
             self.apiKey = apiKey
             self.logPath = logPath
         }
@@ -32,7 +32,7 @@ public struct ServeConfiguration: Sendable {
         ///
         /// A key file that cannot be read or holds no key is `unusable-input`; a limit that is not N or
         /// N/SECONDS, and a log or limit without a key file, are `invalid-value`/`invalid-combination`.
-        public static func parse(keyFile: String?, logPath: String?, limit: String?) throws(ConfigurationError)
+        package static func parse(keyFile: String?, logPath: String?, limit: String?) throws(ConfigurationError)
             -> UsersTrack?
         {
             guard let keyFile else {
@@ -66,41 +66,41 @@ public struct ServeConfiguration: Sendable {
     }
 
     /// The certificate chain and private key files (PEM) for HTTPS.
-    public struct TLSFiles: Sendable, Equatable {
-        public var certificate: String
-        public var key: String
+    package struct TLSFiles: Sendable, Equatable {
+        package var certificate: String
+        package var key: String
     }
 
     /// The folder of assets served.
-    public var root: String
+    package var root: String
     /// The IPv4 address to bind.
-    public var host = "127.0.0.1"
+    package var host = "127.0.0.1"
     /// The HTTP port (0: any free port).
-    public var httpPort: UInt16 = 0
+    package var httpPort: UInt16 = 0
     /// The HTTPS port (0: any free port).
-    public var httpsPort: UInt16 = 0
+    package var httpsPort: UInt16 = 0
     /// The files of the HTTPS identity; nil serves plain HTTP only.
-    public var tlsFiles: TLSFiles?
+    package var tlsFiles: TLSFiles?
     /// `/users/track`, when served.
-    public var usersTrack: UsersTrack?
+    package var usersTrack: UsersTrack?
     /// The most connections one client address holds per listener (nil: the
     /// server's default, the connection limit less an eighth).
-    public var perAddressLimit: Int?
+    package var perAddressLimit: Int?
     /// How long a new connection has for its TLS handshake and whole request head
     /// (nil: the server's default, 10 s).
-    public var headTimeout: Duration?
+    package var headTimeout: Duration?
     /// Whether a query parameter no fault reads is a 400 (`--strict-faults`); by default it is ignored,
     /// as a CDN ignores cache busters, `utm_*` tags and signatures, and the access log notes it.
-    public var strictFaults = false
+    package var strictFaults = false
     /// The repository's `Samples/` folder, when found: the default folder and the test certificate.
-    public var samples: String?
+    package var samples: String?
 
     /// A configuration for `folder` (default `<samples>/assets`) and, when `tls`, the certificate and
     /// key (default: the samples' test pair).
     ///
     /// No folder and no samples, and a certificate without its key (or the reverse) are
     /// `invalid-combination`; a folder that does not exist or is not a folder is `unusable-input`.
-    public init(folder: String?, samples: String?, tls: Bool, certificate: String?, key: String?)
+    package init(folder: String?, samples: String?, tls: Bool, certificate: String?, key: String?)
         throws(ConfigurationError)
     {
         guard let root = folder ?? samples.map({ $0 + "/assets" }) else {
@@ -136,7 +136,7 @@ public struct ServeConfiguration: Sendable {
     }
 
     /// `unusable-input` unless `path` is a folder: the input a server or a bench serves.
-    public static func requireFolder(_ path: String) throws(ConfigurationError) {
+    package static func requireFolder(_ path: String) throws(ConfigurationError) {
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw ConfigurationError(
@@ -152,7 +152,7 @@ public struct ServeConfiguration: Sendable {
 
     /// What the server prints on stderr once it listens, one note a line: the folder, how to trust
     /// the test certificate when it is in use, /users/track, and the fault modes.
-    public var startNotes: [String] {
+    package var startNotes: [String] {
         var notes = ["serving \(root)"]
         if let samples, tlsFiles?.certificate == samples + "/certs/server.pem" {
             notes.append("HTTPS uses the test certificate; trust it with \(Setting.caFile) \(samples)/certs/ca.pem")

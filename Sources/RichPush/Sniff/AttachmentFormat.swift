@@ -23,20 +23,20 @@ public enum AttachmentClass: String, Sendable, Codable, CaseIterable {
 /// joins the two. It follows docs/platform.md, section 2: AIFF, WAV, MP3 and MPEG-4 audio; JPEG, GIF
 /// and PNG; MPEG, MPEG-2, MPEG-4 and AVI. WebP and HEIC are deliberately absent: iOS does not list
 /// them and they are reported not to show.
-public struct AttachmentFormat: Sendable, Equatable, Hashable {
+package struct AttachmentFormat: Sendable, Equatable, Hashable {
     /// A short name, for reports (`jpeg`, `mp3`, ...).
-    public let name: String
+    package let name: String
     /// The Uniform Type Identifier iOS uses.
-    public let uti: String
+    package let uti: String
     /// Which class (and so which size cap) it belongs to.
-    public let attachmentClass: AttachmentClass
+    package let attachmentClass: AttachmentClass
     /// File extensions iOS maps to this UTI, lower case, the usual one first.
-    public let extensions: [String]
+    package let extensions: [String]
     /// MIME types libmagic (5.44) or servers report for it.
-    public let mimeTypes: [String]
+    package let mimeTypes: [String]
 
     /// Every supported format.
-    public static let all: [AttachmentFormat] = [
+    package static let all: [AttachmentFormat] = [
         AttachmentFormat(
             name: "jpeg", uti: "public.jpeg", attachmentClass: .image, extensions: ["jpg", "jpeg", "jpe"],
             mimeTypes: ["image/jpeg", "image/pjpeg"]),
@@ -77,12 +77,12 @@ public struct AttachmentFormat: Sendable, Equatable, Hashable {
         all.flatMap { format in format.mimeTypes.map { ($0, format) } }, uniquingKeysWith: { first, _ in first })
 
     /// The format iOS would assume for a file with this extension (case-insensitive, one leading dot ignored).
-    public static func forExtension(_ fileExtension: String) -> AttachmentFormat? {
+    package static func forExtension(_ fileExtension: String) -> AttachmentFormat? {
         byExtension[normalizedExtension(fileExtension)]
     }
 
     /// The format of bytes libmagic reported as `mime` (parameters such as `; charset=` ignored).
-    public static func forMIME(_ mime: String) -> AttachmentFormat? {
+    package static func forMIME(_ mime: String) -> AttachmentFormat? {
         // libmagic's and nearly every server's spelling is a key as it is ("image/jpeg"): no copy, no trim.
         if let exact = byMIME[mime] { return exact }
         let bare = mime.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
@@ -90,7 +90,7 @@ public struct AttachmentFormat: Sendable, Equatable, Hashable {
     }
 
     /// Lower-cases a declared type and strips one leading dot, as the emulated extension does.
-    public static func normalizedExtension(_ text: String) -> String {
+    package static func normalizedExtension(_ text: String) -> String {
         let lower = text.lowercased()
         return lower.hasPrefix(".") ? String(lower.dropFirst()) : lower
     }

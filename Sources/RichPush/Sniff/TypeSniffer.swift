@@ -1,24 +1,25 @@
 import CurlKit
 import Foundation
-@_exported import MagicKit
+import MagicKit
+import POSIXKit
 
 /// What the bytes of a downloaded file really are.
-public struct Sniff: Sendable, Equatable, Codable {
+package struct Sniff: Sendable, Equatable, Codable {
     /// libmagic's MIME type, for example `image/png`.
-    public var mime: String
+    package var mime: String
     /// libmagic's description, which carries image dimensions ("PNG image data, 1200 x 600, ...").
-    public var description: String
+    package var description: String
     /// The supported format the bytes are, if any.
-    public var formatName: String?
+    package var formatName: String?
     /// For MPEG-4 files: whether a track has a video handler (nil for other formats or when unknown).
     ///
     /// An audio-only MPEG-4 file sniffs as `video/mp4` when its brand is `mp42`; iOS plays it as
     /// `m4a` all the same, so the validator accepts it for a declared `m4a` when this is false.
-    public var hasVideoTrack: Bool?
+    package var hasVideoTrack: Bool?
     /// Notes on how the answer was reached (an ID3 tag skipped, an MPEG-4 audio file).
-    public var notes: [String]
+    package var notes: [String]
 
-    public init(mime: String, description: String, formatName: String?, hasVideoTrack: Bool?, notes: [String]) {
+    package init(mime: String, description: String, formatName: String?, hasVideoTrack: Bool?, notes: [String]) {
         self.mime = mime
         self.description = description
         self.formatName = formatName
@@ -34,7 +35,7 @@ public struct Sniff: Sendable, Equatable, Codable {
     }
 
     /// The `sniff` object of the outcome's JSON; absent optionals are left out.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [(key: String, value: JSONValue)] = [
             (CodingKeys.mime.rawValue, .string(mime)), (CodingKeys.description.rawValue, .string(description)),
         ]
@@ -45,14 +46,14 @@ public struct Sniff: Sendable, Equatable, Codable {
     }
 
     /// The supported format, looked up again from ``formatName``.
-    public var format: AttachmentFormat? {
+    package var format: AttachmentFormat? {
         formatName.flatMap { name in AttachmentFormat.all.first { $0.name == name } }
     }
 
     /// The format iOS attaches these bytes as when they are sent with their own type: ``format``, except
     /// that an MPEG-4 file without a video track is MPEG-4 audio (`m4a`, audio class and its 5 MB cap),
     /// whatever its brand makes libmagic say.
-    public var attachableFormat: AttachmentFormat? {
+    package var attachableFormat: AttachmentFormat? {
         guard let format else { return nil }
         if format.name == "mp4" && hasVideoTrack == false { return AttachmentFormat.forExtension("m4a") }
         return format
@@ -88,7 +89,7 @@ public struct TypeSniffer: Sendable {
     private let pool: MagicPool
     private let description: Description
 
-    public init(pool: MagicPool = MagicPool(), description: Description = .always) {
+    package init(pool: MagicPool = MagicPool(), description: Description = .always) {
         self.pool = pool
         self.description = description
     }
@@ -96,13 +97,13 @@ public struct TypeSniffer: Sendable {
     /// Sniffs the file at `path` (a symbolic link is followed); anything but a regular file (a FIFO,
     /// whose open would wait for a writer, or a device such as `/dev/zero`, which never ends and has no
     /// size) is refused without reading it, as `process` refuses it.
-    public func sniff(fileAt path: String) throws(SniffError) -> Sniff {
+    package func sniff(fileAt path: String) throws(SniffError) -> Sniff {
         try sniffFile(at: path).sniff
     }
 
     /// Sniffs the file at `path` as ``sniff(fileAt:)`` does, and says how many bytes it holds (the
     /// size its class's cap applies to).
-    public func sniffFile(at path: String) throws(SniffError) -> (sniff: Sniff, bytes: Int64) {
+    package func sniffFile(at path: String) throws(SniffError) -> (sniff: Sniff, bytes: Int64) {
         let descriptor: Int32
         do { descriptor = try SystemCall.openRegularFile(path) } catch {
             throw SniffError(error)
@@ -112,7 +113,7 @@ public struct TypeSniffer: Sendable {
     }
 
     /// Sniffs the file open at `descriptor` (read from offset 0; the offset is not moved).
-    public func sniff(descriptor: Int32) throws(SniffError) -> Sniff {
+    package func sniff(descriptor: Int32) throws(SniffError) -> Sniff {
         try sniffSized(descriptor: descriptor).sniff
     }
 
@@ -153,13 +154,13 @@ public struct TypeSniffer: Sendable {
     /// ``magicWindow`` bytes, the bytes after a leading ID3v2 tag, and whether an MPEG-4 video handler
     /// appeared within ``sniffLimit`` bytes. The same answer as sniffing the file, without reading it;
     /// libmagic reads the kept bytes where the transfer left them.
-    public func sniff(body: BodySummary) throws(SniffError) -> Sniff {
+    package func sniff(body: BodySummary) throws(SniffError) -> Sniff {
         try Self.withInput(of: body) { input throws(SniffError) in try sniff(input) }
     }
 
     /// Sniffs the start of a file held in memory: up to ``sniffLimit`` bytes, and the ``magicWindow``
     /// bytes after an ID3v2 tag that ends within them (``extent(ofFileStartingWith:size:)``).
-    public func sniff(bytes: [UInt8]) throws(SniffError) -> Sniff {
+    package func sniff(bytes: [UInt8]) throws(SniffError) -> Sniff {
         let result = bytes.withUnsafeBytes { buffer in
             Result { () throws(SniffError) in try sniff(Self.input(ofFileStart: buffer)) }
         }
@@ -258,10 +259,10 @@ struct SniffInput {
 }
 
 /// Sniffing failed: the file could not be read or libmagic is unusable.
-public struct SniffError: Error, Sendable, CustomStringConvertible {
-    public var message: String
+package struct SniffError: Error, Sendable, CustomStringConvertible {
+    package var message: String
     /// The failed system call, with its errno, when that is why.
-    public var systemError: SystemError?
+    package var systemError: SystemError?
     init(_ message: String) { self.message = message }
 
     /// Reading the file failed: the system call's words, and its errno, are the error's.
@@ -276,5 +277,5 @@ public struct SniffError: Error, Sendable, CustomStringConvertible {
         if case .outOfDescriptors = error { DescriptorExhaustion.note() }
         message = error.description
     }
-    public var description: String { message }
+    package var description: String { message }
 }

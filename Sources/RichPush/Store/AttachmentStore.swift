@@ -1,5 +1,6 @@
 import Digest
 import Foundation
+import POSIXKit
 import Synchronization
 
 /// Atomic, contained writes into one output folder.
@@ -15,11 +16,11 @@ import Synchronization
 /// Renaming (or linking) a fully written file makes every write atomic for readers and for a
 /// crashed or killed process. With `durable`, each file is also fsync'ed before it gets its name,
 /// which survives power loss too, at a cost of milliseconds per file.
-public struct AttachmentStore: Sendable {
+package struct AttachmentStore: Sendable {
     /// The output folder, absolute.
-    public let folder: String
+    package let folder: String
     /// fsync every file before it is renamed or linked into place.
-    public let durable: Bool
+    package let durable: Bool
     /// Temporaries whose content was not kept (a failure, or a copy of a file already stored), truncated
     /// and reused: creating and deleting a file per payload is what a busy run would otherwise spend on.
     private let scratch = ScratchPool()
@@ -36,7 +37,7 @@ public struct AttachmentStore: Sendable {
 
     /// Uses `folder` (created if missing, with parents). With `recordsNewFiles`, the store keeps the
     /// list of files it adds, for ``removeNewFiles()`` (one command's run, not a large batch).
-    public init(
+    package init(
         folder: String, durable: Bool = false, recordsNewFiles: Bool = false, unnamedTemporaries: Bool = true
     ) throws(StoreError) {
         self.durable = durable
@@ -67,7 +68,7 @@ public struct AttachmentStore: Sendable {
     ///
     /// - Warning: give it a name only through ``commit(_:fileExtension:)``, or set
     ///   ``TemporaryFile/isLinked`` after linking it yourself: an unlinked one is emptied for reuse.
-    public func makeTemporary() throws(StoreError) -> TemporaryFile {
+    package func makeTemporary() throws(StoreError) -> TemporaryFile {
         if let reused = scratch.take() { return reused }
         let created = try makeTemporary(inFolder: folder, unnamed: false)
         created.pool = scratch
@@ -80,7 +81,7 @@ public struct AttachmentStore: Sendable {
     ///
     /// An unnamed temporary whose content is not kept is closed, not pooled: the pool holds named
     /// files only, since ``makeTemporary()``'s callers link theirs by name.
-    public func makeAttachmentTemporary() throws(StoreError) -> TemporaryFile {
+    package func makeAttachmentTemporary() throws(StoreError) -> TemporaryFile {
         if let reused = scratch.take() { return reused }
         do {
             if unnamedTemporaries, let unnamed = try TemporaryFile.createUnnamed(in: folder) { return unnamed }
@@ -91,13 +92,13 @@ public struct AttachmentStore: Sendable {
     }
 
     /// Removes the reusable temporaries now (they are also removed when the last copy of the store goes).
-    public func removeScratch() {
+    package func removeScratch() {
         scratch.removeAll()
     }
 
     /// Removes the folders this store created that are still empty (a run that stored nothing
     /// leaves no empty output folder behind); a folder that holds anything stays.
-    public func removeMadeFoldersIfEmpty() {
+    package func removeMadeFoldersIfEmpty() {
         for folder in madeFolders { _ = rmdir(folder) }
     }
 
@@ -121,7 +122,7 @@ public struct AttachmentStore: Sendable {
     }
 
     /// A new temporary name for an existing file in the same folder (a hard link), open for reading and writing.
-    public func makeTemporary(linking path: String) throws(StoreError) -> TemporaryFile {
+    package func makeTemporary(linking path: String) throws(StoreError) -> TemporaryFile {
         var failure = SystemError(code: EEXIST, operation: "link '\(path)' into", path: folder)
         for _ in 0..<8 {
             let name = folder + "/.richpush-" + UUID().uuidString.lowercased() + ".part"
@@ -148,7 +149,7 @@ public struct AttachmentStore: Sendable {
     }
 
     /// Removes temporary files an interrupted or crashed run left in the folder or below it (`.richpush-*`).
-    public func removeLeftovers() {
+    package func removeLeftovers() {
         guard let walker = FileManager.default.enumerator(atPath: folder) else { return }
         while let name = walker.nextObject() as? String {
             if (name as NSString).lastPathComponent.hasPrefix(".richpush-") { unlink(folder + "/" + name) }
@@ -157,7 +158,7 @@ public struct AttachmentStore: Sendable {
 
     /// Removes the files this store created (not the ones it found already stored), when the store
     /// was made with `recordsNewFiles`: a run that cannot deliver its output takes its attachments back.
-    public func removeNewFiles() {
+    package func removeNewFiles() {
         for path in newFiles?.takeAll() ?? [] { unlink(path) }
     }
 
@@ -170,7 +171,7 @@ public struct AttachmentStore: Sendable {
     ///
     /// When the caller already knows the content's SHA-256 and size (hashed as the bytes arrived), pass
     /// them as `known`: the file is then not read back.
-    public func commit(_ temporary: TemporaryFile, fileExtension: String, known: (sha256: String, bytes: Int64)? = nil)
+    package func commit(_ temporary: TemporaryFile, fileExtension: String, known: (sha256: String, bytes: Int64)? = nil)
         throws(StoreError) -> StoredFile
     {
         // For messages: an unnamed temporary has no name of its own to show.
@@ -232,7 +233,7 @@ public struct AttachmentStore: Sendable {
     /// Writes `data` to `name` in the folder atomically (temporary, flush, rename over the old one).
     ///
     /// `name` may contain subfolders (created as needed) but no `..` and no leading `/`.
-    public func writeAtomically(_ data: [UInt8], to name: String) throws(StoreError) -> String {
+    package func writeAtomically(_ data: [UInt8], to name: String) throws(StoreError) -> String {
         let parts = name.split(separator: "/")
         guard !name.hasPrefix("/"), !parts.isEmpty, !parts.contains(where: { $0 == ".." || $0 == "." }) else {
             throw StoreError("refusing to write outside the output folder: '\(name)'")

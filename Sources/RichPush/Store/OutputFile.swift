@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 
 /// A file a command writes for the user (a report, a JUnit file, a download), as curl and oha write theirs.
 ///
@@ -23,9 +24,9 @@ import Foundation
 /// ```swift
 /// try OutputFile.write(Array(json.utf8), to: "report.json")   // or "-", or "/dev/stdout"
 /// ```
-public enum OutputFile {
+package enum OutputFile {
     /// What an output path leads to.
-    public enum Target: Sendable, Equatable {
+    package enum Target: Sendable, Equatable {
         /// `-`: the process's stdout.
         case standardOutput
         /// An existing FIFO, device or socket, or a symbolic link to anything but a folder: written
@@ -36,7 +37,7 @@ public enum OutputFile {
     }
 
     /// Writes `bytes` to `path` (see ``OutputFile`` for what each kind of path means).
-    public static func write(_ bytes: [UInt8], to path: String, durable: Bool = false) throws(SystemError) {
+    package static func write(_ bytes: [UInt8], to path: String, durable: Bool = false) throws(SystemError) {
         let pending = try open(path)
         defer { pending.discard() }
         try SystemCall.writeAll(pending.descriptor, bytes, path: pending.displayPath)
@@ -47,7 +48,7 @@ public enum OutputFile {
     ///
     /// Fails at once when the destination cannot be written (its folder is missing, it is a folder,
     /// a dangling link), so a command can check its outputs before it does the work.
-    public static func open(_ path: String) throws(SystemError) -> PendingOutput {
+    package static func open(_ path: String) throws(SystemError) -> PendingOutput {
         let target = try target(of: path)
         switch target {
         case .file(let file):
@@ -92,7 +93,7 @@ public enum OutputFile {
 
     /// An exclusive temporary in the folder of `path`, after checking that `path` names a regular file
     /// (or nothing yet); give it its name with ``TemporaryFile/commit(as:durable:)``.
-    public static func create(for path: String) throws(SystemError) -> TemporaryFile {
+    package static func create(for path: String) throws(SystemError) -> TemporaryFile {
         guard case .file(let file) = try target(of: path) else {
             throw SystemError(
                 code: EINVAL, operation: "write", path: path, reason: "it is not a regular file; give a file name")
@@ -102,7 +103,7 @@ public enum OutputFile {
     }
 
     /// Decides where `path` leads, following links only to find out what they lead to.
-    public static func target(of path: String) throws(SystemError) -> Target {
+    package static func target(of path: String) throws(SystemError) -> Target {
         if path == "-" { return .standardOutput }
         guard !path.isEmpty, !path.hasSuffix("/") else {
             throw SystemError(code: EISDIR, operation: "write", path: path, reason: "that names a folder")
@@ -165,11 +166,11 @@ public enum OutputFile {
 ///
 /// Used by one task at a time (the `@unchecked Sendable` rests on that); ``discard()`` must be reached
 /// on every path, and is harmless after a commit.
-public final class PendingOutput: @unchecked Sendable {
+package final class PendingOutput: @unchecked Sendable {
     /// Where the output goes.
-    public let target: OutputFile.Target
+    package let target: OutputFile.Target
     /// The path as the user gave it (`stdout` for `-`), for messages.
-    public let displayPath: String
+    package let displayPath: String
     private let temporary: TemporaryFile
     /// A stream target's descriptor, opened with the output (``OutputFile/openStream(_:)``); -1 once closed.
     private var stream: Int32
@@ -182,10 +183,10 @@ public final class PendingOutput: @unchecked Sendable {
     }
 
     /// The descriptor the output's bytes are written to before the commit.
-    public var descriptor: Int32 { temporary.descriptor }
+    package var descriptor: Int32 { temporary.descriptor }
 
     /// Puts the bytes in place: renames a regular file, or copies them to stdout or the stream.
-    public func commit(durable: Bool = false) throws(SystemError) {
+    package func commit(durable: Bool = false) throws(SystemError) {
         switch target {
         case .file(let path):
             try temporary.commit(as: path, durable: durable)
@@ -214,7 +215,7 @@ public final class PendingOutput: @unchecked Sendable {
     }
 
     /// Removes the temporary (after a commit of a file, only closes it) and closes a stream. Idempotent.
-    public func discard() {
+    package func discard() {
         temporary.discard()
         closeStream()
     }

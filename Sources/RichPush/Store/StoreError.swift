@@ -1,8 +1,10 @@
+import POSIXKit
+
 /// Why something could not be stored.
-public struct StoreError: Error, Sendable, CustomStringConvertible {
-    public var message: String
+package struct StoreError: Error, Sendable, CustomStringConvertible {
+    package var message: String
     /// The failed system call, with its errno, when that is why (nil for a refusal of richpush's own).
-    public var systemError: SystemError?
+    package var systemError: SystemError?
 
     init(_ message: String, _ systemError: SystemError? = nil) {
         self.message = message
@@ -12,7 +14,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// A system call failed: its words are the message, its errno is kept.
     init(_ error: SystemError) { self.init(error.message, error) }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 extension FetchError {

@@ -36,13 +36,13 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     /// ("takes I/N ..."), and ``text`` joins them.
     public var message: String
     /// The setting at fault, if one is.
-    public var setting: Setting?
+    package var setting: Setting?
     /// A likely fix, when the message alone does not say it.
     public var hint: String?
     /// The lower-level cause (a system error's text): for people, never to be parsed.
     public var cause: String?
 
-    public init(
+    package init(
         _ code: Code, _ message: String, setting: Setting? = nil, hint: String? = nil, cause: String? = nil
     ) {
         self.code = code
@@ -53,7 +53,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     }
 
     /// A malformed value of `setting`: the message reads after the setting's name.
-    public static func invalid(_ setting: Setting, _ message: String) -> ConfigurationError {
+    package static func invalid(_ setting: Setting, _ message: String) -> ConfigurationError {
         ConfigurationError(.invalidValue, message, setting: setting)
     }
 

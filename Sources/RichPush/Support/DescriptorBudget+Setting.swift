@@ -1,9 +1,11 @@
+import POSIXKit
+
 /// The descriptor budget in richpush's terms: a download's share in the shaping relay is the
 /// relay's own (``NetworkRelay/descriptorsPerTransfer``), and advice names the command's setting.
 extension DescriptorBudget.Need {
     /// What a run needs when its downloads are `relayed` through a network profile's relay or not: then
     /// also the relay's own descriptors, with at least `profiles` routes (one per profile and host).
-    public init(concurrency: Int, relayed: Bool, storing: Bool, profiles: Int = 1) {
+    package init(concurrency: Int, relayed: Bool, storing: Bool, profiles: Int = 1) {
         self.init(
             concurrency: concurrency, relayShare: relayed ? NetworkRelay.descriptorsPerTransfer : 0, storing: storing,
             fixed: relayed ? NetworkRelay.fixedDescriptors + max(1, profiles) * NetworkRelay.descriptorsPerRoute : 0)
@@ -12,7 +14,7 @@ extension DescriptorBudget.Need {
 
 extension DescriptorBudget {
     /// ``shortfall(_:option:)`` naming `setting` as the command line spells it.
-    public func shortfall(_ need: Need, setting: Setting) -> String? {
+    package func shortfall(_ need: Need, setting: Setting) -> String? {
         shortfall(need, option: setting)
     }
 }

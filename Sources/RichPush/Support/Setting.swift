@@ -10,7 +10,7 @@ import Synchronization
 /// ```swift
 /// "lower \(Setting.concurrency) to 200"   // "lower concurrency to 200", or in the front end's spelling
 /// ```
-public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
+package enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     // The extension and its downloads.
     case budget, pushType = "push-type", binaryMegabytes = "binary-mb", allowHTTP = "allow-http"
     case connectTimeout = "connect-timeout", stallWindow = "stall-window", maxBytes = "max-bytes"
@@ -35,7 +35,7 @@ public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     case noTLS = "no-tls"
 
     /// How settings are spelled in messages: the front end's choice, installed once at start.
-    public static var spelling: @Sendable (Setting) -> String {
+    package static var spelling: @Sendable (Setting) -> String {
         get { installedSpelling.withLock { $0 } }
         set { installedSpelling.withLock { $0 = newValue } }
     }
@@ -43,5 +43,5 @@ public enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     private static let installedSpelling = Mutex<@Sendable (Setting) -> String>({ $0.rawValue })
 
     /// The setting as the installed spelling writes it.
-    public var description: String { Self.spelling(self) }
+    package var description: String { Self.spelling(self) }
 }

@@ -7,7 +7,7 @@ extension String {
     /// ```swift
     /// "evil\nattached: ok".escapingControlCharacters  // "evil\\nattached: ok"
     /// ```
-    public var escapingControlCharacters: String {
+    package var escapingControlCharacters: String {
         guard unicodeScalars.contains(where: Self.isControl) else { return self }
         var result = ""
         result.reserveCapacity(utf8.count + 8)

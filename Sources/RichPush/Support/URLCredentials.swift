@@ -10,15 +10,15 @@
 /// URLCredentials.stripped("https://ana:pw@cdn.example.com/a.jpg")  // "https://cdn.example.com/a.jpg"
 /// URLCredentials.stripped("GET http://u@h/x answered 404")          // "GET http://h/x answered 404"
 /// ```
-public enum URLCredentials {
+package enum URLCredentials {
     /// Whether `text` holds a URL with a user name or password in its authority.
-    public static func appear(in text: String) -> Bool {
+    package static func appear(in text: String) -> Bool {
         text.utf8.contains(UInt8(ascii: "@")) && !ranges(in: Array(text.utf8)).isEmpty
     }
 
     /// `text` with the `userinfo@` part of every `scheme://userinfo@host` in it removed; text without
     /// one is returned as it is. Linear in the text.
-    public static func stripped(_ text: String) -> String {
+    package static func stripped(_ text: String) -> String {
         // Most text has no `@` at all: every outcome and stderr line passes here, so no copy is made for it.
         guard text.utf8.contains(UInt8(ascii: "@")) else { return text }
         let bytes = Array(text.utf8)
@@ -36,7 +36,7 @@ public enum URLCredentials {
     }
 
     /// `text` stripped, or nil for nil.
-    public static func stripped(_ text: String?) -> String? {
+    package static func stripped(_ text: String?) -> String? {
         text.map { stripped($0) }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 import Synchronization
 import TestSupport
 import Testing

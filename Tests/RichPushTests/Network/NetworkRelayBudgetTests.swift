@@ -1,5 +1,6 @@
 import AssetServer
 import Foundation
+import POSIXKit
 import RichPush
 import TestSupport
 import Testing

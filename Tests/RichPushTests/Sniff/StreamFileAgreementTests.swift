@@ -1,5 +1,6 @@
 import CCurlShim
 import Foundation
+import MagicKit
 import TestSupport
 import Testing
 

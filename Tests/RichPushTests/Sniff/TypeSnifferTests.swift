@@ -1,4 +1,5 @@
 import Foundation
+import MagicKit
 import RichPush
 import TestSupport
 import Testing

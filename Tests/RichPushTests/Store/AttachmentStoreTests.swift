@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 import RichPush
 import TestSupport
 import Testing
