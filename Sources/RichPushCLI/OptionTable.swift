@@ -186,10 +186,12 @@ extension Option {
                         + "p95, p99; counts: would_crash, configuration_error, not_run, reason:CODE. Examples: "
                         + "'display>=99%', 'p95<800ms', 'http_5xx<1%', 'would_crash==0'. Defaults for the metrics "
                         + "none names: display>0%, would_crash==0, configuration_error==0."
-                    : "Metrics: display (%), would_crash, configuration_error, not_run, reason:CODE (counts). "
-                        + "Example: 'display>=99%'. Defaults for the metrics none names: display>=100%, "
-                        + "would_crash==0, configuration_error==0.")
-                + " k6's spellings work too: 'p(95)<200' (ms), 'rate<0.01' (errors as a fraction), "
+                    : "Rates in %: display, errors (the payloads asking for an attachment that would not show "
+                        + "it); counts: would_crash, configuration_error, not_run, reason:CODE. Example: "
+                        + "'display>=99%'. Defaults for the metrics none names: display>=100%, would_crash==0, "
+                        + "configuration_error==0.")
+                + " k6's spellings work too: "
+                + (bench ? "'p(95)<200' (ms), " : "") + "'rate<0.01' (errors as a fraction), "
                 + "'display:rate>=0.99'. Each is reported PASS/FAIL with its measured value; what never ran counts as "
                 + "not shown.",
             example: "would_crash==0")

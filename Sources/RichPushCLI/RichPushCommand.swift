@@ -67,15 +67,19 @@ package enum RichPushCommand {
         }
         words.removeFirst()
         let shown = displayName(name, words).escapingControlCharacters
+        // A command's own help for a command's usage error; the overview for a word that is no command.
+        let usage =
+            commands.contains { $0.name == name }
+            ? "\nRun 'richpush \(shown) --help' for usage." : "\nRun 'richpush --help' for usage."
         let code: ExitCode
         do {
             code = try await run(name, words)
         } catch let error as UsageError {
-            printError("richpush \(shown): \(error)\nRun 'richpush \(shown) --help' for usage.")
+            printError("richpush \(shown): \(error)" + usage)
             code = .usage
         } catch {
             let failure = ExitStatus.failure(for: error)
-            let help = failure.code == .usage ? "\nRun 'richpush \(shown) --help' for usage." : ""
+            let help = failure.code == .usage ? usage : ""
             printError("richpush \(shown): \(failure.message)" + help)
             code = failure.code
         }

@@ -120,8 +120,9 @@ enum ServeCommand {
           length=BYTES    declare this Content-Length      stall=BYTES     go silent after BYTES (stall-ms=MS)
           rate=BPS        trickle at BPS bytes/second      reset=BYTES     TCP reset after BYTES (0: at once)
           every=K         apply the faults to every K-th request only (for a bench: a share of bad responses)
-        An unknown parameter is answered 400 with the list above; n=, v=, id=, tag=, shared= and names
-        starting with _ are tags that only make a URL distinct, and are ignored.
+        A parameter no fault reads (utm_source=, a cache buster, a signature) is ignored, as a CDN
+        ignores it, and noted in --access-log; --strict-faults answers it 400 with the list above, except
+        n=, v=, id=, tag=, shared=, filename= and names starting with _, tags that make a URL distinct.
         """
 
     static func run(_ arguments: Arguments) throws -> ExitCode {

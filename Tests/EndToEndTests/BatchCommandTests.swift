@@ -154,6 +154,35 @@ import Testing
         #expect(strict.stderr.contains("\(SamplePayloads.expectations.count) done earlier"))
     }
 
+    /// Another SDK's payloads checked without `--sdk`: Braze's extension reads no media from them, and the
+    /// sender asked for media, so they count as not shown and the gate fails, loudly, naming `--sdk`.
+    @Test func anotherSDKsPayloadsFailTheGateWithoutSDK() async throws {
+        defer { cleanUp() }
+        let input = folder + "/onesignal"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        for name in ["onesignal-mime-named.json", "onesignal-two-attachments.json", "image-jpg.json"] {
+            try FileManager.default.copyItem(atPath: SamplePayloads.folder + "/" + name, toPath: input + "/" + name)
+        }
+        let run = try await RichPushBinary.run(
+            ["batch", input, "--out", folder + "/out", "--no-progress"] + options)
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("Other SDKs: 2 payload(s) carry another SDK's media keys"), "\(run.stderr)")
+        #expect(run.stderr.contains("1 of 3 payloads that asked for an attachment"), "\(run.stderr)")
+        let summary = try JSONValue.parse(
+            Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/out/summary.json"))))
+        #expect(summary["other_sdk_payloads"] == .number("2") && summary["requested"] == .number("3"))
+        #expect(
+            OutputSchemas.violations(
+                of: String(
+                    decoding: try Data(contentsOf: URL(fileURLWithPath: folder + "/out/summary.json")), as: UTF8.self),
+                against: "batch-summary") == [])
+        // With the SDKs' own keys read, the same payloads pass.
+        let auto = try await RichPushBinary.run(
+            ["batch", input, "--out", folder + "/auto", "--no-progress", "--sdk", "auto"] + options)
+        #expect(auto.status == 0, "\(auto.stderr)")
+        #expect(!auto.stderr.contains("Other SDKs"))
+    }
+
     @Test func resumesAfterAnInterruptionWithNothingLostOrDoubled() async throws {
         defer { cleanUp() }
         let input = folder + "/in"

@@ -78,6 +78,11 @@ import Testing
         #expect(run.stderr.contains("process [FILE]") && run.stderr.contains("sniff FILE..."))
         #expect(!run.stderr.contains("Exit status"), "the list only, not the overview: \(run.stderr)")
         #expect(!run.stderr.contains("Did you mean"), "nothing is close to frobnicate")
+        // The way on is the overview, not the help of a command that does not exist.
+        #expect(run.stderr.contains("Run 'richpush --help' for usage."), "\(run.stderr)")
+        #expect(!run.stderr.contains("frobnicate --help"), "\(run.stderr)")
+        let option = try await RichPushBinary.run(["process", "--budgte", "3"])
+        #expect(option.stderr.contains("Run 'richpush process --help' for usage."), "\(option.stderr)")
     }
 
     @Test(arguments: ["process", "batch", "bench", "report", "demo", "serve", "fetch", "sniff"])

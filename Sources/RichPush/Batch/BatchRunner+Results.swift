@@ -25,6 +25,7 @@ extension BatchRunner {
         var networks: [String: (payloads: Int, requested: Int, attached: Int, times: [Double])] = [:]
         var phones: [String: (payloads: Int, requested: Int, attached: Int, times: [Double])] = [:]
         var reasons: [String: Int] = [:]
+        var otherSDK = 0
         var times: [Double] = []
         var histogram = LatencyHistogram()
         // Two copies are written as the lines stream past: results.ndjson, and the compacted journal.
@@ -54,6 +55,11 @@ extension BatchRunner {
             guard let record = try? JSONValue.parse(line) else { continue }
             if case .string(let verdict) = record["verdict"] { verdicts[verdict, default: 0] += 1 }
             if case .string(let reason) = record["reason"] { reasons[reason, default: 0] += 1 }
+            // No media read, but another SDK's keys: the sender asked for media the phone will not show.
+            let foreign =
+                record["verdict"] == .string(Verdict.noAttachment.rawValue)
+                && Self.carriesOtherSDKWarning(record)
+            if foreign { otherSDK += 1 }
             if case .string(let view)? = record["content_extension"]?["outcome"] {
                 expandedViews[view, default: 0] += 1
             }
@@ -63,7 +69,7 @@ extension BatchRunner {
             ) {
                 var row = rows[key] ?? (0, 0, 0, [])
                 row.payloads += 1
-                if record["verdict"] != .string(Verdict.noAttachment.rawValue) { row.requested += 1 }
+                if record["verdict"] != .string(Verdict.noAttachment.rawValue) || foreign { row.requested += 1 }
                 if record["verdict"] == .string(Verdict.attached.rawValue) { row.attached += 1 }
                 if case .number(let total)? = record["download"]?["timings_ms"]?["total"], let value = Double(total) {
                     row.times.append(value)
@@ -87,14 +93,15 @@ extension BatchRunner {
         writeBlock()
         let resultsPath = output.folder + "/results.ndjson"
         if let failure { throw StoreError(SystemError(code: failure.code, operation: "write", path: resultsPath)) }
-        do { try results.commit(as: resultsPath, durable: output.durable, mode: 0o600, replacingLinks: true) } catch {
+        // The mode any tool's output gets (0666 less the umask), as summary.json: an artifact uploader reads it.
+        do { try results.commit(as: resultsPath, durable: output.durable, replacingLinks: true) } catch {
             throw StoreError(error)
         }
         try journal.replace(with: compacted, durable: output.durable)
         let recorded = last.count
         let noAttachment = verdicts[Verdict.noAttachment.rawValue] ?? 0
         let attached = verdicts[Verdict.attached.rawValue] ?? 0
-        let requested = recorded - noAttachment
+        let requested = recorded - noAttachment + otherSDK
         var summary = BatchSummary(
             total: items.count, recorded: recorded, processed: processed, skipped: skipped, interrupted: interrupted,
             verdicts: verdicts, reasons: reasons, requested: requested, attached: attached,
@@ -108,6 +115,7 @@ extension BatchRunner {
             audience: Self.summaryRows(phones),
             shards: [shard?.index ?? 1],
             shardCount: shard?.count ?? 1)
+        summary.otherSDKPayloads = otherSDK == 0 ? nil : otherSDK
         summary.identity = identity
         summary.decide(thresholds)
         do {
@@ -140,6 +148,12 @@ extension BatchRunner {
     static func write(_ bytes: [UInt8], to descriptor: Int32) -> SystemError? {
         do { try SystemCall.writeAll(descriptor, bytes) } catch { return error }
         return nil
+    }
+
+    /// Whether a record's warnings include `other-sdk-payload`.
+    static func carriesOtherSDKWarning(_ record: JSONValue) -> Bool {
+        guard case .array(let warnings)? = record["warnings"] else { return false }
+        return warnings.contains { $0["code"] == .string("other-sdk-payload") }
     }
 
     /// Counted rows (networks or phones) as the summary keeps them; nil when the run had none.

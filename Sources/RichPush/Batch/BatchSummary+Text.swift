@@ -25,6 +25,11 @@ extension BatchSummary {
             String(
                 format: "Display rate: %.1f%% (%d of %d payloads that asked for an attachment would show it).",
                 displayRate * 100, attached, requested))
+        if let foreign = otherSDKPayloads, foreign > 0 {
+            lines.append(
+                "Other SDKs: \(foreign) payload(s) carry another SDK's media keys (warning other-sdk-payload) and "
+                    + "count as not shown: run with --sdk auto, or the --sdk each record's warning names.")
+        }
         let ms = downloadMilliseconds
         lines.append(
             String(

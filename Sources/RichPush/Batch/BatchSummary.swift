@@ -12,7 +12,8 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     public var interrupted: Bool
     public var verdicts: [String: Int]
     public var reasons: [String: Int]
-    /// Payloads that asked for an attachment (or could not be read as a payload): all but `no-attachment`.
+    /// Payloads that asked for an attachment (or could not be read as a payload): all but `no-attachment`,
+    /// and the `no-attachment` payloads that carry another SDK's media keys (``otherSDKPayloads``).
     public var requested: Int
     /// Payloads whose attachment would show.
     public var attached: Int
@@ -41,6 +42,10 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     public var passed: Bool?
     /// Which run and which shards this summary covers, for `report merge` (see ``RunIdentity``).
     package var identity: RunIdentity?
+    /// Payloads the emulated SDK reads no media from although they carry another SDK's media keys
+    /// (warning `other-sdk-payload`): counted as asking for an attachment that does not show, so a
+    /// forgotten `--sdk` fails the gate instead of passing with nothing checked. Absent when none.
+    public var otherSDKPayloads: Int?
 
     /// Payloads found and never recorded (an interrupted run): they count as not shown.
     public var notRun: Int { Swift.max(0, total - recorded) }
@@ -111,6 +116,7 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         case displayRate, elapsedSeconds, contentExtensions, downloadHistogram, networks, audience, shards, shardCount
         case thresholds, passed, identity
         case downloadMilliseconds = "downloadMs"
+        case otherSDKPayloads = "otherSdkPayloads"
     }
 
     /// Adds another shard's summary: counts and histograms add up; rates and percentiles are recomputed
@@ -132,6 +138,11 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         try ReportDamage.add(&reasons, other.reasons, "reasons")
         try ReportDamage.add(&requested, other.requested, "requested")
         try ReportDamage.add(&attached, other.attached, "attached")
+        if self.otherSDKPayloads != nil || other.otherSDKPayloads != nil {
+            var count = self.otherSDKPayloads ?? 0
+            try ReportDamage.add(&count, other.otherSDKPayloads ?? 0, "other_sdk_payloads")
+            otherSDKPayloads = count
+        }
         displayRate = Rounding.share(requested == 0 ? 1 : Double(attached) / Double(requested))
         elapsedSeconds = Swift.max(elapsedSeconds, other.elapsedSeconds)
         if let theirs = other.contentExtensions {

@@ -81,12 +81,16 @@ package enum Gate {
         case .display:
             let asked = summary.requested + summary.notRun
             return asked <= 0 ? 100 : Double(summary.attached) / Double(asked) * 100
+        case .errors:
+            // k6's `rate` (http_req_failed): the share of payloads asking for an attachment that would not show it.
+            let asked = summary.requested + summary.notRun
+            return asked <= 0 ? 0 : Double(asked - summary.attached) / Double(asked) * 100
         case .wouldCrash: return Double(summary.contentExtensions?[ContentOutcome.Kind.wouldCrash.rawValue] ?? 0)
         case .configurationError:
             return Double(summary.contentExtensions?[ContentOutcome.Kind.configurationError.rawValue] ?? 0)
         case .notRun: return Double(summary.notRun)
         case .reason(let code): return Double(summary.reasons[code.rawValue] ?? 0)
-        case .latency, .http4xx, .http5xx, .errors: return 0
+        case .latency, .http4xx, .http5xx: return 0
         }
     }
 }

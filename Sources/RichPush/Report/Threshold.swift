@@ -245,7 +245,7 @@ package enum GateMetric: Sendable, Hashable {
                 .display, .latency(percentile: 50), .latency(percentile: 90), .latency(percentile: 95),
                 .latency(percentile: 99), .http4xx, .http5xx, .errors, .wouldCrash, .configurationError, .notRun,
             ]
-        case .batch: [.display, .wouldCrash, .configurationError, .notRun]
+        case .batch: [.display, .errors, .wouldCrash, .configurationError, .notRun]
         }
     }
 

@@ -120,6 +120,18 @@ import Testing
         #expect(!GateDecision(batch).passed)
     }
 
+    /// k6's `rate<0.01` reads a batch too: the share of payloads asking for an attachment that would not
+    /// show it, what never ran included.
+    @Test func aBatchsErrorRateIsWhatDisplayLeavesOut() throws {
+        let batch = try summary(requested: 100, attached: 97, total: 104)
+        #expect(abs(Gate.measure(.errors, in: batch) - (100 - Gate.measure(.display, in: batch))) < 1e-9)
+        #expect(abs(Gate.measure(.errors, in: batch) - 7 / 104 * 100) < 1e-9)
+        let k6 = try Threshold(parsing: "rate<0.01", for: .batch)
+        #expect(!ThresholdResult(k6, actual: Gate.measure(k6.metric, in: batch)).passed)
+        let none = try summary(requested: 0, attached: 0)
+        #expect(Gate.measure(.errors, in: none) == 0)
+    }
+
     @Test func runningOutOfDescriptorsIsTheClientsLimit() throws {
         var batch = try summary(requested: 10, attached: 9)
         batch.reasons[ReasonCode.tooManyOpenFiles.rawValue] = 1

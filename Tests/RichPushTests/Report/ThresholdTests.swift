@@ -21,6 +21,7 @@ import Testing
         ("p(95)<200", .bench, "p95<200ms", 200),
         ("p(99) <= 1.5s", .bench, "p99<=1500ms", 1500),
         ("rate<0.01", .bench, "errors<1%", 1),
+        ("rate<0.01", .batch, "errors<1%", 1),
         ("display:rate>=0.99", .bench, "display>=99%", 99),
         ("display: rate >= 0.995", .batch, "display>=99.5%", 99.5),
         ("http_5xx:rate<0.001", .bench, "http_5xx<0.1%", 0.1),
