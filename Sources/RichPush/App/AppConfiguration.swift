@@ -3,9 +3,9 @@ import Foundation
 /// What an app's own files decide beyond the payload: the service extension's App Transport Security
 /// and the content extensions that show pushes by category.
 ///
-/// Read from an app's folder (``scan(folder:)``: the app's and its extensions' `Info.plist` files, those
+/// Read from an app's folder (``reading(folder:)``: the app's and its extensions' `Info.plist` files, those
 /// whose `NSExtension.NSExtensionPointIdentifier` is a notification extension point kept), or from plists named
-/// one by one (``init(servicePlist:contentPlists:)``). XML and binary plists both work.
+/// one by one (``reading(servicePlist:contentPlists:)``). XML and binary plists both work.
 public struct AppConfiguration: Sendable, Equatable {
     /// The service extension's extension point.
     public static let serviceExtensionPoint = "com.apple.usernotifications.service"
@@ -18,7 +18,7 @@ public struct AppConfiguration: Sendable, Equatable {
     package var transportSecurity = AppTransportSecurity()
     package var contentExtensions: [ContentExtension] = []
     /// The service extension's product name, which CFNetwork puts first in its User-Agent: its
-    /// `CFBundleName`, else `CFBundleExecutable` (``DeviceUserAgent`` ignores an unexpanded `$(...)`).
+    /// `CFBundleName`, else `CFBundleExecutable` (`DeviceUserAgent` ignores an unexpanded `$(...)`).
     public var bundleName: String?
     /// The service extension's `CFBundleVersion` (its build number, the User-Agent's second part).
     public var bundleVersion: String?
@@ -30,6 +30,22 @@ public struct AppConfiguration: Sendable, Equatable {
     public init() {}
 
     /// Reads the plists given directly (the service extension's and the content extensions').
+    /// The notification extensions of the app in `folder` (an Xcode project checkout), as `--app` reads
+    /// them. A folder or plist that cannot be used is `unusable-input`; one given to the wrong option,
+    /// `invalid-value`, with the file and the defect in the message.
+    public static func reading(folder: String) throws(ConfigurationError) -> AppConfiguration {
+        do { return try scan(folder: folder) } catch { throw ConfigurationError(error) }
+    }
+
+    /// The extensions whose `Info.plist` files are given one by one (`--service-plist`, `--content-plist`).
+    public static func reading(servicePlist: String?, contentPlists: [String]) throws(ConfigurationError)
+        -> AppConfiguration
+    {
+        do { return try AppConfiguration(servicePlist: servicePlist, contentPlists: contentPlists) } catch {
+            throw ConfigurationError(error)
+        }
+    }
+
     package init(servicePlist: String?, contentPlists: [String]) throws(AppConfigurationError) {
         if let servicePlist {
             let plist = try PropertyList(contentsOf: servicePlist)

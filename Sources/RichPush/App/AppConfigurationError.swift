@@ -34,3 +34,10 @@ package struct AppConfigurationError: Error, Sendable, CustomStringConvertible {
 
     package var description: String { "\(path) \(problem)" }
 }
+
+extension ConfigurationError {
+    /// An app folder or plist that cannot be used, as the library's one configuration error.
+    package init(_ error: AppConfigurationError) {
+        self.init(error.code == .unusableInput ? .unusableInput : .invalidValue, error.description)
+    }
+}

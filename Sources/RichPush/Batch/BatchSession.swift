@@ -3,7 +3,7 @@ import POSIXKit
 import Synchronization
 
 /// A batch set up from its ``BatchConfiguration``: its payloads found, its output folder claimed and
-/// checked against an earlier run's options, ready to ``start()``.
+/// checked against an earlier run's options, ready to `start()`.
 ///
 /// ```swift
 /// let session = try BatchSession(configuration)   // no payloads, options changed: ConfigurationError

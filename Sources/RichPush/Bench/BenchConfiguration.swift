@@ -3,7 +3,7 @@ import POSIXKit
 
 /// Everything a bench run is told: its target, its devices and their arrivals, its limits and thresholds.
 ///
-/// The command line fills one from its options; ``init(devices:payload:url:type:arrival:ramp:rate:serving:)``
+/// The command line fills one from its options; `init(devices:payload:url:type:arrival:ramp:rate:serving:)`
 /// checks the choices that exclude each other before anything starts, and ``BenchSession`` runs it.
 ///
 /// ```swift
@@ -43,9 +43,9 @@ public struct BenchConfiguration: Sendable {
 
     /// The payload file every device receives.
     public var payloadPath: String?
-    /// The URL of the asset a payload is made for; it may be a ``URLTemplate``.
+    /// The URL of the asset a payload is made for; it may be a `URLTemplate`.
     public var url: String?
-    /// The file of URLs (and weights) devices draw from (``URLList``), instead of one ``url``.
+    /// The file of URLs (and weights) devices draw from (`URLList`), instead of one ``url``.
     public var urlsPath: String?
     /// The `ab.att.type` of the payload made for ``url`` (default: its extension).
     public var declaredType: String?

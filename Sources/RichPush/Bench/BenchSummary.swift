@@ -3,9 +3,9 @@ import Foundation
 /// The text report of a bench, for a terminal or a CI log: the display rate, throughput, whether
 /// the client kept up, latency statistics per phase, status codes, verdicts, reasons with a sample
 /// message each, and the thresholds.
-public enum BenchSummary {
+package enum BenchSummary {
     /// The statistics columns of the phase table, in order, with their keys in `percentiles_milliseconds`.
-    public static let columns: [(title: String, key: String)] = [
+    package static let columns: [(title: String, key: String)] = [
         ("MIN", "min"), ("MEAN", "mean"), ("STDEV", "stdev"), ("P50", "p50"), ("P90", "p90"), ("P95", "p95"),
         ("P99", "p99"), ("P99.9", "p99_9"), ("MAX", "max"),
     ]

@@ -51,16 +51,23 @@ package struct APNsHeaders: Sendable, Equatable {
 
 /// A request composed into what the device receives: the payload as a sender transmits it (compact
 /// JSON), its headers, the warnings, where Liquid is, and the rules used.
-package struct ComposedPush: Sendable, Equatable {
+public struct ComposedPush: Sendable, Equatable {
     package var payload: JSONValue
     /// The payload's compact JSON bytes: what goes on the wire, and what the size limits count.
-    package var bytes: [UInt8]
+    public var bytes: [UInt8]
     package var headers: APNsHeaders
-    package var warnings: [Warning]
+    /// What is worth knowing and changes nothing (`liquid-unrendered`, `buttons-without-category`).
+    public var warnings: [Warning]
     /// The request's fields that hold Liquid (`apple_push.alert.body`), rendered or not.
-    package var liquidFields: [String]
-    /// The ``ComposeRule`` ids this request used, in the table's order.
-    package var rules: [String]
+    public var liquidFields: [String]
+    /// The mapping rules this request used, in the table's order (`richpush compose --explain`).
+    public var rules: [String]
+
+    /// The payload as JSON text, as the sender transmits it.
+    public var payloadText: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// The APNs headers (`apns-push-type`, `apns-priority`, ...), lower-case names, in a fixed order.
+    public var headerFields: [(name: String, value: String)] { headers.fields }
 
     package init(
         payload: JSONValue, headers: APNsHeaders, warnings: [Warning] = [], liquidFields: [String] = [],

@@ -2,12 +2,12 @@
 ///
 /// Pure: request bytes in, a ``ComposedPush`` or a ``ComposeRefusal`` out, no I/O. Braze's
 /// `/messages/send` body (or its `apple_push` object alone, or `{"apple_push": ...}`) by default;
-/// OneSignal's and Airship's request bodies with ``ComposeOptions/dialect``. Which rules are
-/// documented and which inferred is ``ComposeRule``'s table.
+/// OneSignal's and Airship's request bodies with `ComposeOptions/dialect`. Which rules are
+/// documented and which inferred is `ComposeRule`'s table.
 ///
 /// ```swift
 /// switch Composer.compose(Array(#"{"broadcast":true,"messages":{"apple_push":{"alert":"Hi"}}}"#.utf8)) {
-/// case .success(let push): print(push.payload.text, push.headers.fields)
+/// case .success(let push): print(push.payloadText, push.headerFields)
 /// case .failure(let refusal): print(refusal.line)
 /// }
 /// ```
@@ -27,6 +27,15 @@ public enum Composer {
             document = options.dialect == .braze ? BrazeComposer.document(of: root) : nil
             readAttributes = document?.readAttributes
         }
+    }
+
+    /// Composes one request's bytes (for no user: Liquid is reported, not rendered) as the platform
+    /// `dialect` would deliver it; `dashboard`: the message comes from a dashboard campaign, whose
+    /// limits differ (APNs' 4,096 bytes instead of the REST API's 1,912).
+    public static func compose(_ bytes: [UInt8], dialect: ComposeDialect = .braze, dashboard: Bool = false)
+        -> Result<ComposedPush, ComposeRefusal>
+    {
+        read(bytes, options: ComposeOptions(dialect: dialect, dashboard: dashboard)).flatMap { compose($0) }
     }
 
     /// Reads the request's JSON; a refusal when it is not JSON.
@@ -91,7 +100,7 @@ public enum Composer {
 
     /// Reads and composes `bytes` in one step.
     package static func compose(
-        _ bytes: [UInt8], options: ComposeOptions = ComposeOptions(), user: JSONValue? = nil
+        _ bytes: [UInt8], options: ComposeOptions, user: JSONValue? = nil
     ) -> Result<ComposedPush, ComposeRefusal> {
         read(bytes, options: options).flatMap { compose($0, user: user) }
     }

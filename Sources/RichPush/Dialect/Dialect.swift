@@ -1,13 +1,13 @@
 /// One push SDK's notification service extension, described as data: which keys it reads, which
 /// pushes it handles, how it names the file, what it delivers when it fails or runs out of time.
 ///
-/// The one pipeline (``ServiceExtension``) interprets a dialect; Braze (``Dialect/braze``, the
+/// The one pipeline (`ServiceExtension`) interprets a dialect; Braze (`Dialect.braze`, the
 /// default) is a dialect like the others. An SDK whose extension has its own algorithm for reading
 /// its media has its own file in `Dialect/Extensions` (Braze, OneSignal, Airship, notifee), written
-/// like its source; the SDKs that read one URL share a reader (``MediaSource/Kind/url``). Each rule,
+/// like its source; the SDKs that read one URL share a reader (`MediaSource/Kind/url`). Each rule,
 /// with its citation, is in `docs/sdks.md`.
-/// The facts come from each SDK's public source (``source``; docs/sdks.md); a rule
-/// that is not stated anywhere is listed in ``inferred`` and every outcome of the dialect says so.
+/// The facts come from each SDK's public source (`source`; docs/sdks.md); a rule
+/// that is not stated anywhere is listed in `inferred` and every outcome of the dialect says so.
 ///
 /// ```swift
 /// let dialect = Dialect.named("onesignal")      // nil for an unknown name

@@ -11,7 +11,7 @@ public struct SDKCallPolicy: Sendable, Equatable {
     public var endpoint: String?
     /// A call's round trip when there is no endpoint (`--sdk-latency`).
     public var latency: Duration = .milliseconds(200)
-    /// The calls an app turns on (``SDKCall/optIn``, `--sdk-receipts`): OneSignal's App Group receipt
+    /// The calls an app turns on (`SDKCall/optIn`, `--sdk-receipts`): OneSignal's App Group receipt
     /// flag (`OSUD_RECEIVE_RECEIPTS_ENABLED`) and CleverTap's `recordNotificationViewedEventWithData:`
     /// in the extension. Off, as richpush cannot know an app's setting (an inferred default).
     public var receipts = false

@@ -91,7 +91,7 @@ public struct FetchResult: Sendable {
     /// The download as `curl -v` shows it, when the policy asked for it (``FetchPolicy/tracesTransfer``):
     /// every hop's lines in order. Print ``TransferTrace/rendered``; its text is already escaped.
     package var trace: TransferTrace? = nil
-    /// The Content-Disposition header, when the policy asked for it (``FetchPolicy/readsContentDisposition``):
+    /// The Content-Disposition header, when the policy asked for it (`FetchPolicy.readsContentDisposition`):
     /// `URLResponse.suggestedFilename` prefers its filename.
     public var contentDisposition: String? = nil
     /// What the cache headers say, when the policy reads them (``FetchPolicy/readsCacheHeaders``).

@@ -52,7 +52,7 @@ public final class FetchSession: Sendable {
 
     /// The one-line summary of a download for stderr: its status, size and time (with the content coding and
     /// the bytes on the wire when the server sent one, and the HTTP version), or its reason and message.
-    public static func summaryLine(_ outcome: Result<FetchResult, FetchError>) -> String {
+    package static func summaryLine(_ outcome: Result<FetchResult, FetchError>) -> String {
         switch outcome {
         case .success(let result):
             "HTTP \(result.httpStatus), \(result.bytes) bytes in \(result.timings.total.wholeMilliseconds) ms"
@@ -63,7 +63,7 @@ public final class FetchSession: Sendable {
     }
 
     /// The download's trace as curl -v prints it (escaped), when the policy asked for one; empty otherwise.
-    public static func traceLines(_ outcome: Result<FetchResult, FetchError>) -> [String] {
+    package static func traceLines(_ outcome: Result<FetchResult, FetchError>) -> [String] {
         switch outcome {
         case .success(let result): result.trace?.rendered ?? []
         case .failure(let error): error.details?.trace?.rendered ?? []

@@ -12,6 +12,12 @@ extension NetworkProfile {
           Example: down=2mbit,rtt=150ms,loss=1%,jitter=20ms
         """
 
+    /// A profile by name (`3g`, `lte`, `wifi`, ...) or in the grammar of `--network`
+    /// (`down=2mbit,rtt=150ms,loss=1%,jitter=20ms`); anything else is `invalid-value`, saying why.
+    public static func parse(_ text: String) throws(ConfigurationError) -> NetworkProfile {
+        do { return try NetworkProfile(parsing: text) } catch { throw ConfigurationError(.invalidValue, error.message) }
+    }
+
     /// Parses a built-in name or custom settings (see ``grammar``).
     ///
     /// - Throws: ``NetworkError`` with code `invalid-network-profile` and a message that names the

@@ -2,7 +2,7 @@
 ///
 /// The built-in profiles follow the presets of Apple's Network Link Conditioner, whose delays are
 /// per direction (so 3G's 100 ms each way is a 200 ms round trip). A custom profile is written
-/// `down=2mbit,rtt=150ms,loss=1%,jitter=20ms` (see ``init(parsing:)``).
+/// `down=2mbit,rtt=150ms,loss=1%,jitter=20ms` (see ``parse(_:)``).
 ///
 /// ```swift
 /// let profile = try NetworkProfile(parsing: "3g")

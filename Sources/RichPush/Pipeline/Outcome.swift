@@ -1,6 +1,6 @@
 /// Everything known about one payload's run through the emulated extension: the full report.
 ///
-/// Its JSON (``json``, and `Codable` with the same keys) is richpush's one outcome shape: the
+/// Its JSON (``jsonText``, and `Codable` with the same keys) is richpush's one outcome shape: the
 /// payload's `richpush` object, the report of one processed payload, each batch record, each line of
 /// the demo's JSON and (its `download`) the report of one download. The guide's "JSON outputs" table (docs/guide.md)
 /// lists the fields, and `Samples/schemas/outcome.schema.json` pins them down.
@@ -154,7 +154,7 @@ public struct Outcome: Sendable, Codable, Equatable {
     /// The SDK's own network calls (JSON `sdk_calls`): sent to `--sdk-endpoint`, or modelled.
     package var sdkCalls: [SDKCallReport]? = nil
     /// The download as `curl -v` shows it, escaped, when the fetch policy asked for a trace
-    /// (``FetchPolicy/tracesTransfer``); not part of the JSON.
+    /// (`FetchPolicy.tracesTransfer`); not part of the JSON.
     public var trace: [String]? = nil
 
     public init(
@@ -223,6 +223,10 @@ public struct Outcome: Sendable, Codable, Equatable {
 
     /// The outcome as one JSON object.
     package var json: JSONValue { .object(jsonMembers) }
+
+    /// The outcome as JSON text, the shape of `process --report` and of the payload's `richpush` member
+    /// (`Samples/schemas/outcome.schema.json`).
+    public var jsonText: String { json.text }
 
     /// The object added to the payload under the top-level key `richpush`: the whole outcome.
     package var payloadSummary: JSONValue { json }

@@ -64,6 +64,18 @@ public struct DeviceVersion: Sendable, Hashable, CustomStringConvertible {
 
     /// The phone on `ios`, its extension linked against `linkedSDK` (by default the same version: an
     /// app built with the SDK of the phone's release).
+    /// The phone running iOS `ios` (`"16"`, `"17.5"`) with an extension linked against `linkedSDK` (by
+    /// default the same version); nil for a version richpush does not model (15 to 18 are).
+    public init?(ios: String, linkedSDK: String? = nil) {
+        guard let version = IOSVersion(parsing: ios) else { return nil }
+        guard let linkedSDK else {
+            self.init(ios: version)
+            return
+        }
+        guard let sdk = IOSVersion(parsing: linkedSDK) else { return nil }
+        self.init(ios: version, linkedSDK: sdk)
+    }
+
     package init(ios: IOSVersion, linkedSDK: IOSVersion? = nil) {
         self.ios = ios
         self.linkedSDK = linkedSDK ?? ios

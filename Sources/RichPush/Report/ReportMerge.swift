@@ -112,6 +112,12 @@ public struct ReportMerge: Sendable {
         return Merged(value: result, warnings: warnings + alignment.warnings)
     }
 
+    /// The shards' bench reports merged into the run's result, as `benchReport()` merges them.
+    public func benchResult() throws(ConfigurationError) -> Merged<BenchResult> {
+        let merged = try benchReport()
+        return Merged(value: BenchResult(report: merged.value), warnings: merged.warnings)
+    }
+
     /// The merged batch summary, with the gate decided for the whole; a file that is not a batch
     /// summary, whose numbers cannot be right (a negative count, counts that add up past `Int.max`),
     /// a duplicate, a foreign run or overlapping shards are `unusable-input`.

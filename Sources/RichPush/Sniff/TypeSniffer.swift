@@ -4,20 +4,20 @@ import MagicKit
 import POSIXKit
 
 /// What the bytes of a downloaded file really are.
-package struct Sniff: Sendable, Equatable, Codable {
+public struct Sniff: Sendable, Equatable, Codable {
     /// libmagic's MIME type, for example `image/png`.
-    package var mime: String
+    public var mime: String
     /// libmagic's description, which carries image dimensions ("PNG image data, 1200 x 600, ...").
-    package var description: String
+    public var description: String
     /// The supported format the bytes are, if any.
-    package var formatName: String?
+    public var formatName: String?
     /// For MPEG-4 files: whether a track has a video handler (nil for other formats or when unknown).
     ///
     /// An audio-only MPEG-4 file sniffs as `video/mp4` when its brand is `mp42`; iOS plays it as
     /// `m4a` all the same, so the validator accepts it for a declared `m4a` when this is false.
-    package var hasVideoTrack: Bool?
+    public var hasVideoTrack: Bool?
     /// Notes on how the answer was reached (an ID3 tag skipped, an MPEG-4 audio file).
-    package var notes: [String]
+    public var notes: [String]
 
     package init(mime: String, description: String, formatName: String?, hasVideoTrack: Bool?, notes: [String]) {
         self.mime = mime
@@ -73,7 +73,7 @@ public struct TypeSniffer: Sendable {
     public static let sniffLimit = 1 << 20
     /// Bytes libmagic is shown: media signatures sit at the start, and libmagic's cost grows with the
     /// buffer. An MP3 whose ID3 tag is longer is sniffed again after the tag. Every supported format
-    /// is named from its first bytes (``quickWindow``); the rest serves only to describe bytes that
+    /// is named from its first bytes (`quickWindow`); the rest serves only to describe bytes that
     /// are not one. A download keeps this much in memory while it runs, so it stays small: 16 KiB for
     /// each of 2,000 devices in flight is 32 MB (64 KiB was 128 MB).
     public static let magicWindow = 16 * 1024
@@ -89,7 +89,13 @@ public struct TypeSniffer: Sendable {
     private let pool: MagicPool
     private let description: Description
 
-    package init(pool: MagicPool = MagicPool(), description: Description = .always) {
+    /// A sniffer with its own libmagic handles (opened as needed, reused).
+    public init(description: Description = .always) {
+        self.init(pool: MagicPool(), description: description)
+    }
+
+    /// A sniffer drawing libmagic handles from `pool`.
+    package init(pool: MagicPool, description: Description = .always) {
         self.pool = pool
         self.description = description
     }
@@ -97,7 +103,7 @@ public struct TypeSniffer: Sendable {
     /// Sniffs the file at `path` (a symbolic link is followed); anything but a regular file (a FIFO,
     /// whose open would wait for a writer, or a device such as `/dev/zero`, which never ends and has no
     /// size) is refused without reading it, as `process` refuses it.
-    package func sniff(fileAt path: String) throws(SniffError) -> Sniff {
+    public func sniff(fileAt path: String) throws(SniffError) -> Sniff {
         try sniffFile(at: path).sniff
     }
 
@@ -159,8 +165,8 @@ public struct TypeSniffer: Sendable {
     }
 
     /// Sniffs the start of a file held in memory: up to ``sniffLimit`` bytes, and the ``magicWindow``
-    /// bytes after an ID3v2 tag that ends within them (``extent(ofFileStartingWith:size:)``).
-    package func sniff(bytes: [UInt8]) throws(SniffError) -> Sniff {
+    /// bytes after an ID3v2 tag that ends within them (`extent(ofFileStartingWith:size:)`).
+    public func sniff(bytes: [UInt8]) throws(SniffError) -> Sniff {
         let result = bytes.withUnsafeBytes { buffer in
             Result { () throws(SniffError) in try sniff(Self.input(ofFileStart: buffer)) }
         }
@@ -233,7 +239,7 @@ public struct TypeSniffer: Sendable {
     /// with the buffer (some rules search through it).
     static let quickWindow = 8 * 1024
 
-    /// Asks libmagic about the first ``quickWindow`` bytes of `bytes`, then, if that finds nothing,
+    /// Asks libmagic about the first `quickWindow` bytes of `bytes`, then, if that finds nothing,
     /// the first ``magicWindow`` bytes.
     private func identify(_ bytes: UnsafeRawBufferPointer, describing: Bool) throws(MagicKitError) -> MagicAnswer {
         let quick = try pool.identify(
@@ -259,8 +265,8 @@ struct SniffInput {
 }
 
 /// Sniffing failed: the file could not be read or libmagic is unusable.
-package struct SniffError: Error, Sendable, CustomStringConvertible {
-    package var message: String
+public struct SniffError: Error, Sendable, CustomStringConvertible {
+    public var message: String
     /// The failed system call, with its errno, when that is why.
     package var systemError: SystemError?
     init(_ message: String) { self.message = message }
@@ -277,5 +283,5 @@ package struct SniffError: Error, Sendable, CustomStringConvertible {
         if case .outOfDescriptors = error { DescriptorExhaustion.note() }
         message = error.description
     }
-    package var description: String { message }
+    public var description: String { message }
 }

@@ -2,7 +2,7 @@
 ///
 /// Every configuration and session of the library throws it before any work starts. The ``Code`` is
 /// semantic (what kind of problem), never a process exit status: a front end decides what each
-/// code means to its users (the command line keeps that in one table). ``setting`` names the
+/// code means to its users (the command line keeps that in one table). `setting` names the
 /// setting at fault when there is one, so a front end can point at the option that set it.
 ///
 /// ```swift
@@ -32,7 +32,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     }
 
     public var code: Code
-    /// What was wrong and what to do. When ``setting`` is set, the message reads after its name
+    /// What was wrong and what to do. When `setting` is set, the message reads after its name
     /// ("takes I/N ..."), and ``text`` joins them.
     public var message: String
     /// The setting at fault, if one is.

@@ -90,7 +90,7 @@ extension Outcome {
 
     /// The outcome with the user name and password of every URL left out of its text (``URLCredentials``),
     /// and the `url-credentials` warning when the payload's media URL carried them.
-    public func strippingURLCredentials() -> Outcome {
+    package func strippingURLCredentials() -> Outcome {
         var outcome = self
         let carried =
             [url].compactMap { $0 }.contains(where: URLCredentials.appear(in:))
@@ -123,7 +123,7 @@ extension Outcome {
 
 extension Outcome.Download {
     /// The download with its effective URL without a user name or password (``URLCredentials``).
-    public func strippingURLCredentials() -> Outcome.Download {
+    package func strippingURLCredentials() -> Outcome.Download {
         var download = self
         download.effectiveURL = URLCredentials.stripped(effectiveURL)
         return download
