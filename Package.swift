@@ -5,7 +5,7 @@ let package = Package(
     name: "richpush",
     products: [
         .executable(name: "richpush", targets: ["richpush"]),
-        .library(name: "RichPush", targets: ["RichPush"]),
+        .library(name: "RichPush", targets: ["RichPush", "RichPushRuns"]),
     ],
     targets: [
         // The executable: a few lines of @main that hand the process to RichPushCLI.
@@ -17,14 +17,25 @@ let package = Package(
         // The command line: the command and option tables, parsing, help, progress lines, and the one
         // function that maps an error to an exit status. No pipeline logic of its own.
         .target(
-            name: "RichPushCLI", dependencies: ["RichPush", "POSIXKit", "AssetServer", "Digest", "CProcessStart"]),
+            name: "RichPushCLI",
+            dependencies: [
+                "RichPush", "RichPushRuns", "RichPushServices", "POSIXKit", "AssetServer", "Digest", "CProcessStart",
+            ]),
 
-        // The library: every pipeline stage. It knows nothing of flags, argv, exit codes or terminals.
+        // The library, in three layers a wrong-way use does not compile across. None of them knows
+        // flags, argv, exit codes or terminals.
+        // The core: the vocabulary (verdicts, reasons, warnings, the outcome), and one payload's run
+        // through every stage (payload, dialect, policy, app plists, fetch, network, sniff, store,
+        // pipeline), composing send requests and logging deliveries (/users/track).
         .target(
             name: "RichPush",
-            dependencies: [
-                "POSIXKit", "CurlKit", "MagicKit", "Digest", "CNetRelay", "CMediaScan", "CWallClock",
-            ]),
+            dependencies: ["POSIXKit", "CurlKit", "MagicKit", "Digest", "CNetRelay", "CMediaScan"]),
+        // Runs of many payloads on the core: a campaign (batch), a burst at the asset host (bench), and
+        // their reports, gates and merges.
+        .target(name: "RichPushRuns", dependencies: ["RichPush", "POSIXKit", "Digest", "CWallClock"]),
+        // Services around the runs: the App Group analytics and their flush, the demo and its samples,
+        // the embedded server's configuration.
+        .target(name: "RichPushServices", dependencies: ["RichPush", "RichPushRuns", "POSIXKit"]),
 
         // Below everything: system calls retried on EINTR, the one error that keeps errno, exclusive
         // temporaries, write-all and read-all, and the descriptor budget. Glibc only, no Foundation.
@@ -56,7 +67,9 @@ let package = Package(
 
         // The fuzz target over the readers and writers of untrusted bytes (scripts/fuzz builds it with
         // -sanitize=fuzzer,address); its shim reaches libFuzzer's driver through a weak symbol.
-        .executableTarget(name: "RichPushFuzz", dependencies: ["RichPush", "CFuzzerShim", "CMediaScan"]),
+        .executableTarget(
+            name: "RichPushFuzz",
+            dependencies: ["RichPush", "RichPushRuns", "RichPushServices", "CFuzzerShim", "CMediaScan"]),
         .target(name: "CFuzzerShim"),
 
         // The wall clock with the kernel's NTP state, read together (bench --start-at and its lateness).
@@ -66,15 +79,23 @@ let package = Package(
         .target(name: "CNetRelay"),
 
         // Fixtures the test targets share: the repository's samples and a started asset server.
-        .target(name: "TestSupport", dependencies: ["AssetServer", "RichPush", "Digest"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["AssetServer", "RichPush", "RichPushRuns", "Digest"],
+            path: "Tests/TestSupport"),
         .testTarget(name: "POSIXKitTests", dependencies: ["POSIXKit", "TestSupport"]),
         .testTarget(name: "CurlKitTests", dependencies: ["CurlKit"]),
         .testTarget(name: "CMediaScanTests", dependencies: ["CMediaScan"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest"]),
-        .testTarget(name: "RichPushTests", dependencies: ["RichPush", "AssetServer", "TestSupport"]),
-        .testTarget(name: "AssetServerTests", dependencies: ["AssetServer", "RichPush", "TestSupport"]),
-        .testTarget(name: "RichPushCLITests", dependencies: ["RichPushCLI", "RichPush", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["RichPush", "RichPushCLI", "AssetServer", "TestSupport"]),
+        .testTarget(
+            name: "RichPushTests",
+            dependencies: ["RichPush", "RichPushRuns", "RichPushServices", "AssetServer", "TestSupport"]),
+        .testTarget(
+            name: "AssetServerTests", dependencies: ["AssetServer", "RichPush", "RichPushServices", "TestSupport"]),
+        .testTarget(
+            name: "RichPushCLITests", dependencies: ["RichPushCLI", "RichPush", "RichPushRuns", "TestSupport"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["RichPush", "RichPushRuns", "RichPushServices", "RichPushCLI", "AssetServer", "TestSupport"]),
     ]
 )
 

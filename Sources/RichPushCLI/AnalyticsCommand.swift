@@ -1,6 +1,7 @@
 import Foundation
 import POSIXKit
 import RichPush
+import RichPushServices
 
 /// `richpush analytics`: the App Group suite an extension writes, and the app's flush to `/users/track`.
 enum AnalyticsCommand {

@@ -1,4 +1,5 @@
 import RichPush
+import RichPushServices
 
 /// The exit codes of `richpush analytics record|show|flush`, from the one table every command
 /// shares (``ExitCode``; the README's "What richpush decides"): the only place they are decided.

@@ -1,4 +1,5 @@
 import RichPush
+import RichPushServices
 
 /// The options of `richpush analytics flush`, read into a ``FlushConfiguration``, and how the summary
 /// is shown (`--json`, `--verbose`).

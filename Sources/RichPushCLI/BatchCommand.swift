@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushRuns
 import Synchronization
 
 /// `richpush batch`: a folder (or NDJSON file) of payloads through the emulated extension.

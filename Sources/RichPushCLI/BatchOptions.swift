@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushRuns
 
 /// The options of `richpush batch`, read into a ``BatchConfiguration`` and what only the command
 /// line handles (the JUnit file, the progress line, Path A's flush).

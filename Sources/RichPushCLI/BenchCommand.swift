@@ -2,6 +2,7 @@ import AssetServer
 import Foundation
 import POSIXKit
 import RichPush
+import RichPushRuns
 
 /// `richpush bench`: a campaign's burst of downloads against the asset host.
 enum BenchCommand {

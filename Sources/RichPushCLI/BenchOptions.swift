@@ -2,6 +2,7 @@ import AssetServer
 import Foundation
 import POSIXKit
 import RichPush
+import RichPushRuns
 
 /// The options of `richpush bench`, read into a ``BenchConfiguration`` and what only the command
 /// line handles (report files, the embedded server, the progress line, Path A's flush).

@@ -1,6 +1,7 @@
 import Foundation
 import POSIXKit
 import RichPush
+import RichPushRuns
 import Synchronization
 
 /// The live progress of a bench: redrawn in place on a terminal, or one line per second for a CI log.

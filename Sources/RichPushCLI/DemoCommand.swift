@@ -1,6 +1,7 @@
 import AssetServer
 import Foundation
 import RichPush
+import RichPushServices
 
 /// `richpush demo`: the samples against the embedded server, as a table.
 enum DemoCommand {

@@ -2,6 +2,8 @@ import AssetServer
 import Foundation
 import POSIXKit
 import RichPush
+import RichPushRuns
+import RichPushServices
 
 /// The one place an error becomes an exit status and a message: every command's errors, every
 /// library error code, mapped through one table (``ExitCode``; the README's "What richpush decides").

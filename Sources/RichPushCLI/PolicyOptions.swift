@@ -39,12 +39,8 @@ struct PolicyOptions {
             policy.dialect = choice
         }
         if let endpoint = try arguments.value("--sdk-endpoint") {
-            guard let url = URL(string: endpoint), let scheme = url.scheme?.lowercased(), let host = url.host,
-                scheme == "https" || (scheme == "http" && host == "127.0.0.1")
-            else {
-                throw UsageError(
-                    "--sdk-endpoint '\(endpoint.escapingControlCharacters)' must be an https URL, or plain http to "
-                        + "127.0.0.1 (richpush serve)")
+            if let problem = EndpointRule.problem(with: endpoint) {
+                throw UsageError("--sdk-endpoint '\(endpoint.escapingControlCharacters)' \(problem)")
             }
             policy.sdkCalls.endpoint = endpoint
         }

@@ -1,6 +1,7 @@
 import Foundation
 import POSIXKit
 import RichPush
+import RichPushRuns
 
 /// `richpush process`: one payload through the emulated service extension.
 enum ProcessCommand {

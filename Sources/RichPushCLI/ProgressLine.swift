@@ -1,6 +1,7 @@
 import Foundation
 import POSIXKit
 import RichPush
+import RichPushRuns
 import Synchronization
 
 /// A live progress line on stderr, redrawn on a clock so it moves even when nothing completes.

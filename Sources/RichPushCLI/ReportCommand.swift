@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushRuns
 
 /// `richpush report merge`: combine the JSON reports of a sharded bench.
 enum ReportCommand {

@@ -2,6 +2,7 @@ import AssetServer
 import Foundation
 import POSIXKit
 import RichPush
+import RichPushServices
 
 /// `richpush serve`: the embedded asset server in the foreground.
 enum ServeCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushServices
 
 /// Path A's options: `--track-endpoint URL` makes the emulated extension log a delivery event per
 /// payload through `/users/track`, with the key from `--api-key-file FILE` or `BRAZE_REST_API_KEY`.

@@ -1,4 +1,5 @@
 import RichPush
+import RichPushRuns
 
 /// A bench's URL list as a user writes it (`--urls FILE`) and the cache headers a CDN answers with:
 /// untrusted text from a file and from a server.

@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushRuns
 
 /// The NDJSON batch input: `BatchInput` splits a file into one item per non-blank line.
 ///

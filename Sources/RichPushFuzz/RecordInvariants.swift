@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushRuns
 
 /// Batch records, as `results.ndjson` and the journal hold them.
 ///

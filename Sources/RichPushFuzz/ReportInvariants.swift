@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushRuns
 
 /// `report merge` inputs: bench reports and batch summaries read from other machines.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushServices
 
 /// The App Group suite read over arbitrary bytes as its plist.
 ///

@@ -1,4 +1,5 @@
 import RichPush
+import RichPushRuns
 
 /// A gate threshold as a user writes it (`display>=99%`): untrusted text from a command line or a CI file.
 ///

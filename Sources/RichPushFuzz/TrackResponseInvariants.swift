@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushServices
 
 /// What an endpoint sends back and what a flush keeps: the `/users/track` answer reader and the
 /// outbox log reader, over any bytes.

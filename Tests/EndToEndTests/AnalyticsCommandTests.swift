@@ -1,6 +1,7 @@
 import AssetServer
 import Foundation
 import RichPush
+import RichPushServices
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import AssetServer
 import Foundation
 import RichPush
+import RichPushRuns
 import TestSupport
 import Testing
 

@@ -4,6 +4,7 @@ import Testing
 
 @testable import RichPush
 @testable import RichPushCLI
+@testable import RichPushServices
 
 /// The one exit mapping: every library error code maps to one status of the table, the same in
 /// every command.

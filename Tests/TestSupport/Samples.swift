@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushServices
 
 /// The sample payloads and what each is expected to get, from Samples/expected.tsv.
 package enum SamplePayloads {

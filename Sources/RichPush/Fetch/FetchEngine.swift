@@ -217,7 +217,7 @@ package final class FetchEngine: Sendable {
                 return try Self.result(of: outcome, request: hop).get()
             }
             hops += 1
-            if policy.redirectsStayLocal, !BenchSafety.isLoopback(url: location, mappings: policy.hostMappings) {
+            if policy.redirectsStayLocal, !EndpointRule.isLoopback(url: location, mappings: policy.hostMappings) {
                 throw FetchError(
                     .redirectNotAllowed,
                     "\(request.url) redirected to \(location), which is not on this machine: a bench follows "

@@ -84,7 +84,7 @@ public struct FetchPolicy: Sendable {
     /// a bench asks for them; a header look-up per name per download otherwise nobody reads.
     package var readsCacheHeaders = false
     /// Follow a redirect only to this machine (127.0.0.0/8, ::1, localhost, after ``hostMappings``):
-    /// a bench that may load only this machine keeps every hop on it (`BenchSafety`).
+    /// a bench that may load only this machine keeps every hop on it (``EndpointRule``).
     package var redirectsStayLocal = false
 
     /// The header lines sent besides User-Agent and Accept-Encoding (libcurl's own): the device's,

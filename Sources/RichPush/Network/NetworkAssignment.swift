@@ -79,7 +79,7 @@ package struct NetworkAssignment: Sendable {
 
         /// Device `index`'s service, the payload prepared for it, its profile's name (nil over loopback)
         /// and its phone's (nil without an audience).
-        func device(_ index: Int) -> (ServiceExtension, ServiceExtension.PreparedPayload, String?, String?) {
+        package func device(_ index: Int) -> (ServiceExtension, ServiceExtension.PreparedPayload, String?, String?) {
             let position = assignment.position(of: index)
             return (
                 assignment.services[position], payloads[position], assignment.names[position],

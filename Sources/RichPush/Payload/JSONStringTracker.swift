@@ -1,11 +1,13 @@
 /// Follows JSON text byte by byte and says which bytes belong to a string (its quotes included), so a
 /// scan over raw bytes can skip what strings hold: a payload's compact size, a report's shape check.
-struct JSONStringTracker {
+package struct JSONStringTracker {
     private var inString = false
     private var escaped = false
 
+    package init() {}
+
     /// Whether `byte`, the next byte of the text, is part of a string (an opening or closing quote is).
-    mutating func isInString(_ byte: UInt8) -> Bool {
+    package mutating func isInString(_ byte: UInt8) -> Bool {
         if inString {
             if escaped {
                 escaped = false

@@ -124,7 +124,7 @@ package struct ServiceExtension: Sendable {
         /// The same payload asking for `url`: a bench template's expansion for one device, which
         /// differs from the URL the policy judged only in digits and letters of its path or query, so
         /// the judgement holds (the payload's bytes still name the judged URL; a bench emits none).
-        func retargeted(to url: String) -> PreparedPayload {
+        package func retargeted(to url: String) -> PreparedPayload {
             guard case .media(let plan, let root) = stage, plan.items.count == 1, let planned = plan.items.first else {
                 return self
             }

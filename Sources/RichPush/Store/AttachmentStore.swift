@@ -107,7 +107,7 @@ package struct AttachmentStore: Sendable {
     /// Temporaries live in the folder of the file they become, so the final rename or link stays
     /// inside one directory (a rename across directories takes a file-system-wide lock). They are
     /// unnamed where the file system allows it (``TemporaryFile/create(in:prefix:)``).
-    func makeTemporary(inFolder directory: String, unnamed: Bool = true) throws(StoreError) -> TemporaryFile {
+    package func makeTemporary(inFolder directory: String, unnamed: Bool = true) throws(StoreError) -> TemporaryFile {
         let unnamed = unnamed && unnamedTemporaries
         do {
             return try TemporaryFile.create(in: directory, prefix: ".richpush-", unnamed: unnamed)

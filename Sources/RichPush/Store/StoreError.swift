@@ -6,13 +6,13 @@ package struct StoreError: Error, Sendable, CustomStringConvertible {
     /// The failed system call, with its errno, when that is why (nil for a refusal of richpush's own).
     package var systemError: SystemError?
 
-    init(_ message: String, _ systemError: SystemError? = nil) {
+    package init(_ message: String, _ systemError: SystemError? = nil) {
         self.message = message
         self.systemError = systemError
     }
 
     /// A system call failed: its words are the message, its errno is kept.
-    init(_ error: SystemError) { self.init(error.message, error) }
+    package init(_ error: SystemError) { self.init(error.message, error) }
 
     package var description: String { message }
 }

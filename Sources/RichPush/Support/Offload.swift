@@ -8,8 +8,8 @@ import Foundation
 /// fixed set of threads sized to the cores, and the caller awaits the result. A Dispatch queue
 /// would do the same but adds a thread for every call that blocks: with 2,000 devices in flight
 /// that is a thread (and its stack) per blocked write.
-enum Offload {
-    static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+package enum Offload {
+    package static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await BlockingPool.shared.run(body)
     }
 }

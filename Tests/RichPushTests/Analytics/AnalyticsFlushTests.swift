@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import RichPush
+@testable import RichPushServices
 
 /// `AnalyticsFlush` against the embedded `/users/track`: batches, pacing, retries, stops, accounting.
 @Suite struct AnalyticsFlushTests {

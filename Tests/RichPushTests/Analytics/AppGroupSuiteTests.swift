@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushServices
 import TestSupport
 import Testing
 

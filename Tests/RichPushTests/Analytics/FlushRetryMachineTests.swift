@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RichPush
+@testable import RichPushServices
 
 /// The flush's pacing and retry decisions for every kind of answer and their sequences: no server,
 /// no sleeps (time and jitter are values).

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import RichPush
+@testable import RichPushServices
 
 /// The outbox as an append-only log: torn tails, garbage, the old format, compaction, and the bytes a
 /// request writes (the same for a small and a large outbox).

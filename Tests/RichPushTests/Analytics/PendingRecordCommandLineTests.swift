@@ -1,4 +1,5 @@
 import RichPush
+import RichPushServices
 import TestSupport
 import Testing
 

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import RichPush
+@testable import RichPushRuns
 
 /// A write(2) stand-in that fills the disk once: one call writes part of its bytes, the next fails with ENOSPC.
 final class DiskFillingWrite: Sendable {

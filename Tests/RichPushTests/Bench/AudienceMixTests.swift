@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RichPush
+@testable import RichPushRuns
 
 /// `--ios-mix`: a campaign's phones by share, drawn per device like a network mix but apart from it.
 @Suite struct AudienceMixTests {

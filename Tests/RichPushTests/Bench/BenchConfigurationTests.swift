@@ -1,6 +1,7 @@
 import Foundation
 import POSIXKit
 import RichPush
+import RichPushRuns
 import TestSupport
 import Testing
 

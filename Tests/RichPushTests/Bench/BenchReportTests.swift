@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushRuns
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import RichPush
+@testable import RichPushRuns
 
 /// The burst's admission decided without a clock: times are offsets given to each call.
 @Suite struct BurstAdmissionTests {

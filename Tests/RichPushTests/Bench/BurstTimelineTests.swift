@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushRuns
 import Testing
 
 /// The fine timeline: its bucket follows the run's length, its counts add up, and shards merge exactly.

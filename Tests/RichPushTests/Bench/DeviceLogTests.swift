@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushRuns
 import Testing
 
 /// The per-device log: one record per device, CSV or JSON lines by the file's extension.

@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushRuns
 import Testing
 
 /// The HTML report's charts: round ticks fitted to the data, and every series drawn.

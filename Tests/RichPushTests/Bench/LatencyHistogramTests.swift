@@ -1,4 +1,5 @@
 import RichPush
+import RichPushRuns
 import Testing
 
 @Suite struct LatencyHistogramTests {

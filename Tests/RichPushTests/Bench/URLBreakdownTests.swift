@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushRuns
 import Testing
 
 /// Results by URL: a row per entry when there are few, the spread when there are many; both merge.

@@ -1,4 +1,5 @@
 import RichPush
+import RichPushRuns
 import TestSupport
 import Testing
 

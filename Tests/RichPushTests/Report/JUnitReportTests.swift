@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushRuns
 import Testing
 
 #if canImport(FoundationXML)

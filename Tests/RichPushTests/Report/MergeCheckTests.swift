@@ -1,4 +1,5 @@
 import RichPush
+import RichPushRuns
 import Testing
 
 /// Merge identity: duplicates, foreign runs and overlapping shards are refused; missing shards warn,

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import RichPush
+@testable import RichPushRuns
 
 /// OpenMetrics' text rules: label values escaped, numbers as the format writes them, `# EOF` last.
 @Suite struct MetricsExportUnitTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RichPush
+@testable import RichPushRuns
 
 /// A file larger than any report is refused in one pass over its bytes, before a decoder builds it
 /// (a 190 MB series took 16 s to decode, and an unknown key's was then ignored).

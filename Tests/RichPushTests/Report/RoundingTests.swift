@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushRuns
 import Testing
 
 /// Floats in reports rounded to what they mean, and the histograms' unit-named keys.

@@ -1,4 +1,5 @@
 import RichPush
+import RichPushRuns
 import Testing
 
 /// The threshold grammar: metrics, operators, numbers and units, and the typed error that lists the metrics.

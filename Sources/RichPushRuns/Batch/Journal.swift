@@ -1,0 +1,315 @@
+import Foundation
+import POSIXKit
+import RichPush
+import Synchronization
+
+/// An append-only file of NDJSON records: the batch's resume state.
+///
+/// Appends are serialised and whole-line: each record is written with O_APPEND, and a write that
+/// fails part-way (a full disk) is cut back to the length before it, so a failed append never leaves
+/// a fragment for the next record to merge with. A crash can leave at most a torn last line, which
+/// opening the journal cuts off and which readers skip. Reading goes through its own read-only
+/// descriptor.
+///
+/// A batch groups its appends (``Grouping/batch``): records wait in memory and go out in one write
+/// of up to 64 records, at the latest a quarter of a second after the first of them (checked as
+/// records arrive) and at ``flush()``, which the run calls before it ends, also when interrupted.
+/// The guarantees are the same, per group: a group is written whole or cut back, and a kill loses
+/// at most the records not yet written, whose payloads a resume processes again (as it does a
+/// payload killed between its output and its record).
+final class Journal: Sendable {
+    /// When appends are written: at once (``none``) or grouped.
+    struct Grouping: Sendable {
+        /// Records in one write at most.
+        var records: Int
+        /// Bytes that make a group go out early.
+        var bytes: Int
+        /// The longest a record waits for its group, checked at each append.
+        var delay: Duration
+
+        /// Every record written by its own append.
+        static let none = Grouping(records: 1, bytes: 0, delay: .zero)
+        /// A batch's: 64 records, 64 KiB or 250 ms, whichever comes first.
+        static let batch = Grouping(records: 64, bytes: 64 * 1024, delay: .milliseconds(250))
+    }
+
+    /// The journal's length after the last whole write, and the records waiting for theirs.
+    private struct State {
+        var length: off_t = 0
+        var pending: [UInt8] = []
+        var pendingRecords = 0
+        var firstPending: ContinuousClock.Instant?
+    }
+
+    /// Writes bytes to a descriptor: the count written, or -1 with `errno` set (the shape of write(2)).
+    typealias Write = @Sendable (Int32, UnsafeRawBufferPointer) -> Int
+
+    /// write(2).
+    static let systemWrite: Write = { descriptor, buffer in Glibc.write(descriptor, buffer.baseAddress, buffer.count) }
+
+    let path: String
+    private let descriptor: Int32
+    private let write: Write
+    private let grouping: Grouping
+    /// Appends and writes run one at a time under this lock.
+    private let state: Mutex<State>
+
+    init(path: String, write: @escaping Write = Journal.systemWrite, grouping: Grouping = .none) throws(StoreError) {
+        self.path = path
+        self.write = write
+        self.grouping = grouping
+        let folder = (path as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        do {
+            descriptor = try SystemCall.open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, mode: 0o600)
+        } catch {
+            throw StoreError(error)
+        }
+        state = Mutex(State())
+        let end = try cutTornTail()
+        state.withLock { $0.length = end }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Appends one record (which must end with a newline), whole or not at all: now, or with its
+    /// group (see ``Grouping``). A failed write fails the append that made it, and drops its group.
+    func append(_ line: [UInt8]) throws(StoreError) {
+        let failure = state.withLock { state -> StoreError? in
+            let now = ContinuousClock.now
+            state.pending += line
+            state.pendingRecords += 1
+            let first = state.firstPending ?? now
+            state.firstPending = first
+            guard
+                state.pendingRecords >= grouping.records || state.pending.count >= grouping.bytes
+                    || now - first >= grouping.delay
+            else { return nil }
+            return writePending(&state)
+        }
+        if let failure { throw failure }
+    }
+
+    /// Writes the records still waiting for their group.
+    func flush() throws(StoreError) {
+        let failure = state.withLock { state -> StoreError? in
+            state.pending.isEmpty ? nil : writePending(&state)
+        }
+        if let failure { throw failure }
+    }
+
+    /// Writes the waiting records in one write, whole or cut back to the length before it.
+    private func writePending(_ state: inout State) -> StoreError? {
+        let group = state.pending
+        state.pending.removeAll(keepingCapacity: true)
+        state.pendingRecords = 0
+        state.firstPending = nil
+        let length = state.length
+        var written = 0
+        let failed: SystemError? = group.withUnsafeBytes { buffer in
+            do throws(SystemError) {
+                try SystemCall.writeAll(descriptor, buffer, path: path, written: &written, through: write)
+                return nil
+            } catch {
+                return SystemError(code: error.code, operation: "append to", path: path)
+            }
+        }
+        guard let failed else {
+            state.length += off_t(group.count)
+            return nil
+        }
+        // Cut the fragment off, so the next record starts on a line of its own.
+        var message = "cannot append to '\(path)': \(failed.cause)"
+        if written > 0 {
+            do throws(SystemError) {
+                try SystemCall.truncate(descriptor, to: Int64(length), path: path)
+            } catch {
+                message += "; and cannot cut the partial record off: \(error.cause)"
+            }
+        }
+        return StoreError(message + ". Free some space and run the same command again to resume.", failed)
+    }
+
+    /// Calls `body` with each complete line (without its newline) and its 0-based number.
+    func forEachLine(_ body: (Int, [UInt8]) throws -> Void) throws(StoreError) {
+        try Self.forEachLine(inFile: path, body)
+    }
+
+    /// Calls `body` with each complete line of the file at `path` (without its newline) and its 0-based
+    /// number, reading in blocks through a read-only descriptor; a last line without a newline (torn) is skipped.
+    static func forEachLine(inFile path: String, _ body: (Int, [UInt8]) throws -> Void) throws(StoreError) {
+        try forEachLine(inFile: path) { number, _, line in try body(number, line) }
+    }
+
+    /// As ``forEachLine(inFile:_:)-swift.type.method``, with each line's byte offset in the file.
+    static func forEachLine(inFile path: String, _ body: (Int, off_t, [UInt8]) throws -> Void) throws(StoreError) {
+        let descriptor: Int32
+        do { descriptor = try SystemCall.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, operation: "read") } catch {
+            throw StoreError(error)
+        }
+        defer { close(descriptor) }
+        var block = [UInt8](repeating: 0, count: 256 * 1024)
+        var pending: [UInt8] = []
+        var offset: off_t = 0
+        var lineStart: off_t = 0
+        var number = 0
+        while true {
+            let read = block.withUnsafeMutableBytes { buffer in
+                Result { () throws(SystemError) in
+                    try SystemCall.preadAll(descriptor, into: buffer, offset: Int64(offset), path: path)
+                }
+            }
+            let got: Int
+            do { got = try read.get() } catch { throw StoreError(error) }
+            if got == 0 { break }
+            var start = 0
+            for index in 0..<got where block[index] == UInt8(ascii: "\n") {
+                pending += block[start..<index]
+                if !pending.isEmpty {
+                    do { try body(number, lineStart, pending) } catch { throw StoreError("\(error)") }
+                    number += 1
+                }
+                pending.removeAll(keepingCapacity: true)
+                start = index + 1
+                lineStart = offset + off_t(start)
+            }
+            pending += block[start..<got]
+            offset += off_t(got)
+        }
+    }
+
+    /// The `length` bytes at `offset` of the file open as `descriptor` (a line found by
+    /// ``forEachLine(inFile:_:)-swift.type.method``).
+    static func bytes(of descriptor: Int32, at offset: off_t, length: Int, path: String) throws(StoreError) -> [UInt8] {
+        let bytes: [UInt8]
+        do { bytes = try SystemCall.preadAll(descriptor, count: length, offset: Int64(offset), path: path) } catch {
+            throw StoreError(error)
+        }
+        guard bytes.count == length else {
+            throw StoreError(SystemError(code: EIO, operation: "read", path: path, reason: "it got shorter"))
+        }
+        return bytes
+    }
+
+    /// The `input_sha256` of each input's last record; inputs whose last record has none, or is in
+    /// the shape of an older version (see ``isCurrentShape(_:)``), are left out, so they are redone.
+    func lastDigests() throws(StoreError) -> [String: String] {
+        var digests: [String: String] = [:]
+        try forEachLine { _, line in
+            if let input = Self.input(of: line) {
+                digests[input] = Self.isCurrentShape(line) && !Self.isRetried(line) ? Self.inputSha256(of: line) : nil
+            }
+        }
+        return digests
+    }
+
+    /// Whether a record's verdict says nothing about the payload and is redone on resume: the client
+    /// ran out of file descriptors (`too-many-open-files`).
+    static func isRetried(_ line: [UInt8]) -> Bool {
+        string("reason", of: line) == ReasonCode.tooManyOpenFiles.rawValue
+    }
+
+    private static func contains(_ line: [UInt8], _ key: [UInt8]) -> Bool {
+        guard line.count >= key.count else { return false }
+        return (0...(line.count - key.count)).contains { line[$0..<($0 + key.count)].elementsEqual(key) }
+    }
+
+    /// Whether a record line is in the current JSON vocabulary: it has the top-level `elapsed_ms`.
+    ///
+    /// Records of versions before the one vocabulary (`elapsed_milliseconds`, `timings_milliseconds`)
+    /// lack it; their payloads are processed again, so `results.ndjson` ends up in one shape. A quote
+    /// inside a string value is escaped, so `"elapsed_ms":` is found only as a key.
+    static func isCurrentShape(_ line: [UInt8]) -> Bool {
+        contains(line, Array("\"elapsed_ms\":".utf8))
+    }
+
+    /// Readies the journal at `path` for a run, before it is opened: a new empty journal when `fresh`
+    /// (a forced run), otherwise the last record of each input in `current`, when it holds more lines.
+    ///
+    /// The replacement is created exclusively in the journal's folder and renamed over it, so killed
+    /// forced runs and resumes leave at most one record per payload plus the current run's.
+    static func prepare(path: String, fresh: Bool, keeping current: Set<String>, store: AttachmentStore)
+        throws(StoreError)
+    {
+        var last: [String: Int] = [:]
+        if !fresh {
+            guard FileManager.default.fileExists(atPath: path) else { return }
+            var lines = 0
+            try forEachLine(inFile: path) { number, line in
+                lines += 1
+                if let input = input(of: line), current.contains(input) { last[input] = number }
+            }
+            guard lines > last.count else { return }
+        }
+        let replacement = try store.makeTemporary(inFolder: (path as NSString).deletingLastPathComponent)
+        defer { replacement.discard() }
+        var failure: SystemError?
+        if !fresh {
+            try forEachLine(inFile: path) { number, line in
+                guard let input = input(of: line), last[input] == number else { return }
+                if failure == nil {
+                    failure = BatchRunner.write(line + [UInt8(ascii: "\n")], to: replacement.descriptor)
+                }
+            }
+        }
+        if let failure { throw StoreError(SystemError(code: failure.code, operation: "rewrite", path: path)) }
+        do { try replacement.commit(as: path, durable: store.durable, mode: 0o600, replacingLinks: true) } catch {
+            throw StoreError(SystemError(code: error.code, operation: "rewrite", path: path, reason: error.reason))
+        }
+    }
+
+    /// Replaces the journal with the (complete) file `replacement`, by renaming it over the journal.
+    ///
+    /// This object's descriptor keeps pointing at the old file: call this last.
+    func replace(with replacement: TemporaryFile, durable: Bool) throws(StoreError) {
+        do { try replacement.commit(as: path, durable: durable, mode: 0o600, replacingLinks: true) } catch {
+            throw StoreError(SystemError(code: error.code, operation: "compact", path: path, reason: error.reason))
+        }
+    }
+
+    /// The `input` field of a record line, read without decoding the whole record.
+    static func input(of line: [UInt8]) -> String? { string("input", of: line) }
+
+    /// The `input_sha256` field of a record line (nil in records written before it existed).
+    static func inputSha256(of line: [UInt8]) -> String? { string("input_sha256", of: line) }
+
+    /// A top-level string field of a record line, read without decoding the whole record.
+    ///
+    /// Records are written by richpush, where `"KEY":` only ever appears as that key (a quote
+    /// inside a string value is escaped), so finding it and reading the string after it is enough.
+    static func string(_ key: String, of line: [UInt8]) -> String? {
+        let key = Array("\"\(key)\":\"".utf8)
+        guard line.count > key.count,
+            let start = (0...(line.count - key.count)).first(where: { line[$0..<($0 + key.count)].elementsEqual(key) })
+        else { return nil }
+        var end = start + key.count
+        while end < line.count && line[end] != UInt8(ascii: "\"") {
+            end += line[end] == UInt8(ascii: "\\") ? 2 : 1
+        }
+        guard end < line.count,
+            case .string(let value) = try? JSONValue.parse(Array(line[(start + key.count - 1)...end]))
+        else { return nil }
+        return value
+    }
+
+    /// Cuts a last line that has no newline (a write torn by a crash); returns the length after.
+    private func cutTornTail() throws(StoreError) -> off_t {
+        var info = stat()
+        do { try SystemCall.retrying("read", path: path) { fstat(descriptor, &info) } } catch {
+            throw StoreError(error)
+        }
+        var end = off_t(info.st_size)
+        var byte: UInt8 = 0
+        while end > 0 {
+            guard pread(descriptor, &byte, 1, end - 1) == 1 else { break }
+            if byte == UInt8(ascii: "\n") { break }
+            end -= 1
+        }
+        if end < off_t(info.st_size) {
+            do { try SystemCall.truncate(descriptor, to: Int64(end), path: path, operation: "repair") } catch {
+                throw StoreError(error)
+            }
+        }
+        return end
+    }
+}
