@@ -254,15 +254,6 @@ package final class AssetServer: Sendable {
         return max(1, min(requested, available / (2 * listeners)))
     }
 
-    /// Runs `body` with a started server, and stops the server when `body` ends.
-    package static func withServer<Result>(
-        root: String, tls: TLSIdentity? = nil, _ body: (AssetServer) async throws -> Result
-    ) async throws -> Result {
-        let server = try AssetServer(root: root, tls: tls)
-        defer { server.stop() }
-        return try await body(server)
-    }
-
     /// The emulated edge's hits and misses so far (edge mode); nil without one.
     package var edgeCounts: (hits: Int, misses: Int)? { state.edge?.counts }
 

@@ -5,8 +5,8 @@ import Synchronization
 
 /// A set of ``CurlLoop`` threads sharing the work: each transfer goes to the least busy loop.
 ///
-/// One loop per core lets TLS handshakes and body writes use every core. The group's lifetime is
-/// scoped: ``withGroup(loops:_:)`` stops and joins every loop before it returns.
+/// One loop per core lets TLS handshakes and body writes use every core. Whoever makes a group stops
+/// it (``stop()``), which joins every loop.
 package final class CurlLoopGroup: Sendable {
     private let loops: [CurlLoop]
     private let nextID = Atomic<UInt64>(1)
@@ -26,16 +26,6 @@ package final class CurlLoopGroup: Sendable {
             }
         }
         self.loops = loops
-    }
-
-    /// Runs `body` with a new group and stops the group when `body` returns or throws.
-    package static func withGroup<Result>(
-        loops: Int = ProcessInfo.processInfo.activeProcessorCount,
-        _ body: (CurlLoopGroup) async throws -> Result
-    ) async throws -> Result {
-        let group = try CurlLoopGroup(loops: loops)
-        defer { group.stop() }
-        return try await body(group)
     }
 
     /// Stops every loop: in-flight transfers end as cancelled, handles are cleaned up, threads joined.

@@ -54,16 +54,7 @@ struct TLSOptions {
         policy.maxRedirects = try arguments.number("--max-redirs", in: 0...50) ?? policy.maxRedirects
         if let caFile = try arguments.value("--cacert") {
             // Readable and holding a certificate: a file without one would fail every download as tls-failed.
-            do throws(CertificateAuthorityFile.Failure) { _ = try CertificateAuthorityFile.check(caFile) } catch {
-                // Out of descriptors is the client's limit (69), like every too-many-open-files.
-                if error.code == .tooManyOpenFiles {
-                    throw CommandFailure(
-                        .unavailable,
-                        "too many open files: richpush could not open the CA file \(caFile.escapingControlCharacters); "
-                            + "raise 'ulimit -n' and run again")
-                }
-                throw CommandFailure(.dataError, "--cacert: \(error.message)")
-            }
+            try CertificateAuthorityFile.checkOption(caFile)
             policy.caFile = caFile
         }
         for text in try arguments.values("--header") {
@@ -79,12 +70,6 @@ struct TLSOptions {
             policy.userAgent = agent
             userAgentGiven = true
         }
-        do {
-            policy.hostMappings = try arguments.values("--connect-to").map { text throws in
-                try HostMapping(parsing: text)
-            }
-        } catch let error as FetchError {
-            throw UsageError("--connect-to \(error.message)")
-        }
+        policy.hostMappings = try HostMapping.parsing(option: try arguments.values("--connect-to"))
     }
 }

@@ -29,9 +29,9 @@ struct TrackOptions {
             return
         }
         do {
-            var endpoint = try TrackEndpoint(base: base, apiKey: try FlushConfiguration.apiKey(file: keyFile))
+            var endpoint = try TrackEndpoint(base: base, apiKey: try APIKey.resolve(file: keyFile))
             endpoint.caFile = download.caFile
-            endpoint.connectTo = download.hostMappings.map(\.description)
+            endpoint.connectTo = download.hostMappings
             self.endpoint = endpoint
         } catch let error as AnalyticsError {
             throw UsageError("--track-endpoint: \(error.message)")

@@ -81,7 +81,7 @@ size_t rp_sink_feed(rp_sink *sink, const char *data, size_t count);
 /// hops whose connection (TCP and TLS) was established, so a timeout can be told apart from a stall.
 CURLcode rp_easy_attach_sink(CURL *easy, rp_sink *sink);
 
-/// A certificate store built once from PEM files and shared by every TLS connection of a loop.
+/// A certificate store built once per process from PEM files and shared by every TLS connection of every loop.
 ///
 /// libcurl 7.88 caches its store only when the trust comes from a CA file alone; with a CA path
 /// (Debian's default) it parses the whole system bundle again for every connection. A handle

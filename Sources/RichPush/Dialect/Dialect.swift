@@ -5,13 +5,13 @@
 /// default) is a dialect like the others. An SDK whose extension has its own algorithm for reading
 /// its media has its own file in `Dialect/Extensions` (Braze, OneSignal, Airship, notifee), written
 /// like its source; the SDKs that read one URL share a reader (`MediaSource/Kind/url`). Each rule,
-/// with its citation, is in `docs/sdks.md`.
-/// The facts come from each SDK's public source (`source`; docs/sdks.md); a rule
-/// that is not stated anywhere is listed in `inferred` and every outcome of the dialect says so.
+/// with its citation, is in `docs/sdks.md`: the facts come from each SDK's public source (`source`),
+/// and a rule that is not stated anywhere is listed in `inferred`, which every outcome of the dialect
+/// names.
 ///
 /// ```swift
 /// let dialect = Dialect.named("onesignal")      // nil for an unknown name
-/// print(dialect?.naming.summary ?? "")
+/// print(dialect?.title ?? "no such SDK")
 /// ```
 public struct Dialect: Sendable, Equatable {
     /// The `--sdk` name: lower case, no spaces.

@@ -12,6 +12,21 @@ package enum CertificateAuthorityFile {
     /// Files over this size are not CA files (Debian's whole system bundle is about 200 KB).
     package static let maxBytes = 16 * 1024 * 1024
 
+    /// `--cacert FILE` checked as every command checks it, before any download: a file that cannot be
+    /// used is `unusable-input` (`--cacert: the CA file ...`), and no descriptor left to open it is
+    /// `too-few-descriptors`, the client's limit.
+    package static func checkOption(_ path: String) throws(ConfigurationError) {
+        do throws(Failure) { _ = try check(path) } catch {
+            if error.code == .tooManyOpenFiles {
+                throw ConfigurationError(
+                    .tooFewDescriptors,
+                    "too many open files: richpush could not open the CA file \(path.escapingControlCharacters); "
+                        + "raise 'ulimit -n' and run again")
+            }
+            throw ConfigurationError(.unusableInput, "\(Setting.caFile): " + error.message)
+        }
+    }
+
     /// Why a CA file cannot be used.
     package struct Failure: Error, Sendable, CustomStringConvertible {
         /// A stable name for each way a CA file can be unusable.

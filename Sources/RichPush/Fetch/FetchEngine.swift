@@ -12,11 +12,11 @@ import Synchronization
 /// profile, started on first use and stopped with the engine.
 ///
 /// ```swift
-/// try await FetchEngine.withEngine { engine in
-///     let request = FetchRequest(url: "https://cdn.example.com/hero.jpg", budget: .seconds(30))
-///     let result = try await engine.fetch(request, toNewFileAt: "/tmp/out/hero.part")
-///     print(result.bytes, result.timings.total)
-/// }
+/// let engine = try FetchEngine()
+/// defer { engine.shutdown() }
+/// let request = FetchRequest(url: "https://cdn.example.com/hero.jpg", budget: .seconds(30))
+/// let result = try await engine.fetch(request, toNewFileAt: "/tmp/out/hero.part")
+/// print(result.bytes, result.timings.total)
 /// ```
 package final class FetchEngine: Sendable {
     private let group: CurlLoopGroup
@@ -45,15 +45,6 @@ package final class FetchEngine: Sendable {
                 throw FetchError(.transferFailed, "the fetch engine cannot start: \(error)")
             }
         }
-    }
-
-    /// Runs `body` with a new engine and shuts it down when `body` ends, so no curl handle outlives it.
-    package static func withEngine<Result>(
-        loops: Int = ProcessInfo.processInfo.activeProcessorCount, _ body: (FetchEngine) async throws -> Result
-    ) async throws -> Result {
-        let engine = try FetchEngine(loops: loops)
-        defer { engine.shutdown() }
-        return try await body(engine)
     }
 
     /// Aborts every transfer (they fail with `engine-stopped`) and joins the loop threads. Idempotent.

@@ -50,6 +50,18 @@ public struct HostMapping: Sendable, Equatable, CustomStringConvertible {
         self.init(host: fields[0], port: fields[1], targetHost: fields[2], targetPort: fields[3])
     }
 
+    /// `--connect-to` values, each parsed as ``init(parsing:)`` parses it; a malformed one is
+    /// `invalid-value`, as every command that takes the option says it.
+    package static func parsing(option values: [String]) throws(ConfigurationError) -> [HostMapping] {
+        var mappings: [HostMapping] = []
+        for value in values {
+            do throws(FetchError) { mappings.append(try HostMapping(parsing: value)) } catch {
+                throw ConfigurationError.invalid(.connectTo, error.message)
+            }
+        }
+        return mappings
+    }
+
     /// The rule as curl's CURLOPT_CONNECT_TO takes it.
     public var description: String { "\(host):\(port):\(targetHost):\(targetPort)" }
 }

@@ -20,7 +20,7 @@ package struct TrackEndpoint: Sendable {
     /// An extra CA (PEM) trusted besides the system's.
     package var caFile: String?
     /// Host mappings (`HOST:PORT:HOST2:PORT2`), as curl takes them.
-    package var connectTo: [String] = []
+    package var connectTo: [HostMapping] = []
     /// Time allowed for one request, from connect to the last byte of the answer.
     package var requestTimeout: Duration = .seconds(30)
 
@@ -89,7 +89,7 @@ package final class TrackClient: Sendable {
             connectTimeoutMilliseconds: max(1, Int(min(remaining, .seconds(10)) / .milliseconds(1))),
             // A fresh connection each time: libcurl silently sends a request again when a reused
             // connection turns out dead, and a resent request is a duplicate nobody would account for.
-            caFile: endpoint.caFile, connectTo: endpoint.connectTo, freshConnection: true,
+            caFile: endpoint.caFile, connectTo: endpoint.connectTo.map(\.description), freshConnection: true,
             followRedirects: false, userAgent: "richpush-analytics", headBytes: 1 << 20)
         spec.method = "POST"
         spec.requestBody = body.json.utf8

@@ -5,7 +5,7 @@ import RichPush
 /// extension every device runs, ready for the trial download and the burst.
 ///
 /// ```swift
-/// let session = try BenchSession(configuration)   // SetupError: a mistake found before the run
+/// let session = try BenchSession(configuration)   // ConfigurationError: a mistake found before the run
 /// defer { session.close() }
 /// if let problem = await session.trial() { print(problem.message) }
 /// let result = await session.run(progress: { print($0.done) })
@@ -37,8 +37,8 @@ public struct BenchSession: Sendable {
     }
 
     /// Builds the payload, checks the host and the open-file limit (raised to the hard limit), and
-    /// starts the engine; a mistake throws ``SetupError``, an engine or a store that cannot start
-    /// throws its own error.
+    /// starts the engine; a mistake, or an engine that cannot start, throws `ConfigurationError`; a
+    /// store that cannot be made throws its own error.
     package init(_ configuration: BenchConfiguration) throws {
         var configuration = configuration
         (payload, target) = try configuration.payload()

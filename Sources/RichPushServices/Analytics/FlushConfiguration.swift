@@ -63,18 +63,9 @@ package struct FlushConfiguration: Sendable {
         throws(ConfigurationError)
         -> TrackEndpoint
     {
-        if let caFile {
-            // Readable and holding a certificate, as every command checks its CA file.
-            do throws(CertificateAuthorityFile.Failure) { _ = try CertificateAuthorityFile.check(caFile) } catch {
-                throw ConfigurationError(
-                    error.code == .tooManyOpenFiles ? .tooFewDescriptors : .unusableInput,
-                    "\(Setting.caFile): " + error.message)
-            }
-        }
-        for entry in connectTo where entry.split(separator: ":", omittingEmptySubsequences: false).count != 4 {
-            throw ConfigurationError.invalid(.connectTo, "'\(entry)' is not HOST:PORT:HOST2:PORT2")
-        }
-        let key = try Self.apiKey(file: keyFile, environment: environment)
+        if let caFile { try CertificateAuthorityFile.checkOption(caFile) }
+        let mappings = try HostMapping.parsing(option: connectTo)
+        let key = try APIKey.resolve(file: keyFile, environment: environment)
         var endpoint: TrackEndpoint
         do throws(AnalyticsError) {
             endpoint = try TrackEndpoint(base: endpointURL, apiKey: key)
@@ -82,25 +73,8 @@ package struct FlushConfiguration: Sendable {
             throw ConfigurationError.invalid(.endpoint, error.message)
         }
         endpoint.caFile = caFile
-        endpoint.connectTo = connectTo
+        endpoint.connectTo = mappings
         endpoint.requestTimeout = requestTimeout
         return endpoint
-    }
-
-    /// The REST API key from `file`, or else from `BRAZE_REST_API_KEY` in `environment`; no key is
-    /// `invalid-combination`, an unreadable file `unusable-input`, and no message ever contains the key.
-    package static func apiKey(
-        file: String?, environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws(ConfigurationError) -> String {
-        if let file {
-            guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8)
-            else {
-                throw ConfigurationError(.unusableInput, "\(file): no readable UTF-8 file there", setting: .apiKeyFile)
-            }
-            return text
-        }
-        if let text = environment["BRAZE_REST_API_KEY"], !text.isEmpty { return text }
-        throw ConfigurationError(
-            .invalidCombination, "no REST API key: give \(Setting.apiKeyFile) FILE or set BRAZE_REST_API_KEY")
     }
 }

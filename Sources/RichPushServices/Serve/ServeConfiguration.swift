@@ -43,13 +43,7 @@ package struct ServeConfiguration: Sendable {
                 }
                 return nil
             }
-            guard let data = FileManager.default.contents(atPath: keyFile),
-                let key = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
-                !key.isEmpty
-            else {
-                throw ConfigurationError(
-                    .unusableInput, "\(keyFile): no readable file with a key there", setting: .apiKeyFile)
-            }
+            let key = try APIKey.read(file: keyFile)
             var options = UsersTrack(apiKey: key, logPath: logPath)
             if let limit {
                 let parts = limit.split(separator: "/", omittingEmptySubsequences: false)

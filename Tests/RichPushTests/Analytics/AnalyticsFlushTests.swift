@@ -246,7 +246,10 @@ import Testing
         try SuiteRecorder.record([.email("ana@example.com")], in: suite)
         var endpoint = try TrackEndpoint(base: "https://rest.example.com", apiKey: Self.key)
         endpoint.caFile = Fixtures.caFile
-        endpoint.connectTo = ["rest.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)"]
+        endpoint.connectTo = [
+            HostMapping(
+                host: "rest.example.com", port: "443", targetHost: "127.0.0.1", targetPort: "\(server.httpsPort ?? 0)")
+        ]
         let client = try TrackClient(endpoint: endpoint)
         defer { client.stop() }
         let summary = try await AnalyticsFlush.run(

@@ -42,19 +42,20 @@ import Testing
             isUsage(
                 setupError { _ = try configuration.endpoint(environment: [:]) },
                 "no REST API key: give --api-key-file FILE or set BRAZE_REST_API_KEY"))
-        #expect(try FlushConfiguration.apiKey(file: nil, environment: ["BRAZE_REST_API_KEY": "env-key"]) == "env-key")
+        #expect(try APIKey.resolve(file: nil, environment: ["BRAZE_REST_API_KEY": "env-key"]) == "env-key")
         #expect(
             try configuration.endpoint(environment: ["BRAZE_REST_API_KEY": "env-key"]).url.hasSuffix("/users/track"))
         // The file wins over the environment.
         configuration.keyFile = folder + "/key"
         let environment = ["BRAZE_REST_API_KEY": "env-key"]
-        #expect(try FlushConfiguration.apiKey(file: configuration.keyFile, environment: environment) == "file-key\n")
+        // One reader for every command: the file's key without its final newline.
+        #expect(try APIKey.resolve(file: configuration.keyFile, environment: environment) == "file-key")
         #expect(try configuration.endpoint(environment: [:]).url == "https://rest.example.com/users/track")
         configuration.keyFile = folder + "/none"
         #expect(
             isUnusable(
                 setupError { _ = try configuration.endpoint(environment: [:]) },
-                "--api-key-file \(folder)/none: no readable UTF-8 file there"))
+                "--api-key-file \(folder)/none: no readable file with a key there"))
         // A key the endpoint refuses is a failure (exit 1), and the message does not contain it.
         let error = setupError { _ = try base.endpoint(environment: ["BRAZE_REST_API_KEY": "secret\nmore"]) }
         #expect(error?.code == .invalidValue)
@@ -77,7 +78,8 @@ import Testing
         #expect(
             isUsage(
                 setupError { _ = try configuration.endpoint(environment: noKey) },
-                "--connect-to 'nonsense' is not HOST:PORT:HOST2:PORT2"))
+                "--connect-to 'nonsense' is not HOST:PORT:HOST2:PORT2 (for example cdn.example.com:443:127.0.0.1:8443)")
+        )
         configuration.connectTo = ["rest.example.com:443:127.0.0.1:8443"]
         #expect(
             setupError { _ = try configuration.endpoint(environment: noKey) }?.message.hasPrefix("no REST API key")
@@ -92,7 +94,9 @@ import Testing
         configuration.requestTimeout = .milliseconds(2500)
         let endpoint = try configuration.endpoint(environment: key)
         #expect(endpoint.url == "https://rest.example.com/users/track")
-        #expect(endpoint.caFile == Fixtures.caFile && endpoint.connectTo == ["rest.example.com:443:127.0.0.1:8443"])
+        #expect(
+            endpoint.caFile == Fixtures.caFile
+                && endpoint.connectTo.map(\.description) == ["rest.example.com:443:127.0.0.1:8443"])
         #expect(endpoint.requestTimeout == .milliseconds(2500))
     }
 
@@ -127,6 +131,7 @@ import Testing
         configuration.connectTo = ["a:b"]
         #expect(
             isUsage(
-                setupError { _ = try FlushSession(configuration) }, "--connect-to 'a:b' is not HOST:PORT:HOST2:PORT2"))
+                setupError { _ = try FlushSession(configuration) },
+                "--connect-to 'a:b' is not HOST:PORT:HOST2:PORT2 (for example cdn.example.com:443:127.0.0.1:8443)"))
     }
 }
