@@ -368,85 +368,66 @@ package final class FetchEngine: Sendable {
         let url = request.url
         let policy = request.policy
         let cap = policy.maxBytes.map(String.init) ?? "?"
-        let (code, message): (FetchError.Code, String) =
+        // The code is the failure table's; the words are this download's.
+        let code = FetchError.Code(FetchError.Code.Kind(failure))
+        let message: String =
             switch failure {
             case .cancelled:
-                (.cancelled, "the download of \(url) was cancelled")
+                "the download of \(url) was cancelled"
             case .engineStopped:
-                (.engineStopped, "the fetch engine stopped before \(url) finished")
+                "the fetch engine stopped before \(url) finished"
             case .deadlineExceeded:
-                (
-                    .deadlineExceeded,
-                    "\(url) did not finish within the budget (\(Double(outcome.timeoutMilliseconds) / 1000) s); "
-                        + "\(outcome.bytes) bytes had arrived"
-                )
+                "\(url) did not finish within the budget (\(Double(outcome.timeoutMilliseconds) / 1000) s); "
+                    + "\(outcome.bytes) bytes had arrived"
             case .connectTimeout:
-                (
-                    .connectTimeout,
-                    "connecting to the host of \(details.effectiveURL) (DNS, TCP, TLS) took longer than the connect "
-                        + "timeout"
-                )
+                "connecting to the host of \(details.effectiveURL) (DNS, TCP, TLS) took longer than the connect "
+                    + "timeout"
             case .stalled:
-                (.stalled, "\(url) stalled: too few bytes arrived for too long (\(outcome.bytes) bytes had arrived)")
+                "\(url) stalled: too few bytes arrived for too long (\(outcome.bytes) bytes had arrived)"
             case .schemeRefused:
-                (.schemeNotAllowed, "the scheme of \(url) is not allowed (allowed: \(policy.schemesText))")
+                "the scheme of \(url) is not allowed (allowed: \(policy.schemesText))"
             case .redirectRefused(let target):
-                (
-                    .redirectNotAllowed,
-                    "\(url) redirected to \(target), whose scheme is not allowed (allowed: \(policy.schemesText))"
-                )
+                "\(url) redirected to \(target), whose scheme is not allowed (allowed: \(policy.schemesText))"
             case .malformedURL:
-                (.invalidURL, "'\(url)' is malformed")
+                "'\(url)' is malformed"
             case .dnsFailed:
-                (.dnsFailed, "cannot resolve the host of \(url); check the name or map it with \(Setting.connectTo)")
+                "cannot resolve the host of \(url); check the name or map it with \(Setting.connectTo)"
             case .connectFailed:
-                (.connectFailed, "cannot connect to the host of \(url)")
+                "cannot connect to the host of \(url)"
             case .outOfDescriptors:
-                (
-                    .tooManyOpenFiles,
-                    "richpush ran out of file descriptors connecting to \(url) (the limit is "
-                        + "\(DescriptorBudget.softLimitText)): the client's limit, not the host's; raise it with "
-                        + "'ulimit -n' or lower the concurrency"
-                )
+                "richpush ran out of file descriptors connecting to \(url) (the limit is "
+                    + "\(DescriptorBudget.softLimitText)): the client's limit, not the host's; raise it with "
+                    + "'ulimit -n' or lower the concurrency"
             case .tlsFailed:
-                (.tlsFailed, TLSFailureText(outcome.tls, url: url, policy: policy).message)
+                TLSFailureText(outcome.tls, url: url, policy: policy).message
             case .trustStoreUnreadable(let file, let reason):
-                (.tlsFailed, "cannot read the trusted certificates in \(file): \(reason)")
+                "cannot read the trusted certificates in \(file): \(reason)"
             case .tooManyRedirects:
-                (.tooManyRedirects, "\(url) redirected more than \(policy.maxRedirects) times")
+                "\(url) redirected more than \(policy.maxRedirects) times"
             case .declaredTooLarge:
-                (
-                    .tooLarge,
-                    "\(url) declares \(outcome.contentLength.map(String.init) ?? "a") Content-Length over the cap "
-                        + "of \(cap) bytes"
-                )
+                "\(url) declares \(outcome.contentLength.map(String.init) ?? "a") Content-Length over the cap "
+                    + "of \(cap) bytes"
             case .capExceeded:
-                (.tooLarge, "\(url) sent more than the cap of \(cap) bytes; stopped")
+                "\(url) sent more than the cap of \(cap) bytes; stopped"
             case .writeFailed(let number):
-                (.storageFailed, "writing the body of \(url) failed: \(SystemError.words(for: number))")
+                "writing the body of \(url) failed: \(SystemError.words(for: number))"
             case .httpStatus:
-                (.httpStatus, "\(details.effectiveURL) answered HTTP \(outcome.httpStatus); expected 2xx")
+                "\(details.effectiveURL) answered HTTP \(outcome.httpStatus); expected 2xx"
             case .truncated:
-                (
-                    .truncated,
-                    "\(url) closed the connection after \(outcome.bytes) of "
-                        + "\(outcome.contentLength.map(String.init) ?? "?") declared bytes"
-                )
+                "\(url) closed the connection after \(outcome.bytes) of "
+                    + "\(outcome.contentLength.map(String.init) ?? "?") declared bytes"
             case .connectionReset:
-                (.connectionReset, "the connection to \(url) was reset or closed")
+                "the connection to \(url) was reset or closed"
             case .protocolError:
-                (.protocolError, "\(url) did not answer with valid HTTP")
+                "\(url) did not answer with valid HTTP"
             case .headersTooLarge:
-                (.protocolError, Self.headersTooLargeText(url))
+                Self.headersTooLargeText(url)
             case .redirect(let location):
-                (
-                    .httpStatus,
-                    "\(details.effectiveURL) answered HTTP \(outcome.httpStatus) with a Location (\(location)) that "
-                        + "URLSession does not follow (it follows 301, 302, 303, 307 and 308): the task ends with "
-                        + "that response"
-                )
+                "\(details.effectiveURL) answered HTTP \(outcome.httpStatus) with a Location (\(location)) that "
+                    + "URLSession does not follow (it follows 301, 302, 303, 307 and 308): the task ends with "
+                    + "that response"
             case .other:
-                (.transferFailed, "downloading \(url) failed")
+                "downloading \(url) failed"
             }
         var target: String?
         if case .redirectRefused(let url) = failure { target = url }

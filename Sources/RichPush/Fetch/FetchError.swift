@@ -35,7 +35,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         }
 
         private let base: Kind
-        private init(_ base: Kind) { self.base = base }
+        package init(_ base: Kind) { self.base = base }
 
         /// Which code it is, for an exhaustive switch.
         public var kind: Kind { base }

@@ -332,59 +332,43 @@ package struct ServiceExtension: Sendable {
 
     @inline(never)
     func failure(_ error: FetchError, cap: Int64, format: AttachmentFormat, payloadBytes: Int) -> Outcome {
-        func make(_ verdict: Verdict, _ reason: ReasonCode, _ message: String? = nil) -> Outcome {
-            Outcome(
-                verdict: verdict, reason: reason, message: message ?? error.message + ".", payloadBytes: payloadBytes)
-        }
-        // Every code is named: a new one does not compile until it is mapped here.
+        // The verdict and reason are the failure table's (FailureFacts); what is said is this payload's.
+        let facts = error.code.kind.facts
+        var outcome = Outcome(
+            verdict: facts.verdict, reason: facts.reason, message: error.message + ".", payloadBytes: payloadBytes)
         switch error.code.kind {
         case .deadlineExceeded:
             let budget = String(format: "%g", policy.budget.inSeconds)
             let received = error.details.map { " (\($0.bytes) bytes had arrived)" } ?? ""
-            var outcome = make(
-                .expired, .deadlineExceeded,
+            outcome.message =
                 "\(error.details?.effectiveURL ?? "the asset") did not finish within the extension's \(budget) s budget"
-                    + "\(received): iOS would call serviceExtensionTimeWillExpire and show the plain notification.")
+                + "\(received): iOS would call serviceExtensionTimeWillExpire and show the plain notification."
             outcome.hint = networkHint(error.details, format: format)
-            return outcome
         case .tooLarge:
-            return make(
-                .fallback, .fileTooLarge,
+            outcome.message =
                 AttachmentValidator.tooLargeMessage(format.attachmentClass, cap: cap)
-                    + "; the download was stopped early.")
-        case .invalidURL: return make(.fallback, .invalidURL)
-        case .schemeNotAllowed: return make(.fallback, .schemeNotAllowed)
+                + "; the download was stopped early."
         case .redirectNotAllowed:
-            let ats = !policy.fetch.allowHTTP && error.redirectTarget?.lowercased().hasPrefix("http:") == true
-            return make(
-                .fallback, ats ? .atsBlocked : .redirectNotAllowed,
-                error.message + (ats ? ": App Transport Security blocks the redirect to http." : "."))
-        case .tooManyRedirects: return make(.fallback, .tooManyRedirects)
-        case .dnsFailed: return make(.fallback, .dnsFailed)
-        case .connectFailed: return make(.fallback, .connectFailed)
-        case .connectTimeout: return make(.fallback, .connectTimeout)
+            if !policy.fetch.allowHTTP && error.redirectTarget?.lowercased().hasPrefix("http:") == true {
+                outcome.reason = .atsBlocked
+                outcome.message = error.message + ": App Transport Security blocks the redirect to http."
+            }
         case .tlsFailed:
-            var outcome = make(.fallback, .tlsFailed)
             outcome.hint = error.hint
             outcome.tlsProblem = error.tlsProblem
-            return outcome
-        case .stalled: return make(.fallback, .stalled)
-        case .httpStatus:
-            // The one judge names and judges an error body like any other (``ServiceExtension/judge``).
-            return make(.fallback, .httpStatus)
-        case .truncated: return make(.fallback, .truncated)
-        case .connectionReset: return make(.fallback, .connectionReset)
-        case .protocolError: return make(.fallback, .protocolError)
-        case .tooManyOpenFiles: return make(.fallback, .tooManyOpenFiles)
         case .atsBlocked:
-            var outcome = make(
-                .fallback, .atsBlocked, error.message.hasSuffix(".") ? error.message : error.message + ".")
+            outcome.message = error.message.hasSuffix(".") ? error.message : error.message + "."
             outcome.hint = error.hint
-            return outcome
-        case .storageFailed: return make(.fallback, .storageFailed, error.message + " (UNError 104).")
+        case .storageFailed:
+            outcome.message = error.message + " (UNError 104)."
         case .cancelled, .engineStopped:
-            return make(.expired, .cancelled, "the run was interrupted before it finished.")
-        case .invalidHostMapping, .transferFailed: return make(.fallback, .transferFailed)
+            outcome.message = "the run was interrupted before it finished."
+        // The one judge names and judges an error body like any other (``ServiceExtension/judge``).
+        case .httpStatus, .invalidURL, .schemeNotAllowed, .tooManyRedirects, .dnsFailed, .connectFailed,
+            .connectTimeout, .stalled, .truncated, .connectionReset, .protocolError, .tooManyOpenFiles,
+            .invalidHostMapping, .transferFailed:
+            break
         }
+        return outcome
     }
 }

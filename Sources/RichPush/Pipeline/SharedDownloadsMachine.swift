@@ -113,14 +113,7 @@ struct SharedDownloadsMachine<Entry> {
     /// The others belong to the payload that met them (its deadline, its cancellation, a stopped
     /// engine, the client's descriptors or disk, a network hiccup): a later payload may do better.
     static func dependsOnURLAlone(_ code: FetchError.Code) -> Bool {
-        switch code.kind {
-        case .invalidURL, .invalidHostMapping, .schemeNotAllowed, .redirectNotAllowed, .tooManyRedirects, .dnsFailed,
-            .connectFailed, .tlsFailed, .tooLarge, .httpStatus, .protocolError:
-            return true
-        case .connectTimeout, .deadlineExceeded, .stalled, .truncated, .connectionReset, .storageFailed, .cancelled,
-            .engineStopped, .transferFailed, .tooManyOpenFiles, .atsBlocked:
-            return false
-        }
+        code.kind.facts.dependsOnURLAlone
     }
 
     /// Whether a waiter asks once more after its delivery: only when another payload's download

@@ -112,29 +112,13 @@ package final class TrackClient: Sendable {
         }
     }
 
-    /// How far a request got, by its transfer's failure.
-    enum Reach: Equatable {
-        /// The endpoint answered (a status, a redirect included).
-        case answered
-        /// The request surely never left: no connection was set up.
-        case neverLeft
-        /// No answer, but the request may have left: the endpoint may have processed it.
-        case maybeDelivered
-    }
+    /// How far a request got.
+    typealias Reach = FailureFacts.Reach
 
-    /// How far a request got: every failure named, so a new one does not compile until it is placed.
+    /// How far a request got, by its transfer's failure: the failure table's (``FailureFacts``).
     static func reach(of failure: TransferFailure?) -> Reach {
-        switch failure {
-        case nil, .httpStatus?, .redirect?:
-            return .answered
-        case .dnsFailed?, .connectFailed?, .connectTimeout?, .tlsFailed?, .schemeRefused?, .malformedURL?,
-            .trustStoreUnreadable?, .outOfDescriptors?:
-            return .neverLeft
-        case .cancelled?, .engineStopped?, .deadlineExceeded?, .stalled?, .redirectRefused?, .tooManyRedirects?,
-            .declaredTooLarge?, .capExceeded?, .writeFailed?, .truncated?, .connectionReset?, .protocolError?,
-            .headersTooLarge?, .other?:
-            return .maybeDelivered
-        }
+        guard let failure else { return .answered }
+        return FetchError.Code.Kind(failure).facts.reach
     }
 
     private static func describe(_ outcome: TransferOutcome) -> String {
