@@ -19,7 +19,8 @@ let package = Package(
         .target(
             name: "RichPushCLI",
             dependencies: [
-                "RichPush", "RichPushRuns", "RichPushServices", "POSIXKit", "AssetServer", "Digest", "CProcessStart",
+                "RichPush", "RichPushRuns", "RichPushServices", "POSIXKit", "MagicKit", "AssetServer", "Digest",
+                "CProcessStart",
             ]),
 
         // The library, in three layers a wrong-way use does not compile across. None of them knows
@@ -33,9 +34,9 @@ let package = Package(
         // Runs of many payloads on the core: a campaign (batch), a burst at the asset host (bench), and
         // their reports, gates and merges.
         .target(name: "RichPushRuns", dependencies: ["RichPush", "POSIXKit", "Digest", "CWallClock"]),
-        // Services around the runs: the App Group analytics and their flush, the demo and its samples,
-        // the embedded server's configuration.
-        .target(name: "RichPushServices", dependencies: ["RichPush", "RichPushRuns", "POSIXKit"]),
+        // Services beside the runs, on the core: the App Group analytics and their flush, the demo and
+        // its samples, the embedded server's configuration.
+        .target(name: "RichPushServices", dependencies: ["RichPush", "POSIXKit"]),
 
         // Below everything: system calls retried on EINTR, the one error that keeps errno, exclusive
         // temporaries, write-all and read-all, and the descriptor budget. Glibc only, no Foundation.
@@ -80,7 +81,8 @@ let package = Package(
 
         // Fixtures the test targets share: the repository's samples and a started asset server.
         .target(
-            name: "TestSupport", dependencies: ["AssetServer", "RichPush", "RichPushRuns", "Digest"],
+            name: "TestSupport",
+            dependencies: ["AssetServer", "RichPush", "RichPushRuns", "RichPushServices", "Digest"],
             path: "Tests/TestSupport"),
         .testTarget(name: "POSIXKitTests", dependencies: ["POSIXKit", "TestSupport"]),
         .testTarget(name: "CurlKitTests", dependencies: ["CurlKit"]),
@@ -92,7 +94,8 @@ let package = Package(
         .testTarget(
             name: "AssetServerTests", dependencies: ["AssetServer", "RichPush", "RichPushServices", "TestSupport"]),
         .testTarget(
-            name: "RichPushCLITests", dependencies: ["RichPushCLI", "RichPush", "RichPushRuns", "TestSupport"]),
+            name: "RichPushCLITests",
+            dependencies: ["RichPushCLI", "RichPush", "RichPushRuns", "RichPushServices", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["RichPush", "RichPushRuns", "RichPushServices", "RichPushCLI", "AssetServer", "TestSupport"]),

@@ -3,13 +3,8 @@ import POSIXKit
 import RichPush
 import Synchronization
 
-/// An append-only file of NDJSON records: the batch's resume state.
-///
-/// Appends are serialised and whole-line: each record is written with O_APPEND, and a write that
-/// fails part-way (a full disk) is cut back to the length before it, so a failed append never leaves
-/// a fragment for the next record to merge with. A crash can leave at most a torn last line, which
-/// opening the journal cuts off and which readers skip. Reading goes through its own read-only
-/// descriptor.
+/// The batch's resume state: NDJSON records on an ``AppendLog`` (the one append-only log: a torn
+/// last line cut off at open, appends whole or cut back), read through its own read-only descriptor.
 ///
 /// A batch groups its appends (``Grouping/batch``): records wait in memory and go out in one write
 /// of up to 64 records, at the latest a quarter of a second after the first of them (checked as
@@ -33,101 +28,72 @@ final class Journal: Sendable {
         static let batch = Grouping(records: 64, bytes: 64 * 1024, delay: .milliseconds(250))
     }
 
-    /// The journal's length after the last whole write, and the records waiting for theirs.
-    private struct State {
-        var length: off_t = 0
-        var pending: [UInt8] = []
-        var pendingRecords = 0
-        var firstPending: ContinuousClock.Instant?
+    /// The records waiting for their group.
+    private struct Pending {
+        var bytes: [UInt8] = []
+        var records = 0
+        var first: ContinuousClock.Instant?
     }
 
     /// Writes bytes to a descriptor: the count written, or -1 with `errno` set (the shape of write(2)).
-    typealias Write = @Sendable (Int32, UnsafeRawBufferPointer) -> Int
+    typealias Write = AppendLog.Write
 
     /// write(2).
-    static let systemWrite: Write = { descriptor, buffer in Glibc.write(descriptor, buffer.baseAddress, buffer.count) }
+    static let systemWrite: Write = AppendLog.systemWrite
 
     let path: String
-    private let descriptor: Int32
-    private let write: Write
+    private let log: AppendLog
     private let grouping: Grouping
     /// Appends and writes run one at a time under this lock.
-    private let state: Mutex<State>
+    private let pending: Mutex<Pending>
 
     init(path: String, write: @escaping Write = Journal.systemWrite, grouping: Grouping = .none) throws(StoreError) {
         self.path = path
-        self.write = write
         self.grouping = grouping
         let folder = (path as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        do {
-            descriptor = try SystemCall.open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, mode: 0o600)
-        } catch {
-            throw StoreError(error)
-        }
-        state = Mutex(State())
-        let end = try cutTornTail()
-        state.withLock { $0.length = end }
+        do { log = try AppendLog(path: path, write: write) } catch { throw StoreError(error) }
+        pending = Mutex(Pending())
     }
-
-    deinit { close(descriptor) }
 
     /// Appends one record (which must end with a newline), whole or not at all: now, or with its
     /// group (see ``Grouping``). A failed write fails the append that made it, and drops its group.
     func append(_ line: [UInt8]) throws(StoreError) {
-        let failure = state.withLock { state -> StoreError? in
+        let failure = pending.withLock { pending -> StoreError? in
             let now = ContinuousClock.now
-            state.pending += line
-            state.pendingRecords += 1
-            let first = state.firstPending ?? now
-            state.firstPending = first
+            pending.bytes += line
+            pending.records += 1
+            let first = pending.first ?? now
+            pending.first = first
             guard
-                state.pendingRecords >= grouping.records || state.pending.count >= grouping.bytes
+                pending.records >= grouping.records || pending.bytes.count >= grouping.bytes
                     || now - first >= grouping.delay
             else { return nil }
-            return writePending(&state)
+            return writePending(&pending)
         }
         if let failure { throw failure }
     }
 
     /// Writes the records still waiting for their group.
     func flush() throws(StoreError) {
-        let failure = state.withLock { state -> StoreError? in
-            state.pending.isEmpty ? nil : writePending(&state)
+        let failure = pending.withLock { pending -> StoreError? in
+            pending.bytes.isEmpty ? nil : writePending(&pending)
         }
         if let failure { throw failure }
     }
 
-    /// Writes the waiting records in one write, whole or cut back to the length before it.
-    private func writePending(_ state: inout State) -> StoreError? {
-        let group = state.pending
-        state.pending.removeAll(keepingCapacity: true)
-        state.pendingRecords = 0
-        state.firstPending = nil
-        let length = state.length
-        var written = 0
-        let failed: SystemError? = group.withUnsafeBytes { buffer in
-            do throws(SystemError) {
-                try SystemCall.writeAll(descriptor, buffer, path: path, written: &written, through: write)
-                return nil
-            } catch {
-                return SystemError(code: error.code, operation: "append to", path: path)
-            }
-        }
-        guard let failed else {
-            state.length += off_t(group.count)
+    /// Writes the waiting records in one append, whole or cut back to the length before it.
+    private func writePending(_ pending: inout Pending) -> StoreError? {
+        let group = pending.bytes
+        pending = Pending()
+        do throws(AppendLog.Failure) {
+            try log.append(group, sync: false)
             return nil
+        } catch {
+            var message = "cannot append to '\(path)': \(error.error.cause)"
+            if let cutBack = error.cutBack { message += "; and cannot cut the partial record off: \(cutBack.cause)" }
+            return StoreError(message + ". Free some space and run the same command again to resume.", error.error)
         }
-        // Cut the fragment off, so the next record starts on a line of its own.
-        var message = "cannot append to '\(path)': \(failed.cause)"
-        if written > 0 {
-            do throws(SystemError) {
-                try SystemCall.truncate(descriptor, to: Int64(length), path: path)
-            } catch {
-                message += "; and cannot cut the partial record off: \(error.cause)"
-            }
-        }
-        return StoreError(message + ". Free some space and run the same command again to resume.", failed)
     }
 
     /// Calls `body` with each complete line (without its newline) and its 0-based number.
@@ -143,39 +109,7 @@ final class Journal: Sendable {
 
     /// As ``forEachLine(inFile:_:)-swift.type.method``, with each line's byte offset in the file.
     static func forEachLine(inFile path: String, _ body: (Int, off_t, [UInt8]) throws -> Void) throws(StoreError) {
-        let descriptor: Int32
-        do { descriptor = try SystemCall.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, operation: "read") } catch {
-            throw StoreError(error)
-        }
-        defer { close(descriptor) }
-        var block = [UInt8](repeating: 0, count: 256 * 1024)
-        var pending: [UInt8] = []
-        var offset: off_t = 0
-        var lineStart: off_t = 0
-        var number = 0
-        while true {
-            let read = block.withUnsafeMutableBytes { buffer in
-                Result { () throws(SystemError) in
-                    try SystemCall.preadAll(descriptor, into: buffer, offset: Int64(offset), path: path)
-                }
-            }
-            let got: Int
-            do { got = try read.get() } catch { throw StoreError(error) }
-            if got == 0 { break }
-            var start = 0
-            for index in 0..<got where block[index] == UInt8(ascii: "\n") {
-                pending += block[start..<index]
-                if !pending.isEmpty {
-                    do { try body(number, lineStart, pending) } catch { throw StoreError("\(error)") }
-                    number += 1
-                }
-                pending.removeAll(keepingCapacity: true)
-                start = index + 1
-                lineStart = offset + off_t(start)
-            }
-            pending += block[start..<got]
-            offset += off_t(got)
-        }
+        try AppendLog.forEachLine(inFile: path, body)
     }
 
     /// The `length` bytes at `offset` of the file open as `descriptor` (a line found by
@@ -290,26 +224,5 @@ final class Journal: Sendable {
             case .string(let value) = try? JSONValue.parse(Array(line[(start + key.count - 1)...end]))
         else { return nil }
         return value
-    }
-
-    /// Cuts a last line that has no newline (a write torn by a crash); returns the length after.
-    private func cutTornTail() throws(StoreError) -> off_t {
-        var info = stat()
-        do { try SystemCall.retrying("read", path: path) { fstat(descriptor, &info) } } catch {
-            throw StoreError(error)
-        }
-        var end = off_t(info.st_size)
-        var byte: UInt8 = 0
-        while end > 0 {
-            guard pread(descriptor, &byte, 1, end - 1) == 1 else { break }
-            if byte == UInt8(ascii: "\n") { break }
-            end -= 1
-        }
-        if end < off_t(info.st_size) {
-            do { try SystemCall.truncate(descriptor, to: Int64(end), path: path, operation: "repair") } catch {
-                throw StoreError(error)
-            }
-        }
-        return end
     }
 }

@@ -6,13 +6,14 @@ import RichPush
 /// a flush's I/O per request stays the same however many items the outbox holds.
 ///
 /// The file starts with a header line and usually a snapshot; every change after that is one line
-/// appended with a single `write(2)` and synced before the flush goes on, exactly where the old
-/// format replaced the whole file. So the crash guarantees are unchanged: what is on disk before a
-/// request is sent says which items it carries, and what is on disk after its answer says how it
-/// went. A kill in the middle of an append leaves a last line without its newline: that torn line
-/// is ignored as an append that never happened (the state before it is complete and safe), and is
-/// cut off before the next append. A line that is not a change anywhere else, or a log without its
-/// header, makes the file unusable (``AnalyticsError/Code/outboxUnreadable``).
+/// appended to an ``AppendLog`` (the one append-only log, the batch journal's too) with a single
+/// `write(2)` and synced before the flush goes on: what is on disk before a request is sent says
+/// which items it carries, and what is on disk after its answer says how it went. A kill in the
+/// middle of an append leaves a last line without its newline: that torn line is ignored as an
+/// append that never happened (the state before it is complete and safe), and the log cuts it off
+/// when it is next opened for appending; an append that fails part-way is cut back at once. A line
+/// that is not a change anywhere else, or a log without its header, makes the file unusable
+/// (``AnalyticsError/Code/outboxUnreadable``).
 ///
 /// Compaction writes the header and one snapshot to an exclusive temporary and renames it over the
 /// log (synced, folder included): when the lines appended since the last compaction pass
@@ -20,9 +21,6 @@ import RichPush
 /// the end of a flush when the log is more than twice what a snapshot would be. The bytes rewritten
 /// are then paid for by the appends before them, so they stay a constant share per request. An
 /// outbox with nothing left is removed.
-///
-/// An outbox file of the old format (one JSON object, version 1, replaced whole on every write) is
-/// read as it is, and becomes a log at the first change.
 ///
 /// ```swift
 /// let log = try OutboxLog.open(suite.outboxPath)       // under the flush lock
@@ -40,10 +38,8 @@ final class OutboxLog {
     /// The size of the last snapshot written, and what was appended since.
     private var snapshotBytes = 0
     private var appendedBytes = 0
-    /// The file opened for appending; -1 until the first append (or after a compaction).
-    private var descriptor: Int32 = -1
-    /// Whether the file needs rewriting before anything is appended (old format, torn tail).
-    private var needsCompaction: Bool
+    /// The log opened for appending; nil until the first append (or after a compaction).
+    private var log: AppendLog?
 
     /// Appended bytes past this many times the last snapshot start a compaction.
     static let compactionFactor = 4
@@ -57,10 +53,7 @@ final class OutboxLog {
         outbox = read?.outbox ?? Outbox()
         fileBytes = read?.validBytes ?? 0
         snapshotBytes = read?.validBytes ?? 0
-        needsCompaction = read.map { $0.legacy || $0.tornBytes > 0 } ?? false
     }
-
-    deinit { closeDescriptor() }
 
     /// Opens the log at `path` for a flush (the caller holds the flush lock), an empty one when there is none.
     static func open(_ path: String) throws(AnalyticsError) -> OutboxLog {
@@ -76,29 +69,25 @@ final class OutboxLog {
             try remove()
             return
         }
-        if fileBytes == 0 || needsCompaction {
+        if fileBytes == 0 {
             outbox = next
             try compact()
             return
         }
         let line = try change.line
-        if descriptor < 0 {
-            do {
-                descriptor = try SystemCall.retrying("open the outbox", path: path) {
-                    Glibc.open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+        do throws(AppendLog.Failure) {
+            if log == nil {
+                // Opening cuts a torn last line off, so the change starts on a line of its own.
+                do throws(SystemError) { log = try AppendLog(path: path) } catch {
+                    throw AppendLog.Failure(error: error, written: 0)
                 }
-            } catch {
-                throw AnalyticsError(.storage, error.message)
+                fileBytes = Int(log?.length ?? 0)
             }
-        }
-        do {
-            try SystemCall.writeAll(descriptor, line, path: path)
-            try SystemCall.retrying("sync", path: path) { fdatasync(descriptor) }
+            try log?.append(line, sync: true)
         } catch {
-            // What was written of the line is a torn tail: cut it off before anything else is appended.
-            needsCompaction = true
-            closeDescriptor()
-            throw AnalyticsError(.storage, error.message)
+            // The append was cut back (or never began): the log holds what it held before.
+            log = nil
+            throw AnalyticsError(.storage, error.error.message)
         }
         outbox = next
         bytesWritten += line.count
@@ -109,7 +98,7 @@ final class OutboxLog {
 
     /// Compacts when the log is more than twice a snapshot (the end of a flush), and closes the file.
     func finish() throws(AnalyticsError) {
-        defer { closeDescriptor() }
+        defer { log = nil }
         guard !outbox.isEmpty, fileBytes > 0 else { return }
         let snapshot = try Self.snapshotBytes(outbox)
         if fileBytes > 2 * snapshot.count { try write(snapshot) }
@@ -121,29 +110,22 @@ final class OutboxLog {
     }
 
     private func write(_ bytes: [UInt8]) throws(AnalyticsError) {
-        closeDescriptor()
+        log = nil
         try Self.replaceFile(path, bytes)
         bytesWritten += bytes.count
         fileBytes = bytes.count
         snapshotBytes = bytes.count
         appendedBytes = 0
-        needsCompaction = false
     }
 
     private func remove() throws(AnalyticsError) {
-        closeDescriptor()
+        log = nil
         if unlink(path) != 0 && errno != ENOENT {
             throw AnalyticsError(.storage, SystemError.current("remove", path: path).message)
         }
         fileBytes = 0
         snapshotBytes = 0
         appendedBytes = 0
-        needsCompaction = false
-    }
-
-    private func closeDescriptor() {
-        if descriptor >= 0 { close(descriptor) }
-        descriptor = -1
     }
 
     // MARK: - The file
@@ -180,12 +162,10 @@ final class OutboxLog {
     /// What a file held.
     struct Read {
         var outbox: Outbox
-        /// The bytes up to the end of the last complete line (the whole file for the old format).
+        /// The bytes up to the end of the last complete line.
         var validBytes: Int
         /// The bytes of a torn last line, ignored.
         var tornBytes: Int
-        /// Whether it is an outbox of the old format.
-        var legacy: Bool
     }
 
     /// Reads the outbox file at `path`; nil when there is none.
@@ -212,15 +192,12 @@ final class OutboxLog {
         return try parse(bytes, path: path)
     }
 
-    /// The outbox `bytes` hold: a log (a torn last line ignored), or the old format.
+    /// The outbox `bytes` hold: a log, a torn last line ignored.
     static func parse(_ bytes: [UInt8], path: String) throws(AnalyticsError) -> Read {
-        if bytes.isEmpty { return Read(outbox: Outbox(), validBytes: 0, tornBytes: 0, legacy: false) }
+        if bytes.isEmpty { return Read(outbox: Outbox(), validBytes: 0, tornBytes: 0) }
         guard let end = bytes.lastIndex(of: 0x0a) else {
-            // No complete line: the old format (one JSON object), or nothing this richpush wrote.
-            guard let outbox = try? JSONDecoder().decode(Outbox.self, from: Data(bytes)), outbox.version == 1 else {
-                throw unusable(path, "it is neither an outbox log nor an outbox of the old format")
-            }
-            return Read(outbox: outbox, validBytes: bytes.count, tornBytes: 0, legacy: true)
+            // No complete line: the log's header is written whole (by a rename), so this is not one.
+            throw unusable(path, "it is not an outbox log: it has no complete line")
         }
         var outbox = Outbox()
         var lineNumber = 0
@@ -239,7 +216,7 @@ final class OutboxLog {
             }
             outbox.apply(change)
         }
-        return Read(outbox: outbox, validBytes: end + 1, tornBytes: bytes.count - end - 1, legacy: false)
+        return Read(outbox: outbox, validBytes: end + 1, tornBytes: bytes.count - end - 1)
     }
 
     private static func unusable(_ path: String, _ reason: String) -> AnalyticsError {

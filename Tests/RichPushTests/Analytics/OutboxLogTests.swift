@@ -5,7 +5,7 @@ import Testing
 @testable import RichPush
 @testable import RichPushServices
 
-/// The outbox as an append-only log: torn tails, garbage, the old format, compaction, and the bytes a
+/// The outbox as an append-only log: torn tails, garbage, the old format refused, compaction, and the bytes a
 /// request writes (the same for a small and a large outbox).
 @Suite struct OutboxLogTests {
     /// A fresh folder and the outbox path in it.
@@ -80,27 +80,24 @@ import Testing
         }
     }
 
-    @Test func anOutboxOfTheOldFormatIsReadAndBecomesALog() throws {
+    /// The old format (one JSON object, replaced whole on every write) is not read any more: such a
+    /// file is refused as unusable, naming itself, and is never overwritten.
+    @Test func anOutboxOfTheOldFormatIsRefusedAndKept() throws {
         let (folder, path) = try scratch()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var old = Outbox()
         old.items = items(4)
-        old.items[1].sending = true
-        old.items[1].sends = 2
-        old.unreported = [old.items[1]]
-        // Exactly what the old `save(to:)` wrote: one JSON object, sorted keys, no newline.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        try encoder.encode(old).write(to: URL(fileURLWithPath: path))
-        #expect(try Outbox.load(from: path) == old)
-        let log = try OutboxLog.open(path)
-        try log.append(.reported(ids: ["c1-1"]))
-        try log.finish()
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(text.hasPrefix(#"{"state":"log","version":2}"# + "\n"), "\(text.prefix(80))")
-        var expected = old
-        expected.unreported = []
-        #expect(try Outbox.load(from: path) == expected)
+        let bytes = try encoder.encode(old)
+        try bytes.write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try OutboxLog.open(path)
+            Issue.record("an old-format outbox was read")
+        } catch {
+            #expect(error.code == .outboxUnreadable && error.message.contains("no complete line"), "\(error)")
+        }
+        #expect(FileManager.default.contents(atPath: path) == bytes)
     }
 
     @Test func theLogIsCompactedOnceItOutgrowsItsSnapshot() throws {
