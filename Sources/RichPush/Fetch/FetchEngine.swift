@@ -19,7 +19,7 @@ import Synchronization
 /// print(result.bytes, result.timings.total)
 /// ```
 package final class FetchEngine: Sendable {
-    private let group: CurlLoopGroup
+    let group: CurlLoopGroup
     /// One shaping relay per network profile in use; nil once the engine has shut down.
     private let relays = Mutex<[NetworkProfile: NetworkRelay]?>([:])
 
@@ -100,20 +100,14 @@ package final class FetchEngine: Sendable {
         method: String, url: String, body: [UInt8], headers: [String], deadline: ContinuousClock.Instant,
         policy: FetchPolicy
     ) async -> (status: Int?, error: String?) {
-        let local = url.lowercased().hasPrefix("http://127.0.0.1")
-        let remaining = max(deadline - .now, .milliseconds(1))
-        var spec = TransferSpec(
-            url: url, schemes: local || policy.allowHTTP ? ["https", "http"] : ["https"], maxRedirects: 0,
-            deadline: deadline,
-            connectTimeoutMilliseconds: max(1, Int(min(remaining, policy.connectTimeout).wholeMilliseconds)),
-            caFile: policy.caFile, systemCAFile: policy.systemCAFile,
-            connectTo: policy.hostMappings.map(\.description), freshConnection: true, followRedirects: false,
-            userAgent: policy.userAgent, headBytes: 4096)
-        spec.method = method
-        spec.requestBody = body
-        spec.requestHeaders = headers
-        spec.failOnHTTPError = false
-        let outcome = await group.transfer(spec, writingTo: -1)
+        var request = SmallRequest(method: method, url: url, body: body, headers: headers, deadline: deadline)
+        request.connectTimeout = policy.connectTimeout
+        request.allowsHTTP = policy.allowHTTP || EndpointRule.problem(with: url) == nil
+        request.caFile = policy.caFile
+        request.systemCAFile = policy.systemCAFile
+        request.hostMappings = policy.hostMappings
+        request.userAgent = policy.userAgent
+        let outcome = await exchange(request)
         switch outcome.failure {
         case nil, .httpStatus?: return (outcome.httpStatus, nil)
         case .headersTooLarge?:

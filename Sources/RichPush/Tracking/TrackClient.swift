@@ -49,24 +49,25 @@ package struct TrackEndpoint: Sendable {
     }
 }
 
-/// Sends `/users/track` requests over libcurl, one at a time, on a loop of its own.
+/// Sends `/users/track` requests, one at a time, as the fetch engine's small-request exchange
+/// (``FetchEngine/exchange(_:)``) on a one-loop engine of its own.
 ///
 /// - Warning: call ``stop()`` when done, so no curl handle outlives the client.
 package final class TrackClient: Sendable {
-    private let group: CurlLoopGroup
+    private let engine: FetchEngine
     package let endpoint: TrackEndpoint
 
     package init(endpoint: TrackEndpoint) throws(AnalyticsError) {
         self.endpoint = endpoint
         do {
-            group = try CurlLoopGroup(loops: 1)
+            engine = try FetchEngine(loops: 1)
         } catch {
             throw AnalyticsError(.storage, "cannot start the HTTP client: \(error)")
         }
     }
 
-    /// Stops the loop; idempotent.
-    package func stop() { group.stop() }
+    /// Stops the engine; idempotent.
+    package func stop() { engine.shutdown() }
 
     /// The response headers a flush reads.
     static let rateHeaders = ["Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
@@ -81,24 +82,20 @@ package final class TrackClient: Sendable {
     /// Everything the endpoint sent back is redacted here, at the one place endpoint text enters
     /// richpush: the key never reaches a message, a summary or a file, however the endpoint echoes it.
     package func send(_ body: TrackBody, deadline: ContinuousClock.Instant) async -> TrackExchange {
-        let deadline = min(deadline, .now + endpoint.requestTimeout)
-        let remaining = max(deadline - .now, .milliseconds(1))
-        var spec = TransferSpec(
-            url: endpoint.url, schemes: [endpoint.url.hasPrefix("https:") ? "https" : "http"],
-            maxRedirects: 0, deadline: deadline,
-            connectTimeoutMilliseconds: max(1, Int(min(remaining, .seconds(10)) / .milliseconds(1))),
-            // A fresh connection each time: libcurl silently sends a request again when a reused
-            // connection turns out dead, and a resent request is a duplicate nobody would account for.
-            caFile: endpoint.caFile, connectTo: endpoint.connectTo.map(\.description), freshConnection: true,
-            followRedirects: false, userAgent: "richpush-analytics", headBytes: 1 << 20)
-        spec.method = "POST"
-        spec.requestBody = body.json.utf8
-        spec.requestHeaders = [
-            "Content-Type: application/json", "Accept: application/json", "Authorization: Bearer " + endpoint.apiKey,
-        ]
-        spec.failOnHTTPError = false
-        spec.capturedHeaders = Self.rateHeaders
-        let outcome = await group.transfer(spec, writingTo: -1)
+        var request = SmallRequest(
+            method: "POST", url: endpoint.url, body: body.json.utf8,
+            headers: [
+                "Content-Type: application/json", "Accept: application/json",
+                "Authorization: Bearer " + endpoint.apiKey,
+            ], deadline: min(deadline, .now + endpoint.requestTimeout))
+        // The endpoint passed the endpoint rule (https, or http to 127.0.0.1) when it was made.
+        request.allowsHTTP = endpoint.url.hasPrefix("http:")
+        request.caFile = endpoint.caFile
+        request.hostMappings = endpoint.connectTo
+        request.userAgent = "richpush-analytics"
+        request.headBytes = 1 << 20
+        request.capturedHeaders = Self.rateHeaders
+        let outcome = await engine.exchange(request)
         let redaction = SecretRedaction(secret: endpoint.apiKey)
         switch Self.reach(of: outcome.failure) {
         case .answered:
