@@ -76,7 +76,7 @@ enum DemoCommand {
             samples: samples, outcomes: run.value, withApp: policy.app?.contentExtensions.isEmpty == false,
             keepFolder: output.folder)
         if json {
-            for line in result.lines { printLine(try JSON.string(line)) }
+            for line in result.lines { printLine(line.json.text) }
         } else {
             printLine(result.text)
         }

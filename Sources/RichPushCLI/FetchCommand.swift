@@ -81,7 +81,7 @@ enum FetchCommand {
             }
             if case .success = run.value, let output { try commit([], to: output, option: "--output") }
             for line in FetchSession.traceLines(run.value) { printError(line) }
-            let json = try JSON.string(FetchSession.report(run.value, url: configuration.url))
+            let json = FetchSession.report(run.value, url: configuration.url).json.text
             // With the body on stdout, the report goes to stderr so the two never mix.
             if output?.target != .standardOutput { printLine(json) } else { printError(json) }
             printError("richpush: " + FetchSession.summaryLine(run.value))

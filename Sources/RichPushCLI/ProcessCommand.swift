@@ -244,7 +244,7 @@ enum ProcessCommand {
     private static func write(_ result: ProcessResult, report: PendingOutput?, durable: Bool) throws {
         if let report {
             do {
-                let text = try JSON.string(result.outcome, pretty: true) + "\n"
+                let text = result.outcome.json.prettyText + "\n"
                 try SystemCall.writeAll(report.descriptor, Array(text.utf8), path: report.displayPath)
             } catch {
                 throw CommandFailure(.ioError, "--report: \(ExitStatus.failure(for: error).message)")

@@ -88,7 +88,7 @@ public struct RequiredKey: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Which expanded view the user gets for a push: a content extension, or the system's default.
-package struct ContentOutcome: Sendable, Equatable, Codable {
+package struct ContentOutcome: Sendable, Equatable, Decodable {
     package enum Kind: String, Sendable, Codable {
         /// A content extension shows the push.
         case shows

@@ -1,7 +1,7 @@
 /// What an outcome keeps of the request it was composed from (`process --braze-request`, `batch
 /// --braze-requests`): the request's file, the payload exactly as composed, its headers, the
 /// composer's warnings and the inferred rules it used. JSON: the outcome's `composed` member.
-package struct Composition: Sendable, Codable, Equatable {
+package struct Composition: Sendable, Decodable, Equatable {
     /// The request file as given (a batch item's name).
     package var request: String
     /// The composed payload's compact JSON text, byte for byte as transmitted.

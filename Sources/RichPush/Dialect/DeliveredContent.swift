@@ -4,7 +4,7 @@
 /// "attachments": 0, "changes": ["category named after itbl.messageId, with its action buttons"]}`.
 /// `content` is `original` (as sent), `composed` (the SDK's content with its media), `best-attempt`
 /// (the SDK's copy without media) or `nothing` (APNs refuses the payload).
-package struct DeliveredContent: Sendable, Codable, Equatable {
+package struct DeliveredContent: Sendable, Decodable, Equatable {
     package var content: String
     package var title: String?
     package var subtitle: String?

@@ -30,7 +30,7 @@ package struct NamingInput: Sendable, Equatable {
 ///
 /// JSON (the outcome's `sdk_file`): `{"name": "a1b2c3.png", "extension": "png", "rule": "content-type",
 /// "from": "Content-Type: image/png"}`; `skipped` says why the SDK made no attachment at all.
-package struct Naming: Sendable, Codable, Equatable {
+package struct Naming: Sendable, Decodable, Equatable {
     /// The name the SDK gives the file (a random or temporary part shown as a short stand-in).
     package var name: String?
     /// The extension of ``name`` as written (case kept): what iOS maps to a type.

@@ -44,7 +44,7 @@ public struct SDKCallPolicy: Sendable, Equatable {
 /// One SDK call as the outcome reports it (JSON, each element of `sdk_calls`): `{"name": "delivery metric",
 /// "method": "POST", "url": "http://127.0.0.1:8080/v1/track", "modelled": false, "status": 200,
 /// "latency_ms": 12.5, "blocks_display": true}`.
-package struct SDKCallReport: Sendable, Codable, Equatable {
+package struct SDKCallReport: Sendable, Decodable, Equatable {
     package var name: String
     package var method: String
     /// The URL requested; nil when the call was modelled.

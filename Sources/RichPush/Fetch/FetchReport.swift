@@ -4,7 +4,7 @@
 /// var report = FetchReport(url: url)
 /// report.record(result)   // or report.record(error)
 /// ```
-package struct FetchReport: Codable, Sendable {
+package struct FetchReport: Decodable, Sendable {
     package var url: String
     package var ok = false
     package var download: Outcome.Download?
@@ -22,6 +22,18 @@ package struct FetchReport: Codable, Sendable {
     }
 
     package init(url: String) { self.url = url }
+
+    /// The report as `richpush fetch` prints it: its one serializer, the outcome's `download` object
+    /// included as the outcome writes it (`Samples/schemas/fetch-report.schema.json`).
+    package var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [("url", .string(url)), ("ok", .bool(ok))]
+        if let download { members.append(("download", download.json)) }
+        if let reason { members.append(("reason", .string(reason))) }
+        if let message { members.append(("message", .string(message))) }
+        if let tlsProblem { members.append(("tls_problem", .string(tlsProblem.description))) }
+        if let hint { members.append(("hint", .string(hint))) }
+        return .object(members)
+    }
 
     /// Records a download that succeeded.
     package mutating func record(_ result: FetchResult) {

@@ -8,7 +8,7 @@ import CurlKit
 /// This is richpush's one timing type: the outcome's `download`, batch records, `fetch`'s report and
 /// the benchmark all carry it. Its JSON is the `timings_ms` object, milliseconds to the microsecond:
 /// `{"queue": 0.012, "dns": 0.25, "connect": 1.5, "tls": 4.75, "first_byte": 10, "total": 20.125}`.
-public struct FetchTimings: Sendable, Equatable, Codable {
+public struct FetchTimings: Sendable, Equatable, Decodable {
     public var queue: Duration
     public var dns: Duration
     public var connect: Duration

@@ -47,6 +47,36 @@ package indirect enum JSONValue: Sendable, Equatable {
     /// Compact JSON text.
     package var text: String { String(decoding: utf8, as: UTF8.self) }
 
+    /// Indented JSON text (two spaces a level, members in order, `"key" : value` as Foundation writes
+    /// it), for files people read (`--report`).
+    package var prettyText: String {
+        var output = ""
+        func write(_ value: JSONValue, _ indent: String) {
+            switch value {
+            case .object(let members) where !members.isEmpty:
+                output += "{\n"
+                for (index, member) in members.enumerated() {
+                    output += indent + "  " + JSONValue.string(member.key).text + " : "
+                    write(member.value, indent + "  ")
+                    output += index == members.count - 1 ? "\n" : ",\n"
+                }
+                output += indent + "}"
+            case .array(let items) where !items.isEmpty:
+                output += "[\n"
+                for (index, item) in items.enumerated() {
+                    output += indent + "  "
+                    write(item, indent + "  ")
+                    output += index == items.count - 1 ? "\n" : ",\n"
+                }
+                output += indent + "]"
+            default:
+                output += value.text
+            }
+        }
+        write(self, "")
+        return output
+    }
+
     /// Compact JSON text, as UTF-8 bytes.
     package var utf8: [UInt8] {
         var output: [UInt8] = []

@@ -4,7 +4,7 @@ import MagicKit
 import POSIXKit
 
 /// What the bytes of a downloaded file really are.
-public struct Sniff: Sendable, Equatable, Codable {
+public struct Sniff: Sendable, Equatable, Decodable {
     /// libmagic's MIME type, for example `image/png`.
     public var mime: String
     /// libmagic's description, which carries image dimensions ("PNG image data, 1200 x 600, ...").

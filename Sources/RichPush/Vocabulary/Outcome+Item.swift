@@ -3,7 +3,7 @@ extension Outcome {
     ///
     /// JSON (each element of the outcome's `attachments`): `{"id": "hero", "url": "...", "verdict":
     /// "attached", "reason": "ok", "message": "...", "sdk_file": {...}, "attachment": {...}, "download": {...}}`.
-    public struct Item: Sendable, Codable, Equatable {
+    public struct Item: Sendable, Decodable, Equatable {
         public var id: String?
         public var url: String
         public var verdict: Verdict

@@ -4,9 +4,9 @@
 /// payload's `richpush` object, the report of one processed payload, each batch record, each line of
 /// the demo's JSON and (its `download`) the report of one download. The guide's "JSON outputs" table (docs/guide.md)
 /// lists the fields, and `Samples/schemas/outcome.schema.json` pins them down.
-public struct Outcome: Sendable, Codable, Equatable {
+public struct Outcome: Sendable, Decodable, Equatable {
     /// Download facts for the report.
-    public struct Download: Sendable, Codable, Equatable {
+    public struct Download: Sendable, Decodable, Equatable {
         public var status: Int
         public var effectiveURL: String
         public var redirects: Int
@@ -73,7 +73,7 @@ public struct Outcome: Sendable, Codable, Equatable {
     }
 
     /// The stored attachment, as the extension would hand it to UNNotificationAttachment.
-    public struct Attachment: Sendable, Codable, Equatable {
+    public struct Attachment: Sendable, Decodable, Equatable {
         /// Absolute path of the stored file; `nil` when the run keeps no attachments (a bench with no output folder).
         public var file: String?
         public var uti: String

@@ -110,7 +110,7 @@ public enum ReasonCode: String, Sendable, Codable, CaseIterable, CustomStringCon
 }
 
 /// Something worth knowing that does not change the verdict.
-public struct Warning: Sendable, Codable, Equatable {
+public struct Warning: Sendable, Decodable, Equatable {
     /// A stable kebab-case code.
     public var code: String
     /// What it means and what to do.

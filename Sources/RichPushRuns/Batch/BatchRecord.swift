@@ -7,7 +7,7 @@ import RichPush
 /// `Outcome.json` (verdict, reason, ..., `download` with `timings_ms`, `elapsed_ms`). The outcome's
 /// fields read through the record (`record.verdict`).
 @dynamicMemberLookup
-package struct BatchRecord: Sendable, Codable, Equatable {
+package struct BatchRecord: Sendable, Decodable, Equatable {
     /// The input's name (relative path, or `file.ndjson:LINE`).
     package var input: String
     /// SHA-256 (lower-case hex) of the input's bytes: a resume skips the input only while they match.
@@ -52,18 +52,9 @@ package struct BatchRecord: Sendable, Codable, Equatable {
         outcome = try Outcome(from: decoder)
     }
 
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(input, forKey: .input)
-        try container.encodeIfPresent(inputSha256, forKey: .inputSha256)
-        try container.encode(output, forKey: .output)
-        try container.encodeIfPresent(network, forKey: .network)
-        try container.encodeIfPresent(phone, forKey: .phone)
-        try outcome.encode(to: encoder)
-    }
-
-    /// The record as one line of JSON, built directly: Foundation's JSONEncoder costs more than the
-    /// rest of a payload's bookkeeping. `input` comes first, so the journal finds it at once.
+    /// The record as one line of JSON: its one serializer (the outcome's members as the outcome
+    /// writes them), built directly, as Foundation's JSONEncoder costs more than the rest of a
+    /// payload's bookkeeping. `input` comes first, so the journal finds it at once.
     package var jsonLine: String {
         var members: [(key: String, value: JSONValue)] = [(CodingKeys.input.rawValue, .string(input))]
         if let inputSha256 { members.append((CodingKeys.inputSha256.rawValue, .string(inputSha256))) }

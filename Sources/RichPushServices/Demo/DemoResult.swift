@@ -101,20 +101,16 @@ package struct DemoResult: Sendable {
 }
 
 /// One line of the demo's JSON: `payload` and `expected_match` around the members of the shared outcome shape.
-package struct DemoLine: Encodable, Sendable {
+package struct DemoLine: Sendable {
     package var payload: String
     package var expectedMatch: Bool?
     package var outcome: Outcome
 
-    enum CodingKeys: String, CodingKey {
-        case payload
-        case expectedMatch = "expected_match"
-    }
-
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(payload, forKey: .payload)
-        try container.encodeIfPresent(expectedMatch, forKey: .expectedMatch)
-        try outcome.encode(to: encoder)
+    /// The line as `demo --json` prints it (`Samples/schemas/demo-line.schema.json`): the outcome's
+    /// members written by the outcome's one serializer.
+    package var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [("payload", .string(payload))]
+        if let expectedMatch { members.append(("expected_match", .bool(expectedMatch))) }
+        return .object(members + outcome.jsonMembers)
     }
 }
