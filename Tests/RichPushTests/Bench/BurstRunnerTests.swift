@@ -64,13 +64,14 @@ import Testing
 
     @Test func breaksTheDisplayRateDownPerNetworkAndTheRowsAddUpToTheTotals() async throws {
         defer { cleanUp() }
-        // 1.5 MB: about 50 s at Edge's 240 kbit/s, well under a second on Wi-Fi. The budget, 15 s stretched
-        // with the machine's load, leaves Wi-Fi room on a busy machine and stays under Edge's 50 s, which
-        // load only makes longer.
+        // 1.5 MB: about 50 s at Edge's 240 kbit/s, well under a second on Wi-Fi. A 40 s budget stays
+        // under Edge's 50 s, which load only makes longer, and leaves Wi-Fi room however busy the machine
+        // becomes after the suite measured its load (CI once saw 15 Wi-Fi devices take 16 s, shaped
+        // through the relay on a machine busy with builds: a budget scaled from the start's load was not
+        // enough).
         let mix = try NetworkMix(parsing: "edge=25,wifi=75")
         let report = try await run(
-            url: "https://cdn.example.com/hero.jpg?size=1500000", devices: 20,
-            budget: min(TimeScale.scaled(.seconds(15)), .seconds(40)), mix: mix)
+            url: "https://cdn.example.com/hero.jpg?size=1500000", devices: 20, budget: .seconds(40), mix: mix)
         let networks = try #require(report.networks)
         #expect(Set(networks.keys) == ["edge", "wifi"])
         #expect(networks["edge"]?.devices == 5)
