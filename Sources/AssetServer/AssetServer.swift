@@ -20,7 +20,7 @@ package struct TLSIdentity: Sendable {
     package static func load(certificate: String, key: String) throws(AssetServerError) -> TLSIdentity {
         func read(_ path: String) throws(AssetServerError) -> String {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw AssetServerError(
+                throw AssetServerError.start(
                     "cannot read '\(path)': give a PEM file (the test ones are in Samples/certs)")
             }
             return text
@@ -29,22 +29,8 @@ package struct TLSIdentity: Sendable {
     }
 }
 
-/// Why the asset server could not start.
-package struct AssetServerError: Error, Sendable, CustomStringConvertible {
-    package var message: String
-    /// The failed system call, with its errno, when that is why.
-    package var systemError: SystemError?
-
-    init(_ message: String) { self.message = message }
-
-    /// The server could not start because a system call failed: its words (and errno) are the error's.
-    init(_ error: SystemError) {
-        self.message = error.message
-        self.systemError = error
-    }
-
-    package var description: String { message }
-}
+/// Why the asset server could not start: the one I/O error, of kind `start`.
+package typealias AssetServerError = IOFailure
 
 /// State every event-loop thread reads: the folder served, the parked connections, whether the server is stopping.
 final class ServerState: Sendable {
@@ -159,7 +145,7 @@ package final class AssetServer: Sendable {
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue,
             let resolved = realpath(root, nil)
         else {
-            throw AssetServerError("'\(root)' is not a folder: give the folder of assets to serve")
+            throw AssetServerError.start("'\(root)' is not a folder: give the folder of assets to serve")
         }
         let canonicalRoot = String(cString: resolved)
         free(resolved)
@@ -167,7 +153,7 @@ package final class AssetServer: Sendable {
         do {
             rootDescriptor = try SystemCall.open(canonicalRoot, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         } catch {
-            throw AssetServerError(SystemError(code: error.code, operation: "open", path: root))
+            throw AssetServerError.start(SystemError(code: error.code, operation: "open", path: root))
         }
         let suspensions: Suspensions
         do {
@@ -213,7 +199,7 @@ package final class AssetServer: Sendable {
         guard let plain = start(port: httpPort, identity: nil) else {
             suspensions.stop()
             heads.stop()
-            throw AssetServerError("cannot listen on \(host):\(httpPort) (in use, or not a local IPv4 address)")
+            throw AssetServerError.start("cannot listen on \(host):\(httpPort) (in use, or not a local IPv4 address)")
         }
         var started = [plain]
         self.httpPort = rp_mhd_port(plain)
@@ -222,7 +208,7 @@ package final class AssetServer: Sendable {
                 MHD_stop_daemon(plain)
                 suspensions.stop()
                 heads.stop()
-                throw AssetServerError(
+                throw AssetServerError.start(
                     "cannot start HTTPS on \(host):\(httpsPort): port in use, or the certificate/key PEM is unusable")
             }
             started.append(secure)

@@ -33,7 +33,7 @@ final class Suspensions: @unchecked Sendable {
     init() throws(AssetServerError) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
-            throw AssetServerError(SystemError.current("create the server's wake-up pipe"))
+            throw AssetServerError.start(SystemError.current("create the server's wake-up pipe"))
         }
         for end in ends {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)

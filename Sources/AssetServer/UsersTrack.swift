@@ -61,7 +61,7 @@ final class UsersTrackService: Sendable {
                     path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600,
                     operation: "open the track log")
             } catch {
-                throw AssetServerError(error)
+                throw AssetServerError.start(error)
             }
         }
         log = Mutex(descriptor)

@@ -22,11 +22,14 @@ enum ExitStatus {
         case let error as AppConfigurationError:
             return CommandFailure(error.code == .unusableInput ? .dataError : .usage, error.description)
         case let error as SystemError: return CommandFailure(.ioError, error.message)
-        case let error as StoreError: return CommandFailure(.ioError, error.message)
-        case let error as BatchInputError: return CommandFailure(.dataError, error.message)
+        case let error as IOFailure:
+            switch error.kind {
+            case .output: return CommandFailure(.ioError, error.message)
+            case .input: return CommandFailure(.dataError, error.message)
+            case .start: return CommandFailure(.unavailable, error.message)
+            }
         case let error as SniffError: return CommandFailure(.dataError, error.message)
         case let error as SampleExpectationsError: return CommandFailure(.dataError, "\(error); fix that file.")
-        case let error as AssetServerError: return CommandFailure(.unavailable, error.message)
         case let error as FetchError: return CommandFailure(.unavailable, error.engineStartMessage)
         case let error as CocoaError: return failure(for: error)
         case is DecodingError:

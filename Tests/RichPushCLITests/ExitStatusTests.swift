@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 import TestSupport
 import Testing
 
@@ -21,6 +22,16 @@ import Testing
             #expect(ExitStatus.failure(for: error).code == expected[code], "\(code)")
             #expect(ExitStatus.code(for: code) == expected[code])
         }
+    }
+
+    /// The one I/O error: its kind, not its name at the throw site, decides the status.
+    @Test func everyIOFailureKindHasItsStatus() {
+        #expect(ExitStatus.failure(for: StoreError.output("disk full")).code == .ioError)
+        #expect(ExitStatus.failure(for: IOFailure.input("no payloads in x")).code == .dataError)
+        #expect(ExitStatus.failure(for: IOFailure.start("port in use")).code == .unavailable)
+        let cause = SystemError(code: ENOSPC, operation: "write", path: "/out/a")
+        let failure = StoreError.output(cause)
+        #expect(failure.systemError == cause && failure.message == cause.message && failure.kind == .output)
     }
 
     @Test func everyAnalyticsCodeHasItsStatusAndItsStableName() {

@@ -105,7 +105,7 @@ package final class AppendLog: Sendable {
     {
         let descriptor: Int32
         do { descriptor = try SystemCall.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, operation: "read") } catch {
-            throw StoreError(error)
+            throw StoreError.output(error)
         }
         defer { Glibc.close(descriptor) }
         var block = [UInt8](repeating: 0, count: 256 * 1024)
@@ -120,13 +120,13 @@ package final class AppendLog: Sendable {
                 }
             }
             let got: Int
-            do { got = try read.get() } catch { throw StoreError(error) }
+            do { got = try read.get() } catch { throw StoreError.output(error) }
             if got == 0 { break }
             var start = 0
             for index in 0..<got where block[index] == UInt8(ascii: "\n") {
                 pending += block[start..<index]
                 if !pending.isEmpty {
-                    do { try body(number, lineStart, pending) } catch { throw StoreError("\(error)") }
+                    do { try body(number, lineStart, pending) } catch { throw StoreError.output("\(error)") }
                     number += 1
                 }
                 pending.removeAll(keepingCapacity: true)

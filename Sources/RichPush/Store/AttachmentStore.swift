@@ -54,11 +54,11 @@ package struct AttachmentStore: Sendable {
         }
         madeFolders = missing
         do { try SystemCall.makeFolders(absolute, operation: "create the output folder") } catch {
-            throw StoreError(error)
+            throw StoreError.output(error)
         }
         var info = stat()
         guard stat(absolute, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, access(absolute, W_OK) == 0 else {
-            throw StoreError("the output folder '\(folder)' is not a writable folder")
+            throw StoreError.output("the output folder '\(folder)' is not a writable folder")
         }
         self.folder = URL(fileURLWithPath: absolute).standardizedFileURL.path
     }
@@ -86,7 +86,7 @@ package struct AttachmentStore: Sendable {
         do {
             if unnamedTemporaries, let unnamed = try TemporaryFile.createUnnamed(in: folder) { return unnamed }
         } catch {
-            throw StoreError(error)
+            throw StoreError.output(error)
         }
         return try makeTemporary()
     }
@@ -114,10 +114,10 @@ package struct AttachmentStore: Sendable {
         } catch  where error.code == ENOENT {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw StoreError(error)
+            throw StoreError.output(error)
         }
         do { return try TemporaryFile.create(in: directory, prefix: ".richpush-", unnamed: unnamed) } catch {
-            throw StoreError(error)
+            throw StoreError.output(error)
         }
     }
 
@@ -142,10 +142,10 @@ package struct AttachmentStore: Sendable {
                 return temporary
             } catch {
                 unlink(name)
-                throw StoreError(error)
+                throw StoreError.output(error)
             }
         }
-        throw StoreError(failure)
+        throw StoreError.output(failure)
     }
 
     /// Removes temporary files an interrupted or crashed run left in the folder or below it (`.richpush-*`).
@@ -178,7 +178,7 @@ package struct AttachmentStore: Sendable {
         let path = temporary.isUnnamed ? folder : temporary.path
         defer { temporary.discard() }
         guard !fileExtension.isEmpty, fileExtension.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-            throw StoreError("refusing to store under the extension '\(fileExtension)'")
+            throw StoreError.output("refusing to store under the extension '\(fileExtension)'")
         }
         do throws(SystemError) {
             if durable { try SystemCall.retrying("flush", path: path) { fsync(temporary.descriptor) } }
@@ -205,7 +205,7 @@ package struct AttachmentStore: Sendable {
             }
             return StoredFile(path: final, bytes: bytes, sha256: hash)
         } catch {
-            throw StoreError(error)
+            throw StoreError.output(error)
         }
     }
 
@@ -236,7 +236,7 @@ package struct AttachmentStore: Sendable {
     package func writeAtomically(_ data: [UInt8], to name: String) throws(StoreError) -> String {
         let parts = name.split(separator: "/")
         guard !name.hasPrefix("/"), !parts.isEmpty, !parts.contains(where: { $0 == ".." || $0 == "." }) else {
-            throw StoreError("refusing to write outside the output folder: '\(name)'")
+            throw StoreError.output("refusing to write outside the output folder: '\(name)'")
         }
         let destination = folder + "/" + parts.joined(separator: "/")
         let temporary = try makeTemporary(inFolder: (destination as NSString).deletingLastPathComponent)
@@ -245,7 +245,7 @@ package struct AttachmentStore: Sendable {
             try SystemCall.writeAll(temporary.descriptor, data, path: destination)
             try temporary.commit(as: destination, durable: durable)
         } catch {
-            throw StoreError(error)
+            throw StoreError.output(error)
         }
         return destination
     }

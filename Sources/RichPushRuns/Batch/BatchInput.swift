@@ -36,11 +36,11 @@ package struct BatchItem: Sendable, Equatable {
             guard let resolved = BatchInput.realPath(path) else {
                 let failure = SystemError.current("read", path: name)
                 DescriptorExhaustion.note(failure)
-                return .failure(BatchInputError(failure))
+                return .failure(BatchInputError.input(failure))
             }
             guard resolved.starts(with: folder + [UInt8(ascii: "/")]) else {
                 return .failure(
-                    BatchInputError(
+                    BatchInputError.input(
                         "'\(name)' is a link to '\(BatchInput.displayName(resolved))', outside the input folder; "
                             + "richpush does not follow links out of it. Copy the payload into the folder"))
             }
@@ -50,22 +50,22 @@ package struct BatchItem: Sendable, Equatable {
                     open(BatchInput.cString(resolved), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
                 }
             } catch {
-                return .failure(BatchInputError(error))
+                return .failure(BatchInputError.input(error))
             }
             defer { close(descriptor) }
             var info = stat()
             do { try SystemCall.retrying("read", path: name) { fstat(descriptor, &info) } } catch {
-                return .failure(BatchInputError(error))
+                return .failure(BatchInputError.input(error))
             }
             guard info.st_mode & S_IFMT == S_IFREG else {
-                return .failure(BatchInputError("'\(name)' is not a regular file (a FIFO, device or folder)"))
+                return .failure(BatchInputError.input("'\(name)' is not a regular file (a FIFO, device or folder)"))
             }
             let size = max(0, Int(info.st_size))
             return Self.read(descriptor, from: 0, count: min(size, limit + 1), path: name)
         case .line(let path, let offset, let length):
             let descriptor: Int32
             do { descriptor = try SystemCall.open(path, O_RDONLY | O_CLOEXEC, operation: "read") } catch {
-                return .failure(BatchInputError(error))
+                return .failure(BatchInputError.input(error))
             }
             defer { close(descriptor) }
             return Self.read(descriptor, from: offset, count: min(length, limit + 1), path: path)
@@ -78,26 +78,14 @@ package struct BatchItem: Sendable, Equatable {
         do {
             return .success(try SystemCall.preadAll(descriptor, count: count, offset: offset, path: path))
         } catch {
-            return .failure(BatchInputError(error))
+            return .failure(BatchInputError.input(error))
         }
     }
 }
 
-/// The input of a batch could not be used as a whole (not found, no payloads).
-package struct BatchInputError: Error, Sendable, CustomStringConvertible {
-    package var message: String
-    /// The failed system call, with its errno, when that is why.
-    package var systemError: SystemError?
-    init(_ message: String) { self.message = message }
-
-    /// A system call failed (running out of descriptors is noted by ``SystemCall``): its words are
-    /// the message, its errno is kept.
-    init(_ error: SystemError) {
-        message = error.message
-        systemError = error
-    }
-    package var description: String { message }
-}
+/// The input of a batch could not be used as a whole (not found, no payloads): the one I/O error, of
+/// kind `input`.
+package typealias BatchInputError = IOFailure
 
 /// Finds a batch's payloads: `*.json` files in a folder (optionally below it), or the lines of an NDJSON file.
 package enum BatchInput {
@@ -110,11 +98,11 @@ package enum BatchInput {
     package static func items(at path: String, recursive: Bool) throws(BatchInputError) -> [BatchItem] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw BatchInputError("'\(path)' does not exist: give a folder of *.json payloads or an NDJSON file")
+            throw BatchInputError.input("'\(path)' does not exist: give a folder of *.json payloads or an NDJSON file")
         }
         if !isDirectory.boolValue { return try lines(of: path) }
         guard let folder = realPath(Array(path.utf8)) else {
-            throw BatchInputError(SystemError.current("read", path: path))
+            throw BatchInputError.input(SystemError.current("read", path: path))
         }
         var names: [[UInt8]] = []
         try walk(folder, relative: [], recursive: recursive, into: &names)
@@ -132,7 +120,7 @@ package enum BatchInput {
     {
         let directory = relative.isEmpty ? root : root + [UInt8(ascii: "/")] + relative
         guard let stream = opendir(cString(directory)) else {
-            throw BatchInputError(SystemError.current("list", path: displayName(directory)))
+            throw BatchInputError.input(SystemError.current("list", path: displayName(directory)))
         }
         defer { closedir(stream) }
         let suffix = Array(".json".utf8)
@@ -199,7 +187,7 @@ package enum BatchInput {
     private static func lines(of path: String) throws(BatchInputError) -> [BatchItem] {
         let descriptor: Int32
         do { descriptor = try SystemCall.open(path, O_RDONLY | O_CLOEXEC, operation: "read") } catch {
-            throw BatchInputError(error)
+            throw BatchInputError.input(error)
         }
         defer { close(descriptor) }
         let base = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
@@ -228,7 +216,7 @@ package enum BatchInput {
                 Result { () throws(SystemError) in try SystemCall.read(descriptor, into: buffer, path: path) }
             }
             let got: Int
-            do { got = try read.get() } catch { throw BatchInputError(error) }
+            do { got = try read.get() } catch { throw BatchInputError.input(error) }
             if got == 0 { break }
             for index in 0..<got {
                 let byte = block[index]

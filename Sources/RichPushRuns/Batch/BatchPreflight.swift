@@ -22,18 +22,18 @@ package enum BatchPreflight {
     package static func items(at path: String, recursive: Bool) throws(BatchInputError) -> [BatchItem] {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw BatchInputError(
+            throw BatchInputError.input(
                 "'\(path)' does not exist: give a folder of *.json payloads, an NDJSON file, or a payload file")
         }
         if (info.st_mode & S_IFMT) == S_IFDIR { return try BatchInput.items(at: path, recursive: recursive) }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw BatchInputError(
+            throw BatchInputError.input(
                 "'\(path)' is not a regular file or a folder: give a folder of *.json payloads or an NDJSON file")
         }
         if let item = try onePayload(at: path) { return [item] }
         let items = try BatchInput.items(at: path, recursive: recursive)
         guard items.contains(where: isObject) else {
-            throw BatchInputError(
+            throw BatchInputError.input(
                 "'\(path)' holds no payload: it is neither NDJSON (one JSON payload per line) nor one JSON "
                     + "payload. Give a folder of *.json payloads, an NDJSON file, or a payload file")
         }
@@ -49,7 +49,7 @@ package enum BatchPreflight {
             defer { close(descriptor) }
             bytes = try SystemCall.readAll(descriptor, upTo: onePayloadLimit + 1, path: path)
         } catch {
-            throw BatchInputError(error)
+            throw BatchInputError.input(error)
         }
         guard bytes.count <= onePayloadLimit, case .object = try? JSONValue.parse(bytes) else { return nil }
         let body = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
@@ -59,7 +59,7 @@ package enum BatchPreflight {
         guard let resolved = BatchInput.realPath(Array(path.utf8)),
             let resolvedFolder = BatchInput.realPath(Array((folder.isEmpty ? "." : folder).utf8))
         else {
-            throw BatchInputError(SystemError.current("read", path: path))
+            throw BatchInputError.input(SystemError.current("read", path: path))
         }
         let name = (path as NSString).lastPathComponent
         return BatchItem(name: name, outputName: name, source: .file(path: resolved, folder: resolvedFolder))

@@ -47,7 +47,7 @@ extension BatchRunner {
         }
         let reader: Int32
         do { reader = try SystemCall.open(journal.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, operation: "read") } catch {
-            throw StoreError(error)
+            throw StoreError.output(error)
         }
         defer { close(reader) }
         for item in items {
@@ -93,10 +93,12 @@ extension BatchRunner {
         }
         writeBlock()
         let resultsPath = output.folder + "/results.ndjson"
-        if let failure { throw StoreError(SystemError(code: failure.code, operation: "write", path: resultsPath)) }
+        if let failure {
+            throw StoreError.output(SystemError(code: failure.code, operation: "write", path: resultsPath))
+        }
         // The mode any tool's output gets (0666 less the umask), as summary.json: an artifact uploader reads it.
         do { try results.commit(as: resultsPath, durable: output.durable, replacingLinks: true) } catch {
-            throw StoreError(error)
+            throw StoreError.output(error)
         }
         try journal.replace(with: compacted, durable: output.durable)
         let recorded = last.count
@@ -124,7 +126,7 @@ extension BatchRunner {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError("cannot encode summary.json: \(error)")
+            throw StoreError.output("cannot encode summary.json: \(error)")
         }
         return summary
     }

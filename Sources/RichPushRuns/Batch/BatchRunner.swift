@@ -199,7 +199,7 @@ package struct BatchRunner: Sendable {
             } catch let error as StoreError {
                 return .failure(error)
             } catch {
-                return .failure(StoreError("cannot encode the record of \(item.name): \(error)"))
+                return .failure(StoreError.output("cannot encode the record of \(item.name): \(error)"))
             }
             return .success(result.outcome.verdict)
         }

@@ -52,7 +52,7 @@ final class Journal: Sendable {
         self.grouping = grouping
         let folder = (path as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        do { log = try AppendLog(path: path, write: write) } catch { throw StoreError(error) }
+        do { log = try AppendLog(path: path, write: write) } catch { throw StoreError.output(error) }
         pending = Mutex(Pending())
     }
 
@@ -92,7 +92,8 @@ final class Journal: Sendable {
         } catch {
             var message = "cannot append to '\(path)': \(error.error.cause)"
             if let cutBack = error.cutBack { message += "; and cannot cut the partial record off: \(cutBack.cause)" }
-            return StoreError(message + ". Free some space and run the same command again to resume.", error.error)
+            return StoreError.output(
+                message + ". Free some space and run the same command again to resume.", error.error)
         }
     }
 
@@ -117,10 +118,10 @@ final class Journal: Sendable {
     static func bytes(of descriptor: Int32, at offset: off_t, length: Int, path: String) throws(StoreError) -> [UInt8] {
         let bytes: [UInt8]
         do { bytes = try SystemCall.preadAll(descriptor, count: length, offset: Int64(offset), path: path) } catch {
-            throw StoreError(error)
+            throw StoreError.output(error)
         }
         guard bytes.count == length else {
-            throw StoreError(SystemError(code: EIO, operation: "read", path: path, reason: "it got shorter"))
+            throw StoreError.output(SystemError(code: EIO, operation: "read", path: path, reason: "it got shorter"))
         }
         return bytes
     }
@@ -186,9 +187,10 @@ final class Journal: Sendable {
                 }
             }
         }
-        if let failure { throw StoreError(SystemError(code: failure.code, operation: "rewrite", path: path)) }
+        if let failure { throw StoreError.output(SystemError(code: failure.code, operation: "rewrite", path: path)) }
         do { try replacement.commit(as: path, durable: store.durable, mode: 0o600, replacingLinks: true) } catch {
-            throw StoreError(SystemError(code: error.code, operation: "rewrite", path: path, reason: error.reason))
+            throw StoreError.output(
+                SystemError(code: error.code, operation: "rewrite", path: path, reason: error.reason))
         }
     }
 
@@ -197,7 +199,8 @@ final class Journal: Sendable {
     /// This object's descriptor keeps pointing at the old file: call this last.
     func replace(with replacement: TemporaryFile, durable: Bool) throws(StoreError) {
         do { try replacement.commit(as: path, durable: durable, mode: 0o600, replacingLinks: true) } catch {
-            throw StoreError(SystemError(code: error.code, operation: "compact", path: path, reason: error.reason))
+            throw StoreError.output(
+                SystemError(code: error.code, operation: "compact", path: path, reason: error.reason))
         }
     }
 

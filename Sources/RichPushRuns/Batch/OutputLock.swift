@@ -28,7 +28,7 @@ package final class OutputLock: Sendable {
     package static func acquire(folder: String) throws(StoreError) -> OutputLock {
         let state = folder + "/.richpush"
         if mkdir(state, 0o700) != 0 && errno != EEXIST {
-            throw StoreError(SystemError.current("create", path: state))
+            throw StoreError.output(SystemError.current("create", path: state))
         }
         let path = state + "/lock"
         let descriptor: Int32
@@ -40,12 +40,12 @@ package final class OutputLock: Sendable {
                 throw error
             }
         } catch {
-            throw StoreError(error)
+            throw StoreError.output(error)
         }
         guard locked else {
             let holder = holder(descriptor)
             close(descriptor)
-            throw StoreError(
+            throw StoreError.output(
                 "'\(folder)' is in use by another richpush batch (\(holder.isEmpty ? "unknown process" : holder)): "
                     + "wait for it to finish, or give this run another \(Setting.out) folder")
         }
