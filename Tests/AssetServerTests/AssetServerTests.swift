@@ -27,12 +27,14 @@ import Testing
     }
 
     @Test func refusesAFolderThatDoesNotExist() {
-        #expect(throws: AssetServerError.self) { try AssetServer(root: "/nonexistent/richpush") }
+        let error = #expect(throws: AssetServerError.self) { try AssetServer(root: "/nonexistent/richpush") }
+        #expect(error?.kind == .start, "a server that cannot start: exit 69")
     }
 
     @Test func refusesAnUnusableCertificate() {
         let bogus = TLSIdentity(certificatePEM: "not a certificate", keyPEM: "not a key")
-        #expect(throws: AssetServerError.self) { try AssetServer(root: Fixtures.assets, tls: bogus) }
+        let error = #expect(throws: AssetServerError.self) { try AssetServer(root: Fixtures.assets, tls: bogus) }
+        #expect(error?.kind == .start)
     }
 
     @Test(arguments: ["/../Package.swift", "/%2e%2e/Package.swift", "/../../etc/passwd", "/./../certs/ca.pem"])

@@ -29,7 +29,6 @@ public struct AppConfiguration: Sendable, Equatable {
 
     public init() {}
 
-    /// Reads the plists given directly (the service extension's and the content extensions').
     /// The notification extensions of the app in `folder` (an Xcode project checkout), as `--app` reads
     /// them. A folder or plist that cannot be used is `unusable-input`; one given to the wrong option,
     /// `invalid-value`, with the file and the defect in the message.
@@ -46,6 +45,7 @@ public struct AppConfiguration: Sendable, Equatable {
         }
     }
 
+    /// Reads the plists given directly (the service extension's and the content extensions').
     package init(servicePlist: String?, contentPlists: [String]) throws(AppConfigurationError) {
         if let servicePlist {
             let plist = try PropertyList(contentsOf: servicePlist)

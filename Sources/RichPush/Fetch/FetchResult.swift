@@ -40,6 +40,9 @@ public struct FetchTimings: Sendable, Equatable, Decodable {
     }
 
     /// The `timings_ms` object.
+    /// The timings as JSON, the `timings_ms` object of an outcome's `download`.
+    public var jsonText: String { json.text }
+
     package var json: JSONValue {
         .object(milestones.map { ($0.key.rawValue, .number(String($0.value.inMilliseconds))) })
     }

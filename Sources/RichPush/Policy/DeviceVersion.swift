@@ -62,8 +62,6 @@ public struct DeviceVersion: Sendable, Hashable, CustomStringConvertible {
     /// iOS 17.5, linked against the 17.5 SDK.
     public static let standard = DeviceVersion(ios: IOSVersion(17, 5))
 
-    /// The phone on `ios`, its extension linked against `linkedSDK` (by default the same version: an
-    /// app built with the SDK of the phone's release).
     /// The phone running iOS `ios` (`"16"`, `"17.5"`) with an extension linked against `linkedSDK` (by
     /// default the same version); nil for a version richpush does not model (15 to 18 are).
     public init?(ios: String, linkedSDK: String? = nil) {
@@ -76,6 +74,8 @@ public struct DeviceVersion: Sendable, Hashable, CustomStringConvertible {
         self.init(ios: version, linkedSDK: sdk)
     }
 
+    /// The phone on `ios`, its extension linked against `linkedSDK` (by default the same version: an
+    /// app built with the SDK of the phone's release).
     package init(ios: IOSVersion, linkedSDK: IOSVersion? = nil) {
         self.ios = ios
         self.linkedSDK = linkedSDK ?? ios

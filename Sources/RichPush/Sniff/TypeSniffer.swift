@@ -35,6 +35,9 @@ public struct Sniff: Sendable, Equatable, Decodable {
     }
 
     /// The `sniff` object of the outcome's JSON; absent optionals are left out.
+    /// The sniff as JSON, the shape of an outcome's `sniff` object.
+    public var jsonText: String { json.text }
+
     package var json: JSONValue {
         var members: [(key: String, value: JSONValue)] = [
             (CodingKeys.mime.rawValue, .string(mime)), (CodingKeys.description.rawValue, .string(description)),

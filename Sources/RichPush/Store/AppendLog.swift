@@ -45,14 +45,15 @@ package final class AppendLog: Sendable {
     /// The log's length after the last whole append; appends run one at a time under this lock.
     private let end: Mutex<off_t>
 
-    /// Opens the log at `path` (created with `mode` when missing; never through a link) and cuts a
-    /// torn last line off.
-    package init(path: String, mode: mode_t = 0o600, write: @escaping Write = AppendLog.systemWrite)
-        throws(SystemError)
-    {
+    /// Opens the log at `path` (never through a link; created with `mode` when missing and `create`
+    /// says so) and cuts a torn last line off.
+    package init(
+        path: String, create: Bool = true, mode: mode_t = 0o600, write: @escaping Write = AppendLog.systemWrite
+    ) throws(SystemError) {
         self.path = path
         self.write = write
-        descriptor = try SystemCall.open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, mode: mode)
+        descriptor = try SystemCall.open(
+            path, O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT : 0), mode: mode)
         let length: off_t
         do throws(SystemError) { length = try Self.cutTornTail(descriptor, path: path) } catch {
             Glibc.close(descriptor)
@@ -145,7 +146,10 @@ package final class AppendLog: Sendable {
         var end = off_t(info.st_size)
         var byte: UInt8 = 0
         while end > 0 {
-            guard pread(descriptor, &byte, 1, end - 1) == 1 else { break }
+            // A byte that cannot be read stops the repair (cutting where the tail is unknown would
+            // leave a fragment for the next append to merge with).
+            let read = try SystemCall.retrying("read", path: path) { pread(descriptor, &byte, 1, end - 1) }
+            guard read == 1 else { throw SystemError(code: EIO, operation: "read", path: path) }
             if byte == UInt8(ascii: "\n") { break }
             end -= 1
         }

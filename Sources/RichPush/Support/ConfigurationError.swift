@@ -1,3 +1,4 @@
+import POSIXKit
 /// Why a run could not be set up: a stable code, what was wrong, what to do, and the cause.
 ///
 /// Every configuration and session of the library throws it before any work starts. The ``Code`` is
@@ -65,4 +66,17 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     }
 
     public var description: String { text }
+}
+
+extension ConfigurationError {
+    /// The one I/O error as the library's users see it: its kind in the configuration error's codes.
+    package init(_ failure: IOFailure) {
+        let code: Code =
+            switch failure.kind {
+            case .input: .unusableInput
+            case .output: .unwritableOutput
+            case .start: .unavailable
+            }
+        self.init(code, failure.message)
+    }
 }

@@ -88,8 +88,8 @@ package final class TrackClient: Sendable {
                 "Content-Type: application/json", "Accept: application/json",
                 "Authorization: Bearer " + endpoint.apiKey,
             ], deadline: min(deadline, .now + endpoint.requestTimeout))
-        // The endpoint passed the endpoint rule (https, or http to 127.0.0.1) when it was made.
-        request.allowsHTTP = endpoint.url.hasPrefix("http:")
+        // Plain http only where the endpoint rule allows it (to 127.0.0.1), as every small request.
+        request.allowsHTTP = EndpointRule.problem(with: endpoint.url) == nil
         request.caFile = endpoint.caFile
         request.hostMappings = endpoint.connectTo
         request.userAgent = "richpush-analytics"

@@ -1,6 +1,6 @@
 /// Everything known about one payload's run through the emulated extension: the full report.
 ///
-/// Its JSON (``jsonText``, and `Codable` with the same keys) is richpush's one outcome shape: the
+/// Its JSON (``jsonText``, its one serializer; `Decodable` reads the same keys) is richpush's one outcome shape: the
 /// payload's `richpush` object, the report of one processed payload, each batch record, each line of
 /// the demo's JSON and (its `download`) the report of one download. The guide's "JSON outputs" table (docs/guide.md)
 /// lists the fields, and `Samples/schemas/outcome.schema.json` pins them down.
@@ -188,7 +188,7 @@ public struct Outcome: Sendable, Decodable, Equatable {
     /// The outcome as JSON members, in reading order; absent optionals are left out, as `JSONEncoder` does.
     ///
     /// Built directly rather than through `JSONEncoder`, which costs more than the rest of a batch
-    /// payload's bookkeeping; the `Codable` conformance reads and writes the same keys.
+    /// payload's bookkeeping; the `Decodable` conformance reads the same keys.
     package var jsonMembers: [(key: String, value: JSONValue)] {
         var members: [(key: String, value: JSONValue)] = [
             (CodingKeys.verdict.rawValue, .string(verdict.rawValue)),

@@ -123,4 +123,7 @@ public struct Warning: Sendable, Decodable, Equatable {
 
     /// The warning as JSON: `{"code": ..., "message": ...}`.
     package var json: JSONValue { .object([("code", .string(code)), ("message", .string(message))]) }
+
+    /// The warning as JSON: `{"code", "message"}`.
+    public var jsonText: String { json.text }
 }

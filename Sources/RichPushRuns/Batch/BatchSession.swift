@@ -139,19 +139,25 @@ public struct BatchSession: Sendable {
     package func close() { lock.release() }
 
     /// Runs a campaign as `richpush batch` does: every payload of the input not done yet (a rerun into
-    /// the same output folder resumes), then the results, the summary and the gate. A configuration
-    /// that cannot run throws `ConfigurationError`; an output that cannot be written, the store's
-    /// error (its description says what and where).
+    /// the same output folder resumes), then the results, the summary and the gate. Whatever stops
+    /// it throws `ConfigurationError`: an input that cannot be used is `unusable-input`, an output
+    /// that cannot be written `unwritable-output`, an engine that cannot start `unavailable`.
     ///
     /// ```swift
     /// let summary = try await BatchSession.run(BatchConfiguration(input: "payloads", outFolder: "out"))
     /// print(summary.displayRate, summary.passed ?? true)
     /// ```
     public static func run(_ configuration: BatchConfiguration) async throws -> BatchSummary {
-        try await with(configuration) { _, run in
-            let summary = try await run.run()
-            await run.removeSharedDownloads()
-            return summary
+        do {
+            return try await with(configuration) { _, run in
+                let summary = try await run.run()
+                await run.removeSharedDownloads()
+                return summary
+            }
+        } catch let error as IOFailure {
+            throw ConfigurationError(error)
+        } catch let error as FetchError {
+            throw ConfigurationError(.unavailable, error.engineStartMessage)
         }
     }
 

@@ -79,7 +79,7 @@ public struct BenchSession: Sendable {
         identity = RunIdentity(
             runID: RunIdentity.newRunID(), shard: configuration.shard.index, shardCount: configuration.shard.count,
             optionsDigest: configuration.optionsDigest(target: target))
-        engine = try FetchEngine()
+        do { engine = try FetchEngine() } catch { throw ConfigurationError(.unavailable, error.engineStartMessage) }
         // Nothing is stored unless an output folder is given: the body is sniffed and hashed as it arrives.
         do { store = try configuration.keepFolder.map { try AttachmentStore(folder: $0) } } catch {
             engine.shutdown()
@@ -192,11 +192,15 @@ public struct BenchSession: Sendable {
     /// print(result.displayRate, result.passed)
     /// ```
     public static func run(_ configuration: BenchConfiguration) async throws -> BenchResult {
-        try await with(configuration) { session in
-            if let problem = await session.trial() {
-                throw ConfigurationError(.unavailable, problem.message)
+        do {
+            return try await with(configuration) { session in
+                if let problem = await session.trial() {
+                    throw ConfigurationError(.unavailable, problem.message)
+                }
+                return await session.run()
             }
-            return await session.run()
+        } catch let error as IOFailure {
+            throw ConfigurationError(error)
         }
     }
 }

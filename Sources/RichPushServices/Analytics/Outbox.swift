@@ -68,8 +68,8 @@ package struct Outbox: Codable, Sendable, Equatable {
     /// Whether nothing is left in it (its file is then removed).
     package var isEmpty: Bool { items.isEmpty && rejected.isEmpty && unreported.isEmpty && unconfirmedClaim == nil }
 
-    /// Reads the outbox at `path` (its log, or an outbox file of the old JSON format); `nil` when
-    /// there is none. A torn last line is ignored, as an append that never happened.
+    /// Reads the outbox log at `path`; `nil` when there is none. A torn last line is ignored, as an
+    /// append that never happened; a file of the old single-object format is refused as unusable.
     package static func load(from path: String) throws(AnalyticsError) -> Outbox? {
         try OutboxLog.read(path)?.outbox
     }

@@ -40,6 +40,9 @@ final class OutboxLog {
     private var appendedBytes = 0
     /// The log opened for appending; nil until the first append (or after a compaction).
     private var log: AppendLog?
+    /// Whether the file may hold a line the outbox does not (an append whose fragment could not be cut
+    /// off): the next change rewrites it from ``outbox`` instead of appending.
+    private var needsRewrite = false
 
     /// Appended bytes past this many times the last snapshot start a compaction.
     static let compactionFactor = 4
@@ -69,7 +72,7 @@ final class OutboxLog {
             try remove()
             return
         }
-        if fileBytes == 0 {
+        if fileBytes == 0 || needsRewrite {
             outbox = next
             try compact()
             return
@@ -77,17 +80,25 @@ final class OutboxLog {
         let line = try change.line
         do throws(AppendLog.Failure) {
             if log == nil {
-                // Opening cuts a torn last line off, so the change starts on a line of its own.
-                do throws(SystemError) { log = try AppendLog(path: path) } catch {
+                // Opening cuts a torn last line off, so the change starts on a line of its own. The
+                // file exists (it was written whole first): an outbox removed meanwhile is not remade
+                // without its header.
+                do throws(SystemError) { log = try AppendLog(path: path, create: false) } catch {
                     throw AppendLog.Failure(error: error, written: 0)
                 }
                 fileBytes = Int(log?.length ?? 0)
             }
             try log?.append(line, sync: true)
         } catch {
-            // The append was cut back (or never began): the log holds what it held before.
+            // Cut back, or never begun: the log holds what it held before, unless the cut failed.
             log = nil
-            throw AnalyticsError(.storage, error.error.message)
+            var message = error.error.message
+            if let cutBack = error.cutBack {
+                needsRewrite = true
+                message +=
+                    "; and the partial change could not be cut off (\(cutBack.cause)): the next change rewrites the outbox"
+            }
+            throw AnalyticsError(.storage, message)
         }
         outbox = next
         bytesWritten += line.count
@@ -101,7 +112,7 @@ final class OutboxLog {
         defer { log = nil }
         guard !outbox.isEmpty, fileBytes > 0 else { return }
         let snapshot = try Self.snapshotBytes(outbox)
-        if fileBytes > 2 * snapshot.count { try write(snapshot) }
+        if needsRewrite || fileBytes > 2 * snapshot.count { try write(snapshot) }
     }
 
     /// Rewrites the file as the header and a snapshot of ``outbox``.
@@ -112,6 +123,7 @@ final class OutboxLog {
     private func write(_ bytes: [UInt8]) throws(AnalyticsError) {
         log = nil
         try Self.replaceFile(path, bytes)
+        needsRewrite = false
         bytesWritten += bytes.count
         fileBytes = bytes.count
         snapshotBytes = bytes.count

@@ -238,7 +238,10 @@ import Testing
         }
         #expect(try BatchInput.items(at: folder + "/in", recursive: false).map(\.name) == ["a.json"])
         #expect(try BatchInput.items(at: folder + "/in", recursive: true).map(\.name) == ["a.json", "sub/b.json"])
-        #expect(throws: BatchInputError.self) { try BatchInput.items(at: folder + "/nothing", recursive: false) }
+        let missing = #expect(throws: BatchInputError.self) {
+            try BatchInput.items(at: folder + "/nothing", recursive: false)
+        }
+        #expect(missing?.kind == .input, "an input that cannot be used: exit 65")
     }
 }
 
