@@ -35,7 +35,7 @@ public enum Composer {
     public static func compose(_ bytes: [UInt8], dialect: ComposeDialect = .braze, dashboard: Bool = false)
         -> Result<ComposedPush, ComposeRefusal>
     {
-        read(bytes, options: ComposeOptions(dialect: dialect, dashboard: dashboard)).flatMap { compose($0) }
+        compose(bytes, options: ComposeOptions(dialect: dialect, dashboard: dashboard))
     }
 
     /// Reads the request's JSON; a refusal when it is not JSON.
