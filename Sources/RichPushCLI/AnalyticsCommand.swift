@@ -5,12 +5,24 @@ import RichPushServices
 
 /// `richpush analytics`: the App Group suite an extension writes, and the app's flush to `/users/track`.
 enum AnalyticsCommand {
-    static let appGroup = Option(
-        "--app-group", "DIR", "The App Group container, holding Library/Preferences (required).",
-        example: "Samples/app-group")
-    static let suiteName = Option(
-        "--suite", "NAME", "The App Group's UserDefaults suite (default: the only *.plist there).",
-        example: "group.com.example")
+    static let appGroup: Key<String?> = .text(
+        Option(
+            .appGroup, "DIR", "The App Group container, holding Library/Preferences (required).",
+            example: "Samples/app-group"))
+    static let suiteName: Key<String?> = .text(
+        Option(
+            .suite, "NAME", "The App Group's UserDefaults suite (default: the only *.plist there).",
+            example: "group.com.example"))
+
+    // The options of this command, each declared once and read through its key.
+    static let event: Key<[String]> = .list(Option(.event, "NAME", "A custom event (one per call).", example: "opened"))
+    static let property: Key<[String]> = .list(
+        Option(.property, "K=V", "A property of the event (repeatable).", example: "source=push"))
+    static let attribute: Key<[String]> = .list(
+        Option(.attribute, "K=V", "A custom attribute (repeatable).", example: "plan=pro"))
+    static let email: Key<[String]> = .list(
+        Option(.email, "ADDRESS", "The user's email (one per call).", example: "a@example.com"))
+    static let json: Key<Bool> = .flag(Option(.json, nil, "Print the listing as JSON on stdout."))
 
     static let command = Command(
         name: "analytics", synopsis: "analytics",
@@ -46,10 +58,10 @@ enum AnalyticsCommand {
                 "Options",
                 [
                     appGroup, suiteName,
-                    Option("--event", "NAME", "A custom event (one per call).", example: "opened"),
-                    Option("--property", "K=V", "A property of the event (repeatable).", example: "source=push"),
-                    Option("--attribute", "K=V", "A custom attribute (repeatable).", example: "plan=pro"),
-                    Option("--email", "ADDRESS", "The user's email (one per call).", example: "a@example.com"),
+                    event,
+                    property,
+                    attribute,
+                    email,
                 ])
         ],
         exitNotes: [.dataError: "the suite is not one (damaged, too large)", .ioError: "the suite cannot be written"],
@@ -65,7 +77,7 @@ enum AnalyticsCommand {
             """,
         options: [
             OptionGroup(
-                "Options", [appGroup, suiteName, Option("--json", nil, "Print the listing as JSON on stdout.")])
+                "Options", [appGroup, suiteName, json])
         ],
         exitNotes: [
             .failure: "show found a defect", .dataError: "the suite or outbox is not one (damaged, too large)",
@@ -74,10 +86,10 @@ enum AnalyticsCommand {
 
     /// Reads `--app-group` and `--suite` into a suite.
     static func suite(_ arguments: inout Arguments, creating: Bool = false) throws -> AppGroupSuite {
-        guard let container = try arguments.value("--app-group") else {
+        guard let container = try arguments.read(Self.appGroup) else {
             throw UsageError("--app-group DIR is required (the App Group container, holding Library/Preferences)")
         }
-        let name = try arguments.value("--suite")
+        let name = try arguments.read(Self.suiteName)
         do {
             return try AppGroupSuite(container: container, suite: name, creating: creating)
         } catch {
@@ -96,7 +108,7 @@ enum AnalyticsCommand {
         var arguments = arguments
         // One event per call: its --property values belong to it, and a second --event must not
         // silently replace the first.
-        let events = try arguments.values("--event")
+        let events = try arguments.read(Self.event)
         guard events.count <= 1 else {
             throw UsageError(
                 "record takes one --event per call (got \(events.count): \(events.joined(separator: ", "))): run "
@@ -104,13 +116,13 @@ enum AnalyticsCommand {
         }
         let event = events.first
         let suite = try suite(&arguments, creating: true)
-        let properties = try arguments.values("--property").map { text throws(ConfigurationError) in
+        let properties = try arguments.read(Self.property).map { text throws(ConfigurationError) in
             try SuiteEntry.Field(keyValue: text)
         }
-        let attributes = try arguments.values("--attribute").map { text throws(ConfigurationError) in
+        let attributes = try arguments.read(Self.attribute).map { text throws(ConfigurationError) in
             try SuiteEntry.Field(keyValue: text)
         }
-        let emails = try arguments.values("--email")
+        let emails = try arguments.read(Self.email)
         guard emails.count <= 1 else { throw UsageError("record takes one --email per call (got \(emails.count))") }
         let email = emails.first
         try requireNoArgument(arguments)
@@ -131,7 +143,7 @@ enum AnalyticsCommand {
 
     static func show(_ arguments: Arguments) throws -> ExitCode {
         var arguments = arguments
-        let json = arguments.flag("--json")
+        let json = try arguments.read(Self.json)
         let suite = try suite(&arguments)
         try requireNoArgument(arguments)
         let show: SuiteShow
@@ -161,6 +173,41 @@ enum AnalyticsCommand {
 
 /// `richpush analytics flush`: the app's next launch, sending the suite to `/users/track`.
 enum AnalyticsFlushCommand {
+    // The options of this command, each declared once and read through its key.
+    /// The library's pacing and retries, whose defaults the help quotes.
+    private static let defaults = FlushOptions(user: .externalID(""))
+    static let endpoint: Key<String?> = .text(
+        Option(
+            .endpoint, "URL",
+            "The REST endpoint (https; plain http only to 127.0.0.1); /users/track is appended (required).",
+            example: "http://127.0.0.1:9"))
+    static let externalID: Key<String?> = .text(
+        Option(.externalID, "ID", "Identify the user by external_id.", example: "user-1"))
+    static let brazeID: Key<String?> = .text(Option(.brazeID, "ID", "Identify the user by braze_id.", example: "b-1"))
+    static let rate: Key<Double?> = .number(
+        Option(
+            .rate, "N",
+            "Requests started per second at most (default \(Int(defaults.requestsPerSecond)): Braze's 3,000 per 3 s).",
+            example: "10"), in: 0.01...1_000_000)
+    static let attempts: Key<Int?> = .number(
+        Option(
+            "--attempts", "N", "Requests for one batch at most, retries included (default \(defaults.maxAttempts)).",
+            example: "2"), in: 1...100)
+    static let backoff: Key<Double?> = .duration(
+        Option(
+            "--backoff", "MS",
+            "First retry delay after a 5xx or no answer; doubles each time, with jitter (default \(Keys.shown(defaults.backoffBase, in: .milliseconds)), "
+                + "capped at \(Keys.shown(defaults.backoffCap, in: .seconds)) s). A 429 waits for X-RateLimit-Reset or Retry-After.",
+            example: "100"), in: 0...600_000, unit: .milliseconds)
+    static let timeout: Key<Double?> = .duration(
+        Option(
+            "--timeout", "SECONDS",
+            "Time allowed for one request (default \(Keys.shown(FlushConfiguration.defaultRequestTimeout, in: .seconds))).",
+            example: "5"), in: 0.01...3600, unit: .seconds)
+    static let json: Key<Bool> = .flag(Option(.json, nil, "Print the summary as JSON on stdout."))
+    static let verbose: Key<Bool> = .flag(
+        Option("--verbose", nil, "Print each request's outcome on stderr.", aliases: ["-v"]))
+
     static let command = Command(
         name: "flush", synopsis: "flush", summary: "Send every pending item to /users/track, as the app's next launch.",
         about: """
@@ -183,26 +230,16 @@ enum AnalyticsFlushCommand {
                 "Options",
                 [
                     AnalyticsCommand.appGroup, AnalyticsCommand.suiteName,
-                    Option(
-                        "--endpoint", "URL",
-                        "The REST endpoint (https; plain http only to 127.0.0.1); /users/track is appended (required).",
-                        example: "http://127.0.0.1:9"),
-                    Option("--external-id", "ID", "Identify the user by external_id.", example: "user-1"),
-                    Option("--braze-id", "ID", "Identify the user by braze_id.", example: "b-1"),
-                    .apiKeyFile, .caFile, .connectTo,
-                    Option(
-                        "--rate", "N", "Requests started per second at most (default 1000: Braze's 3,000 per 3 s).",
-                        example: "10"),
-                    Option(
-                        "--attempts", "N", "Requests for one batch at most, retries included (default 6).",
-                        example: "2"),
-                    Option(
-                        "--backoff", "MS",
-                        "First retry delay after a 5xx or no answer; doubles each time, with jitter (default 500, "
-                            + "capped at 30 s). A 429 waits for X-RateLimit-Reset or Retry-After.", example: "100"),
-                    Option("--timeout", "SECONDS", "Time allowed for one request (default 30).", example: "5"),
-                    Option("--json", nil, "Print the summary as JSON on stdout."),
-                    Option("--verbose", nil, "Print each request's outcome on stderr.", aliases: ["-v"]),
+                    endpoint,
+                    externalID,
+                    brazeID,
+                    Keys.apiKeyFile, Keys.caFile, Keys.connectTo,
+                    rate,
+                    attempts,
+                    backoff,
+                    timeout,
+                    json,
+                    verbose,
                 ])
         ],
         footer: """

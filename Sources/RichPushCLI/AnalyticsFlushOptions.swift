@@ -14,29 +14,30 @@ struct AnalyticsFlushOptions {
     /// the endpoint and the user first; a mistake is a usage error (64).
     init(parsing arguments: inout Arguments) throws {
         let suite = try AnalyticsCommand.suite(&arguments)
-        let endpointURL = try FlushConfiguration.requireEndpoint(try arguments.value("--endpoint"))
+        let endpointURL = try FlushConfiguration.requireEndpoint(try arguments.read(AnalyticsFlushCommand.endpoint))
         let user = try FlushConfiguration.user(
-            externalID: try arguments.value("--external-id"), brazeID: try arguments.value("--braze-id"))
+            externalID: try arguments.read(AnalyticsFlushCommand.externalID),
+            brazeID: try arguments.read(AnalyticsFlushCommand.brazeID))
         configuration = FlushConfiguration(suite: suite, endpointURL: endpointURL, user: user)
-        configuration.keyFile = try arguments.value("--api-key-file")
-        configuration.caFile = try arguments.value("--cacert")
-        configuration.connectTo = try arguments.values("--connect-to")
-        if let rate: Double = try arguments.number("--rate", in: 0.01...1_000_000) {
+        configuration.keyFile = try arguments.read(Keys.apiKeyFile)
+        configuration.caFile = try arguments.read(Keys.caFile)
+        configuration.connectTo = try arguments.read(Keys.connectTo)
+        if let rate: Double = try arguments.read(AnalyticsFlushCommand.rate) {
             configuration.options.requestsPerSecond = rate
         }
-        if let attempts: Int = try arguments.number("--attempts", in: 1...100) {
+        if let attempts: Int = try arguments.read(AnalyticsFlushCommand.attempts) {
             configuration.options.maxAttempts = attempts
         }
-        if let base = try arguments.duration("--backoff", in: 0...600_000, unit: .milliseconds).map({
+        if let base = try arguments.read(AnalyticsFlushCommand.backoff).map({
             Int($0.rounded())
         }) {
             configuration.options.backoffBase = .milliseconds(base)
         }
-        if let timeout = try arguments.duration("--timeout", in: 0.01...3600, unit: .seconds) {
+        if let timeout = try arguments.read(AnalyticsFlushCommand.timeout) {
             configuration.requestTimeout = .milliseconds(Int64(timeout * 1000))
         }
-        json = arguments.flag("--json")
-        verbose = arguments.flag("--verbose")
+        json = try arguments.read(AnalyticsFlushCommand.json)
+        verbose = try arguments.read(AnalyticsFlushCommand.verbose)
         try AnalyticsCommand.requireNoArgument(arguments)
     }
 }

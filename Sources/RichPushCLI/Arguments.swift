@@ -78,8 +78,16 @@ struct Arguments {
     /// without running it (every command reads its positionals last, before it starts anything).
     var parseOnly = false
 
+    /// Reads an option through its typed key: a flag is a `Bool`, a value option the last value given
+    /// (nil when absent), a repeatable one every value in order, a number or a duration checked
+    /// against its range. The key is the option's one declaration, so a command never spells a name.
+    mutating func read<Value>(_ key: Key<Value>) throws(UsageError) -> Value {
+        assert(known.contains(key.option.name), "\(key.option.name) is read but not declared by the command")
+        return try key.reading(&self, key.option)
+    }
+
     /// Removes `--name` (or an alias) and says whether it was there.
-    mutating func flag(_ names: String...) -> Bool {
+    fileprivate mutating func flag(_ names: String...) -> Bool {
         let names = spelled(names)
         var found = false
         words.removeAll { word in
@@ -91,7 +99,7 @@ struct Arguments {
     }
 
     /// Removes every `--name VALUE` and returns the values in order.
-    mutating func values(_ names: String...) throws(UsageError) -> [String] {
+    fileprivate mutating func values(_ names: String...) throws(UsageError) -> [String] {
         try values(names)
     }
 
@@ -123,7 +131,7 @@ struct Arguments {
     }
 
     /// Removes `--name VALUE` and returns the last value given.
-    mutating func value(_ names: String...) throws(UsageError) -> String? {
+    fileprivate mutating func value(_ names: String...) throws(UsageError) -> String? {
         var result: [String] = []
         for name in names { result += try values([name]) }
         return result.last
@@ -140,7 +148,8 @@ struct Arguments {
     /// Reads `--name DURATION` as a number of `unit` within `range`: a bare number is in `unit`, as it
     /// always was; `500ms`, `30s`, `2m` and `1h` (decimals allowed: `1.5s`) are what k6 and vegeta
     /// users write.
-    mutating func duration(_ name: String, in range: ClosedRange<Double>, unit: DurationUnit) throws(UsageError)
+    fileprivate mutating func duration(_ name: String, in range: ClosedRange<Double>, unit: DurationUnit)
+        throws(UsageError)
         -> Double?
     {
         guard let text = try value(name) else { return nil }
@@ -177,7 +186,7 @@ struct Arguments {
     }
 
     /// Reads `--name N` as a number within `range`.
-    mutating func number<T: LosslessStringConvertible & Comparable>(
+    fileprivate mutating func number<T: LosslessStringConvertible & Comparable>(
         _ name: String, in range: ClosedRange<T>
     ) throws(UsageError) -> T? {
         guard let text = try value(name) else { return nil }
@@ -203,5 +212,67 @@ struct Arguments {
             throw end
         }
         return words
+    }
+}
+
+/// An option's typed key: its one declaration (name, aliases, value, help) and what reading it gives.
+///
+/// Every option a command reads is a key declared once, beside the others of its command or in the
+/// shared table (``Keys``); its type says what ``Arguments/read(_:)`` returns, so a misspelt name or a
+/// wrong type does not compile. Defaults are the library's: a key reads nil when the option is absent
+/// and the help quotes the library's value.
+///
+/// ```swift
+/// static let connectTimeout: Key<Double?> = .duration(
+///     Option(.connectTimeout, "SECONDS", "Time allowed for DNS, TCP and TLS."), in: 0.001...3600, unit: .seconds)
+/// let seconds = try arguments.read(Keys.connectTimeout)   // Double?
+/// ```
+struct Key<Value>: Sendable, Declared {
+    let option: Option
+    fileprivate let reading: @Sendable (inout Arguments, Option) throws(UsageError) -> Value
+
+    /// The long name, for messages: `--budget`.
+    var name: String { option.name }
+}
+
+extension Key where Value == Bool {
+    /// A flag: true when given (by any of its spellings).
+    static func flag(_ option: Option) -> Key<Bool> {
+        precondition(option.value == nil, "\(option.name) is a flag and takes no value")
+        return Key(option: option) { arguments, option in arguments.flag(option.name) }
+    }
+}
+
+extension Key where Value == String? {
+    /// An option with a text value: the last one given, or nil.
+    static func text(_ option: Option) -> Key<String?> {
+        Key(option: option) { arguments, option throws(UsageError) in try arguments.value(option.name) }
+    }
+}
+
+extension Key where Value == [String] {
+    /// A repeatable option: every value given, in order.
+    static func list(_ option: Option) -> Key<[String]> {
+        Key(option: option) { arguments, option throws(UsageError) in try arguments.values(option.name) }
+    }
+}
+
+extension Key {
+    /// A number within `range` (the last one given), or nil.
+    static func number<T: LosslessStringConvertible & Comparable & Sendable>(_ option: Option, in range: ClosedRange<T>)
+        -> Key<T?>
+    where Value == T? {
+        Key(option: option) { arguments, option throws(UsageError) in try arguments.number(option.name, in: range) }
+    }
+}
+
+extension Key where Value == Double? {
+    /// A duration within `range`, in `unit` (a bare number is in `unit`; `500ms`, `30s`, `2m`, `1h`
+    /// also read), or nil.
+    static func duration(_ option: Option, in range: ClosedRange<Double>, unit: Arguments.DurationUnit) -> Key<Double?>
+    {
+        Key(option: option) { arguments, option throws(UsageError) in
+            try arguments.duration(option.name, in: range, unit: unit)
+        }
     }
 }

@@ -5,6 +5,37 @@ import Synchronization
 
 /// `richpush batch`: a folder (or NDJSON file) of payloads through the emulated extension.
 enum BatchCommand {
+    // The options of this command, each declared once and read through its key.
+    static let out: Key<String?> = .text(
+        Option(.out, "OUTDIR", "Where everything is written (required).", example: "out"))
+    static let concurrency: Key<Int?> = .number(
+        Option(
+            .concurrency, "N", "Payloads in flight at once (default \(BatchConfiguration.defaultConcurrency)).",
+            aliases: ["-c"], example: "4"), in: 1...100_000)
+    static let recursive: Key<Bool> = .flag(
+        Option("--recursive", nil, "Also read *.json files in subfolders of INPUT.", aliases: ["-r"]))
+    static let junit: Key<String?> = .text(
+        Option(
+            "--junit", "FILE",
+            "Also write a JUnit XML report: one test case per payload, in input order ('-': stdout).",
+            example: "junit.xml"))
+    static let force: Key<Bool> = .flag(
+        Option(.force, nil, "Redo payloads an earlier run completed (and accept changed options)."))
+    static let shareDownloads: Key<Bool> = .flag(
+        Option(.shareDownloads, nil, "Download each URL once per run (every payload still gets its own verdict)."))
+    static let shard: Key<String?> = .text(
+        Option(
+            .shard, "I/N",
+            "Run every N-th payload (the I-th of N shards; stable over runs and machines); "
+                + "'richpush report merge' combines the shards' summary.json files.", example: "1/2"))
+    static let brazeRequests: Key<Bool> = .flag(
+        Option(
+            .brazeRequests, nil,
+            "Every input (file or NDJSON line) is a Braze /messages/send body or apple_push object, not a "
+                + "payload: each is composed as 'richpush compose' does, then run under the apns-push-type "
+                + "it composes into; one Braze would refuse is rejected (request-refused) with Braze's words. "
+                + "Records keep the request's name and the composed payload ('composed')."))
+
     static let command = Command(
         name: "batch", synopsis: "batch DIR",
         summary: "Run a folder (or NDJSON file) of payloads, concurrently and resumably.",
@@ -38,31 +69,17 @@ enum BatchCommand {
             OptionGroup(
                 "Options",
                 [
-                    Option("--out", "OUTDIR", "Where everything is written (required).", example: "out"),
-                    Option(
-                        "--concurrency", "N", "Payloads in flight at once (default 32).", aliases: ["-c"], example: "4"),
-                    Option("--recursive", nil, "Also read *.json files in subfolders of INPUT.", aliases: ["-r"]),
-                    Option(
-                        "--junit", "FILE",
-                        "Also write a JUnit XML report: one test case per payload, in input order ('-': stdout).",
-                        example: "junit.xml"),
-                    .metrics, .summaryMarkdown,
-                    .threshold(bench: false), .failUnder(devices: false),
-                    Option("--force", nil, "Redo payloads an earlier run completed (and accept changed options)."),
-                    .iosMix(payloads: true), .audience,
-                    Option(
-                        "--share-downloads", nil,
-                        "Download each URL once per run (every payload still gets its own verdict)."),
-                    Option(
-                        "--shard", "I/N",
-                        "Run every N-th payload (the I-th of N shards; stable over runs and machines); "
-                            + "'richpush report merge' combines the shards' summary.json files.", example: "1/2"),
-                    Option(
-                        "--braze-requests", nil,
-                        "Every input (file or NDJSON line) is a Braze /messages/send body or apple_push object, not a "
-                            + "payload: each is composed as 'richpush compose' does, then run under the apns-push-type "
-                            + "it composes into; one Braze would refuse is rejected (request-refused) with Braze's words. "
-                            + "Records keep the request's name and the composed payload ('composed')."),
+                    out,
+                    concurrency,
+                    recursive,
+                    junit,
+                    Keys.metrics, Keys.summaryMarkdown,
+                    Keys.threshold(bench: false), Keys.failUnder(devices: false),
+                    force,
+                    Keys.iosMix(payloads: true), Keys.audience,
+                    shareDownloads,
+                    shard,
+                    brazeRequests,
                 ]),
             .progress, .extensionPolicy(), .app, .download, .mix, .tracking, .output,
         ],

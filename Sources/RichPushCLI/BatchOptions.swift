@@ -15,27 +15,27 @@ struct BatchOptions {
 
     /// Reads every option and the one input out of `arguments`; a mistake is a usage error (64).
     init(parsing arguments: inout Arguments) throws {
-        let output = try OutputOptions(parsing: &arguments)
+        let output = try OutputOptions(parsing: &arguments, out: BatchCommand.out)
         guard let outFolder = output.folder else { throw UsageError("batch needs --out OUTDIR") }
-        let concurrency: Int = try arguments.number("--concurrency", in: 1...100_000) ?? 32
-        let recursive = arguments.flag("--recursive", "-r")
-        junitPath = try arguments.value("--junit")
-        metricsPath = try arguments.value("--metrics")
-        summaryPath = try arguments.value("--summary-md")
-        let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
-        let thresholds = try BenchOptions.thresholds(try arguments.values("--threshold"), for: .batch)
-        let force = arguments.flag("--force")
+        let concurrency = try arguments.read(BatchCommand.concurrency)
+        let recursive = try arguments.read(BatchCommand.recursive)
+        junitPath = try arguments.read(BatchCommand.junit)
+        metricsPath = try arguments.read(Keys.metrics)
+        summaryPath = try arguments.read(Keys.summaryMarkdown)
+        let failUnder: Double? = try arguments.read(Keys.failUnder(devices: false))
+        let thresholds = try BenchOptions.thresholds(try arguments.read(Keys.threshold(bench: false)), for: .batch)
+        let force = try arguments.read(BatchCommand.force)
         progress = ProgressLine.mode(
-            progress: arguments.flag("--progress"), noProgress: arguments.flag("--no-progress"),
+            progress: try arguments.read(Keys.progress), noProgress: try arguments.read(Keys.noProgress),
             stderrIsTerminal: isatty(2) == 1)
-        let share = arguments.flag("--share-downloads")
-        let brazeRequests = arguments.flag("--braze-requests")
+        let share = try arguments.read(BatchCommand.shareDownloads)
+        let brazeRequests = try arguments.read(BatchCommand.brazeRequests)
         let policy = try PolicyOptions(parsing: &arguments).policy
         tracking = try TrackOptions(parsing: &arguments, policy: policy)
         let mix = try TLSOptions.networkMix(&arguments, network: policy.fetch.network)
         let audience = try BenchOptions.audience(&arguments, policy: policy)
-        let shard = try arguments.value("--shard").map { try Shard(parsing: $0) }
-        let seed: UInt64 = try arguments.number("--seed", in: 0...UInt64.max) ?? 1
+        let shard = try arguments.read(BatchCommand.shard).map { try Shard(parsing: $0) }
+        let seed = try arguments.read(Keys.seed)
         if mix != nil && share {
             throw UsageError(
                 "--share-downloads and --network-mix do not go together (one download cannot cross networks)")
@@ -47,13 +47,13 @@ struct BatchOptions {
         configuration = BatchConfiguration(input: input, outFolder: outFolder)
         configuration.recursive = recursive
         configuration.durable = output.durable
-        configuration.concurrency = concurrency
+        if let concurrency { configuration.concurrency = concurrency }
         configuration.force = force
         configuration.sharedDownloads = share
         configuration.policy = policy
         configuration.networkMix = mix
         configuration.audience = audience
-        configuration.seed = seed
+        if let seed { configuration.seed = seed }
         configuration.shard = shard
         configuration.brazeRequests = brazeRequests
         configuration.thresholds =

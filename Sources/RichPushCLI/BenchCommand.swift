@@ -6,6 +6,91 @@ import RichPushRuns
 
 /// `richpush bench`: a campaign's burst of downloads against the asset host.
 enum BenchCommand {
+    // The options of this command, each declared once and read through its key.
+    static let junit = Keys.junit("one test case per threshold of the gate")
+    static let payload: Key<String?> = .text(
+        Option(
+            .payload, "FILE", "The payload every device receives (its ab.att.url is the target).",
+            example: "Samples/payloads/01-jpeg-attached.json"))
+    static let url: Key<String?> = .text(
+        Option(
+            .url, "URL",
+            "The asset URL (a payload is made for it; --type sets ab.att.type, default: the URL's "
+                + "extension). With --serve, a path such as 'hero.jpg?delay=200' means "
+                + "https://cdn.example.com/<path> on the server. {device}, {shard} and {random} in the "
+                + "path or query make one URL per device.", example: "hero.jpg"))
+    static let urls: Key<String?> = .text(
+        Option(
+            .urls, "FILE",
+            "Devices draw their URL from FILE: one URL (or template) a line, optionally a space and a "
+                + "weight (default 1); '#' starts a comment. The report breaks results down by URL.",
+            example: "Samples/urls.txt"))
+    static let type: Key<String?> = .text(Option(.type, "TYPE", "ab.att.type for --url and --urls.", example: "jpg"))
+    static let devices: Key<Int?> = .number(
+        Option(
+            .devices, "N",
+            "Devices in the whole run (all shards), at most 1,000,000 (required, unless --rate and "
+                + "--duration give it).", aliases: ["-n"], example: "10"), in: 1...1_000_000)
+    static let arrival: Key<String?> = .text(
+        Option(.arrival, "burst", "All devices at once (the default).", example: "burst"))
+    static let ramp: Key<Double?> = .duration(
+        Option(.ramp, "SECONDS", "Arrivals spread evenly over SECONDS.", example: "2"), in: 0.001...86_400,
+        unit: .seconds)
+    static let rate: Key<Double?> = .number(
+        Option(.rate, "PER_SECOND", "Arrivals at a fixed rate.", example: "100"), in: 0.001...10_000_000)
+    static let duration: Key<Double?> = .duration(
+        Option(
+            "--duration", "SECONDS",
+            "A run bounded by time, as k6's constant arrival rate: with --rate R, R x SECONDS devices; "
+                + "with --devices N, arrivals at N / SECONDS per second.", example: "30s"), in: 0.001...86_400,
+        unit: .seconds)
+    static let jitter: Key<Double?> = .duration(
+        Option(
+            "--jitter", "SECONDS", "Delay each arrival by a random 0..SECONDS (reproducible with --seed).", example: "1"
+        ), in: 0...86_400, unit: .seconds)
+    static let concurrency: Key<Int?> = .number(
+        Option(
+            .concurrency, "N", "Devices in flight at most (default \(BenchConfiguration.defaultConcurrency)).",
+            aliases: ["-c"], example: "8"), in: 1...100_000)
+    static let shard: Key<String?> = .text(
+        Option(
+            .shard, "I/N", "Run the I-th of N equal slices of the device schedule (every N-th device).", example: "1/2")
+    )
+    static let startAt: Key<String?> = .text(
+        Option(
+            .startAt, "TIME",
+            "Start the schedule at TIME (RFC 3339 or epoch seconds), as every shard given it does; at "
+                + "most a day ahead, at most 60 s past (then at once, its lateness reported).",
+            example: "2026-12-01T18:00:00Z"))
+    static let json: Key<String?> = .text(
+        Option(
+            .json, "FILE", "Write the JSON report (schema: bench/report.schema.json); '-' is stdout.",
+            example: "report.json"))
+    static let html: Key<String?> = .text(
+        Option(.html, "FILE", "Write a self-contained HTML report with charts.", example: "report.html"))
+    static let log: Key<String?> = .text(
+        Option(
+            .log, "FILE",
+            "Write one record per device (offsets, phases, status, bytes, HTTP version, cache result, "
+                + "verdict, reason): CSV for .csv, JSON lines for .ndjson or .jsonl.", example: "devices.csv"))
+    static let serve: Key<String?> = .text(
+        Option(
+            "--serve", "DIR",
+            "Start the embedded asset server on DIR (HTTPS, test certificate) and map cdn.example.com "
+                + "to it. Default target: hero.jpg.", example: "Samples/assets"))
+    static let out: Key<String?> = .text(
+        Option(
+            .out, "DIR", "Keep the stored attachments in DIR (default: keep nothing; same verdicts).", example: "out"))
+    static let timeLimit: Key<Double?> = .duration(
+        Option(
+            .timeLimit, "SECONDS",
+            "Launch no device after this (default: the schedule plus the budget plus 60 s); the devices "
+                + "not launched count as not shown.", example: "60"), in: 1...86_400, unit: .seconds)
+    static let ownsHost: Key<Bool> = .flag(
+        Option(.ownsHost, nil, "Required to target anything but this machine (127.0.0.1, ::1, localhost)."))
+    static let noPreflight: Key<Bool> = .flag(
+        Option("--no-preflight", nil, "Skip the trial download before the burst."))
+
     static let command = Command(
         name: "bench", synopsis: "bench",
         summary: "Reproduce a campaign's burst of downloads; report the share of devices that show it.",
@@ -47,75 +132,31 @@ enum BenchCommand {
             OptionGroup(
                 "Options",
                 [
-                    Option(
-                        "--payload", "FILE", "The payload every device receives (its ab.att.url is the target).",
-                        example: "Samples/payloads/01-jpeg-attached.json"),
-                    Option(
-                        "--url", "URL",
-                        "The asset URL (a payload is made for it; --type sets ab.att.type, default: the URL's "
-                            + "extension). With --serve, a path such as 'hero.jpg?delay=200' means "
-                            + "https://cdn.example.com/<path> on the server. {device}, {shard} and {random} in the "
-                            + "path or query make one URL per device.", example: "hero.jpg"),
-                    .iosMix(payloads: false), .audience,
-                    Option(
-                        "--urls", "FILE",
-                        "Devices draw their URL from FILE: one URL (or template) a line, optionally a space and a "
-                            + "weight (default 1); '#' starts a comment. The report breaks results down by URL.",
-                        example: "Samples/urls.txt"),
-                    Option("--type", "TYPE", "ab.att.type for --url and --urls.", example: "jpg"),
-                    Option(
-                        "--devices", "N",
-                        "Devices in the whole run (all shards), at most 1,000,000 (required, unless --rate and "
-                            + "--duration give it).",
-                        aliases: ["-n"], example: "10"),
-                    Option("--arrival", "burst", "All devices at once (the default).", example: "burst"),
-                    Option("--ramp", "SECONDS", "Arrivals spread evenly over SECONDS.", example: "2"),
-                    Option("--rate", "PER_SECOND", "Arrivals at a fixed rate.", example: "100"),
-                    Option(
-                        "--duration", "SECONDS",
-                        "A run bounded by time, as k6's constant arrival rate: with --rate R, R x SECONDS devices; "
-                            + "with --devices N, arrivals at N / SECONDS per second.", example: "30s"),
-                    Option(
-                        "--jitter", "SECONDS", "Delay each arrival by a random 0..SECONDS (reproducible with --seed).",
-                        example: "1"),
-                    Option(
-                        "--concurrency", "N", "Devices in flight at most (default 1000).", aliases: ["-c"], example: "8"
-                    ),
-                    Option(
-                        "--shard", "I/N", "Run the I-th of N equal slices of the device schedule (every N-th device).",
-                        example: "1/2"),
-                    Option(
-                        "--start-at", "TIME",
-                        "Start the schedule at TIME (RFC 3339 or epoch seconds), as every shard given it does; at "
-                            + "most a day ahead, at most 60 s past (then at once, its lateness reported).",
-                        example: "2026-12-01T18:00:00Z"),
-                    Option(
-                        "--json", "FILE", "Write the JSON report (schema: bench/report.schema.json); '-' is stdout.",
-                        example: "report.json"),
-                    Option("--html", "FILE", "Write a self-contained HTML report with charts.", example: "report.html"),
-                    .metrics, .summaryMarkdown, .junit("one test case per threshold of the gate"),
-                    Option(
-                        "--log", "FILE",
-                        "Write one record per device (offsets, phases, status, bytes, HTTP version, cache result, "
-                            + "verdict, reason): CSV for .csv, JSON lines for .ndjson or .jsonl.",
-                        example: "devices.csv"),
-                    Option(
-                        "--serve", "DIR",
-                        "Start the embedded asset server on DIR (HTTPS, test certificate) and map cdn.example.com "
-                            + "to it. Default target: hero.jpg.", example: "Samples/assets"),
+                    payload,
+                    url,
+                    Keys.iosMix(payloads: false), Keys.audience,
+                    urls,
+                    type,
+                    devices,
+                    arrival,
+                    ramp,
+                    rate,
+                    duration,
+                    jitter,
+                    concurrency,
+                    shard,
+                    startAt,
+                    json,
+                    html,
+                    Keys.metrics, Keys.summaryMarkdown, junit,
+                    log,
+                    serve,
                 ] + ServeCommand.edgeOptions + [
-                    Option(
-                        "--out", "DIR", "Keep the stored attachments in DIR (default: keep nothing; same verdicts).",
-                        example: "out"),
-                    Option(
-                        "--time-limit", "SECONDS",
-                        "Launch no device after this (default: the schedule plus the budget plus 60 s); the devices "
-                            + "not launched count as not shown.", example: "60"),
-                    .threshold(bench: true), .failUnder(devices: true), .maxP99,
-                    Option(
-                        "--i-own-this-host", nil,
-                        "Required to target anything but this machine (127.0.0.1, ::1, localhost)."),
-                    Option("--no-preflight", nil, "Skip the trial download before the burst."),
+                    out,
+                    timeLimit,
+                    Keys.threshold(bench: true), Keys.failUnder(devices: true), Keys.maxP99,
+                    ownsHost,
+                    noPreflight,
                 ]),
             .progress, .extensionPolicy(), .app, .download, .mix, .tracking,
         ],

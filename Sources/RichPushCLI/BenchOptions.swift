@@ -38,15 +38,15 @@ struct BenchOptions {
 
     /// Reads every option out of `arguments`; a mistake is a usage error (64).
     init(parsing arguments: inout Arguments) throws {
-        let payloadPath = try arguments.value("--payload")
-        let url = try arguments.value("--url")
-        let urls = try arguments.value("--urls")
-        let declaredType = try arguments.value("--type")
-        let givenDevices: Int? = try arguments.number("--devices", in: 1...1_000_000)
-        let arrival = try arguments.value("--arrival")
-        let ramp: Double? = try arguments.duration("--ramp", in: 0.001...86_400, unit: .seconds)
-        var rate: Double? = try arguments.number("--rate", in: 0.001...10_000_000)
-        let duration = try arguments.duration("--duration", in: 0.001...86_400, unit: .seconds)
+        let payloadPath = try arguments.read(BenchCommand.payload)
+        let url = try arguments.read(BenchCommand.url)
+        let urls = try arguments.read(BenchCommand.urls)
+        let declaredType = try arguments.read(BenchCommand.type)
+        let givenDevices: Int? = try arguments.read(BenchCommand.devices)
+        let arrival = try arguments.read(BenchCommand.arrival)
+        let ramp: Double? = try arguments.read(BenchCommand.ramp)
+        var rate: Double? = try arguments.read(BenchCommand.rate)
+        let duration = try arguments.read(BenchCommand.duration)
         // A run bounded by time, as k6's constant-arrival-rate writes it: --rate R --duration D is
         // R x D devices; --devices N --duration D arrives at N / D per second.
         let devices: Int
@@ -74,34 +74,34 @@ struct BenchOptions {
         if duration != nil, ramp != nil || arrival != nil {
             throw UsageError("--duration sets an arrival rate; leave out --ramp and --arrival")
         }
-        let jitter: Double = try arguments.duration("--jitter", in: 0...86_400, unit: .seconds) ?? 0
-        let seed: UInt64 = try arguments.number("--seed", in: 0...UInt64.max) ?? 1
-        let concurrency: Int = try arguments.number("--concurrency", in: 1...100_000) ?? 1000
-        jsonPath = try arguments.value("--json")
-        htmlPath = try arguments.value("--html")
-        metricsPath = try arguments.value("--metrics")
-        junitPath = try arguments.value("--junit")
-        summaryPath = try arguments.value("--summary-md")
-        logPath = try arguments.value("--log")
+        let jitter = try arguments.read(BenchCommand.jitter)
+        let seed = try arguments.read(Keys.seed)
+        let concurrency = try arguments.read(BenchCommand.concurrency)
+        jsonPath = try arguments.read(BenchCommand.json)
+        htmlPath = try arguments.read(BenchCommand.html)
+        metricsPath = try arguments.read(Keys.metrics)
+        junitPath = try arguments.read(BenchCommand.junit)
+        summaryPath = try arguments.read(Keys.summaryMarkdown)
+        logPath = try arguments.read(BenchCommand.log)
         if let logPath {
             do { _ = try DeviceLog.Format(path: logPath) } catch { throw UsageError("--log " + error.message) }
         }
-        serveFolder = try arguments.value("--serve")
+        serveFolder = try arguments.read(BenchCommand.serve)
         edge = try ServeCommand.edge(&arguments)
         if edge != nil, serveFolder == nil {
             throw UsageError("--edge needs --serve DIR (or run 'richpush serve --edge')")
         }
-        let keep = try arguments.value("--out")
-        let timeLimit: Double? = try arguments.duration("--time-limit", in: 1...86_400, unit: .seconds)
-        let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
-        let maxP99: Double? = try arguments.duration("--max-p99", in: 0.001...86_400_000, unit: .milliseconds)
-        let thresholds = try BenchOptions.thresholds(try arguments.values("--threshold"), for: .bench)
-        let ownsHost = arguments.flag("--i-own-this-host")
-        let noProgress = arguments.flag("--no-progress")
-        let forceProgress = arguments.flag("--progress")
-        let noPreflight = arguments.flag("--no-preflight")
-        let shard = try arguments.value("--shard").map { try Shard(parsing: $0) } ?? .whole
-        let startAt = try arguments.value("--start-at").map { SharedStart(try WallTime(parsing: $0)) }
+        let keep = try arguments.read(BenchCommand.out)
+        let timeLimit: Double? = try arguments.read(BenchCommand.timeLimit)
+        let failUnder: Double? = try arguments.read(Keys.failUnder(devices: true))
+        let maxP99: Double? = try arguments.read(Keys.maxP99)
+        let thresholds = try BenchOptions.thresholds(try arguments.read(Keys.threshold(bench: true)), for: .bench)
+        let ownsHost = try arguments.read(BenchCommand.ownsHost)
+        let noProgress = try arguments.read(Keys.noProgress)
+        let forceProgress = try arguments.read(Keys.progress)
+        let noPreflight = try arguments.read(BenchCommand.noPreflight)
+        let shard = try arguments.read(BenchCommand.shard).map { try Shard(parsing: $0) } ?? .whole
+        let startAt = try arguments.read(BenchCommand.startAt).map { SharedStart(try WallTime(parsing: $0)) }
         let policy = try PolicyOptions(parsing: &arguments).policy
         tracking = try TrackOptions(parsing: &arguments, policy: policy)
         let mix = try TLSOptions.networkMix(&arguments, network: policy.fetch.network)
@@ -110,9 +110,9 @@ struct BenchOptions {
         configuration = try BenchConfiguration(
             devices: devices, payload: payloadPath, url: url, type: declaredType, arrival: arrival, ramp: ramp,
             rate: rate, serving: serveFolder != nil, urls: urls)
-        configuration.jitterSeconds = jitter
-        configuration.seed = seed
-        configuration.concurrency = concurrency
+        if let jitter { configuration.jitterSeconds = jitter }
+        if let seed { configuration.seed = seed }
+        if let concurrency { configuration.concurrency = concurrency }
         configuration.keepFolder = keep
         configuration.timeLimitSeconds = timeLimit
         configuration.thresholds =
@@ -132,8 +132,8 @@ struct BenchOptions {
     /// `--ios-mix MIX` or `--audience FILE` (not both, and not beside `--ios` or `--linked-sdk`, which
     /// name one phone).
     static func audience(_ arguments: inout Arguments, policy: ExtensionPolicy) throws -> AudienceMix? {
-        let text = try arguments.value("--ios-mix")
-        let file = try arguments.value("--audience")
+        let text = try arguments.read(Keys.iosMix(payloads: false))
+        let file = try arguments.read(Keys.audience)
         guard text != nil || file != nil else { return nil }
         guard text == nil || file == nil else { throw UsageError("give --ios-mix or --audience, not both") }
         guard policy.device == .standard else {

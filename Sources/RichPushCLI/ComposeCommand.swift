@@ -4,27 +4,32 @@ import RichPush
 
 /// `richpush compose`: the send request a team writes, turned into the APNs payload the platform delivers.
 enum ComposeCommand {
-    static let sdk = Option(
-        "--sdk", "NAME",
-        "Whose send request it is: braze (default; /messages/send, or its apple_push object), onesignal "
-            + "(POST /notifications) or airship (the push API).", example: "onesignal")
-    static let envelope = Option(
-        "--envelope", nil,
-        "Write one NDJSON line per payload instead: {\"headers\", \"payload\", \"payload_bytes\", \"warnings\", "
-            + "\"liquid\", \"inferred\"}, or {\"refusal\"} for a refused request (with \"user\", the user's line, for --user)."
-    )
-    static let explain = Option(
-        "--explain", nil,
-        "List the mapping's rules, documented or inferred, instead of composing: all of them for --sdk, or those "
-            + "FILE uses.")
-    static let dashboard = Option(
-        "--dashboard", nil,
-        "The message comes from a dashboard campaign or Canvas step: Braze's 3,807-byte limit (a warning) instead "
-            + "of the API's 1,912 bytes (a refusal), no audience check, and \"$json:{...}\" extras sent as JSON.")
-    static let user = Option(
-        "--user", "FILE",
-        "Render the common Liquid tags for each user of FILE (one JSON object of attributes, or NDJSON): one "
-            + "payload per user, each checked against the size limit.", example: "Samples/requests/users.ndjson")
+    static let sdk: Key<String?> = .text(
+        Option(
+            "--sdk", "NAME",
+            "Whose send request it is: braze (default; /messages/send, or its apple_push object), onesignal "
+                + "(POST /notifications) or airship (the push API).", example: "onesignal"))
+    static let envelope: Key<Bool> = .flag(
+        Option(
+            "--envelope", nil,
+            "Write one NDJSON line per payload instead: {\"headers\", \"payload\", \"payload_bytes\", \"warnings\", "
+                + "\"liquid\", \"inferred\"}, or {\"refusal\"} for a refused request (with \"user\", the user's line, for --user)."
+        ))
+    static let explain: Key<Bool> = .flag(
+        Option(
+            "--explain", nil,
+            "List the mapping's rules, documented or inferred, instead of composing: all of them for --sdk, or those "
+                + "FILE uses."))
+    static let dashboard: Key<Bool> = .flag(
+        Option(
+            "--dashboard", nil,
+            "The message comes from a dashboard campaign or Canvas step: Braze's 3,807-byte limit (a warning) instead "
+                + "of the API's 1,912 bytes (a refusal), no audience check, and \"$json:{...}\" extras sent as JSON."))
+    static let user: Key<String?> = .text(
+        Option(
+            "--user", "FILE",
+            "Render the common Liquid tags for each user of FILE (one JSON object of attributes, or NDJSON): one "
+                + "payload per user, each checked against the size limit.", example: "Samples/requests/users.ndjson"))
 
     static let command = Command(
         name: "compose", synopsis: "compose [FILE]",
@@ -60,10 +65,10 @@ enum ComposeCommand {
 
     static func run(_ arguments: Arguments) async throws -> ExitCode {
         var arguments = arguments
-        let options = ComposeOptions(dialect: try dialect(&arguments), dashboard: arguments.flag("--dashboard"))
-        let envelope = arguments.flag("--envelope")
-        let explain = arguments.flag("--explain")
-        let userFile = try arguments.value("--user")
+        let options = ComposeOptions(dialect: try dialect(&arguments), dashboard: try arguments.read(Self.dashboard))
+        let envelope = try arguments.read(Self.envelope)
+        let explain = try arguments.read(Self.explain)
+        let userFile = try arguments.read(Self.user)
         let positionals = try arguments.positionals()
         guard positionals.count <= 1 else { throw UsageError("compose takes one request file (or stdin)") }
         if explain && positionals.isEmpty {
@@ -163,7 +168,7 @@ enum ComposeCommand {
 
     /// `--sdk NAME`, braze by default.
     static func dialect(_ arguments: inout Arguments) throws(UsageError) -> ComposeDialect {
-        guard let name = try arguments.value("--sdk") else { return .braze }
+        guard let name = try arguments.read(Self.sdk) else { return .braze }
         guard let dialect = ComposeDialect(rawValue: name.lowercased()) else {
             let names = ComposeDialect.allCases.map(\.rawValue)
             let guess = Suggestion.closest(to: name, in: names).map { "; did you mean '\($0)'?" } ?? ""

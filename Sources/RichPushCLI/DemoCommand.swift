@@ -5,6 +5,15 @@ import RichPushServices
 
 /// `richpush demo`: the samples against the embedded server, as a table.
 enum DemoCommand {
+    // The options of this command, each declared once and read through its key.
+    static let out: Key<String?> = .text(
+        Option(.out, "DIR", "Keep the attachments in DIR (default: a temporary folder, removed after).", example: "out")
+    )
+    static let samples: Key<String?> = .text(
+        Option(.samples, "DIR", "The samples folder (default: ./Samples).", example: "Samples"))
+    static let json: Key<Bool> = .flag(
+        Option(.json, nil, "One JSON outcome per payload on stdout instead of the table."))
+
     static let command = Command(
         name: "demo", synopsis: "demo",
         summary: "Serve the samples and run every sample payload through the extension, as a table.",
@@ -24,11 +33,9 @@ enum DemoCommand {
             OptionGroup(
                 "Options",
                 [
-                    Option(
-                        "--out", "DIR", "Keep the attachments in DIR (default: a temporary folder, removed after).",
-                        example: "out"),
-                    Option("--samples", "DIR", "The samples folder (default: ./Samples).", example: "Samples"),
-                    Option("--json", nil, "One JSON outcome per payload on stdout instead of the table."),
+                    out,
+                    samples,
+                    json,
                 ]),
             .extensionPolicy(budgetDefault: 5), .app, .download, .output,
         ],
@@ -43,9 +50,9 @@ enum DemoCommand {
 
     static func run(_ arguments: Arguments) async throws -> ExitCode {
         var arguments = arguments
-        let output = try OutputOptions(parsing: &arguments)
-        let json = arguments.flag("--json")
-        let samplesOption = try arguments.value("--samples")
+        let output = try OutputOptions(parsing: &arguments, out: out)
+        let json = try arguments.read(Self.json)
+        let samplesOption = try arguments.read(Self.samples)
         let options = try PolicyOptions(parsing: &arguments)
         var policy = options.policy
         if !options.budgetGiven { policy.budget = .seconds(5) }

@@ -3,6 +3,24 @@ import RichPush
 
 /// `richpush fetch`: one URL through the fetch engine, with the device's limits, reported as JSON.
 enum FetchCommand {
+    // The options of this command, each declared once and read through its key.
+    static let output: Key<String?> = .text(
+        Option(
+            "--output", "FILE",
+            "Store the body in FILE (a hidden temporary beside it, renamed when the download "
+                + "succeeded). '-' writes the body on stdout, and the JSON report goes to stderr "
+                + "instead; a FIFO or device is written directly.", aliases: ["-o"], example: "body.bin"))
+    static let repeatCount: Key<Int?> = .number(
+        Option("--repeat", "N", "Download N times and print a throughput summary (bodies discarded).", example: "3"),
+        in: 1...10_000_000)
+    static let parallel: Key<Int?> = .number(
+        Option(
+            "--parallel", "N",
+            "Downloads in flight at once with --repeat (default \(FetchConfiguration.defaultParallel)).", example: "2"),
+        in: 1...100_000)
+    static let loops: Key<Int?> = .number(
+        Option("--loops", "N", "Fetch loop threads (default: one per core).", example: "1"), in: 1...256)
+
     static let command = Command(
         name: "fetch", synopsis: "fetch URL",
         summary: "Download one asset as a service extension would, and report how it went.",
@@ -19,18 +37,11 @@ enum FetchCommand {
             OptionGroup(
                 "Options",
                 [
-                    Option(
-                        "--output", "FILE",
-                        "Store the body in FILE (a hidden temporary beside it, renamed when the download "
-                            + "succeeded). '-' writes the body on stdout, and the JSON report goes to stderr "
-                            + "instead; a FIFO or device is written directly.", aliases: ["-o"], example: "body.bin"),
-                    .budget(default: 30),
-                    Option(
-                        "--repeat", "N", "Download N times and print a throughput summary (bodies discarded).",
-                        example: "3"),
-                    Option(
-                        "--parallel", "N", "Downloads in flight at once with --repeat (default 16).", example: "2"),
-                    Option("--loops", "N", "Fetch loop threads (default: one per core).", example: "1"),
+                    output,
+                    Keys.budget(),
+                    repeatCount,
+                    parallel,
+                    loops,
                     ProcessCommand.verbose,
                 ]),
             .download,
@@ -49,12 +60,12 @@ enum FetchCommand {
 
     static func run(_ arguments: Arguments) async throws -> ExitCode {
         var arguments = arguments
-        let outputPath = try arguments.value("-o", "--output")
-        let budget: Double? = try arguments.duration("--budget", in: 0.001...3600, unit: .seconds)
-        let repeatCount: Int? = try arguments.number("--repeat", in: 1...10_000_000)
-        let parallel: Int? = try arguments.number("--parallel", in: 1...100_000)
-        let loops: Int? = try arguments.number("--loops", in: 1...256)
-        let verbose = arguments.flag("--verbose", "-v")
+        let outputPath = try arguments.read(Self.output)
+        let budget: Double? = try arguments.read(Keys.budget())
+        let repeatCount: Int? = try arguments.read(Self.repeatCount)
+        let parallel: Int? = try arguments.read(Self.parallel)
+        let loops: Int? = try arguments.read(Self.loops)
+        let verbose = try arguments.read(ProcessCommand.verbose)
         var policy = try TLSOptions(parsing: &arguments).policy
         policy.tracesTransfer = verbose && repeatCount == nil
         let urls = try arguments.positionals()

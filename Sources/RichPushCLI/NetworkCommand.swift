@@ -3,6 +3,9 @@ import RichPush
 
 /// `richpush network list`: the built-in network profiles and how to write a custom one.
 enum NetworkCommand {
+    // The options of this command, each declared once and read through its key.
+    static let json: Key<Bool> = .flag(Option(.json, nil, "One JSON object per profile and line instead."))
+
     static let command = Command(
         name: "network", synopsis: "network list", summary: "Show the network profiles downloads can be shaped with.",
         about: """
@@ -25,7 +28,7 @@ enum NetworkCommand {
 
             \(NetworkProfile.grammar)
             """,
-        options: [OptionGroup("Options", [Option("--json", nil, "One JSON object per profile and line instead.")])],
+        options: [OptionGroup("Options", [json])],
         run: { try run($0) })
 
     /// One profile as `--json` prints it.
@@ -55,7 +58,7 @@ enum NetworkCommand {
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
         var arguments = arguments
-        let json = arguments.flag("--json")
+        let json = try arguments.read(Self.json)
         if let extra = try arguments.positionals().first {
             throw UsageError("network list takes no argument '\(extra.escapingControlCharacters)'")
         }

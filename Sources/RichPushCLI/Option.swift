@@ -1,14 +1,17 @@
 import RichPush
 
-/// One option of the command line, declared once: its names, its value, its help, and a value that parses.
+/// One option of the command line, declared once: its names, its value and its help.
 ///
 /// Parsing and every `--help` come from these declarations: a command lists the options (and shared
-/// groups) it takes, ``Arguments`` refuses any other, and the help prints them as declared.
+/// groups) it takes, ``Arguments`` refuses any other, and the help prints them as declared. Each is
+/// declared inside the typed ``Key`` commands read it through; an option that sets a library
+/// ``Setting`` takes its name from it, and a default the help quotes is the library's value.
 ///
 /// ```swift
-/// static let budget = Option("--budget", "SECONDS", "The extension's time budget (default 30).", example: "5")
+/// static let maxRedirects: Key<Int?> = .number(
+///     Option(.maxRedirects, "N", "Redirects followed at most (default \(FetchPolicy().maxRedirects))."), in: 0...50)
 /// ```
-struct Option: Sendable, Hashable {
+struct Option: Sendable, Hashable, Declared {
     /// The long name, `--budget`.
     var name: String
     /// Other spellings (`-o`, `-r`).
@@ -28,6 +31,15 @@ struct Option: Sendable, Hashable {
         self.example = example
     }
 
+    /// An option that sets one of the library's ``Setting``s: its name is the setting's, spelled as
+    /// the command line spells every setting (``Command/spelling``), so messages the library writes
+    /// name the option the user typed.
+    init(_ setting: Setting, _ value: String? = nil, _ help: String, aliases: [String] = [], example: String? = nil) {
+        self.init(Command.spelling(setting), value, help, aliases: aliases, example: example)
+    }
+
+    var option: Option { self }
+
     /// Every spelling: the long name and the aliases.
     var names: [String] { [name] + aliases }
 
@@ -37,14 +49,19 @@ struct Option: Sendable, Hashable {
     }
 }
 
+/// What declares an option: an ``Option`` itself, or the typed ``Key`` a command reads it through.
+protocol Declared: Sendable {
+    var option: Option { get }
+}
+
 /// A titled set of options: a command's own, or a group several commands share (download, app, ...).
 struct OptionGroup: Sendable {
     var title: String
     var options: [Option]
 
-    init(_ title: String, _ options: [Option]) {
+    init(_ title: String, _ options: [any Declared]) {
         self.title = title
-        self.options = options
+        self.options = options.map(\.option)
     }
 
     /// The group as help prints it: the title, then one entry per option, its text wrapped at 100 columns.

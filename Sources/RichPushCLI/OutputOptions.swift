@@ -11,10 +11,10 @@ struct OutputOptions {
     /// `--fsync`: each file is flushed to disk before it gets its name.
     var durable: Bool
 
-    /// Reads `--out` and `--fsync` out of `arguments`.
-    init(parsing arguments: inout Arguments, defaultFolder: String? = nil) throws {
-        folder = try arguments.value("--out") ?? defaultFolder
-        durable = arguments.flag("--fsync")
+    /// Reads the command's `--out` (`out`) and `--fsync` out of `arguments`.
+    init(parsing arguments: inout Arguments, out: Key<String?>, defaultFolder: String? = nil) throws {
+        folder = try arguments.read(out) ?? defaultFolder
+        durable = try arguments.read(Keys.fsync)
     }
 
     /// Opens the output `path` (`option` names it in messages); nil when `path` is nil.

@@ -18,11 +18,11 @@ struct PolicyOptions {
 
     /// Reads the options out of `arguments`; `allowsEveryVersion` accepts `--ios all` (process).
     init(parsing arguments: inout Arguments, allowsEveryVersion: Bool = false) throws {
-        if let seconds = try arguments.duration("--budget", in: 0.001...3600, unit: .seconds) {
+        if let seconds = try arguments.read(Keys.budget()) {
             policy.budget = .milliseconds(Int64(seconds * 1000))
             budgetGiven = true
         }
-        if let type = try arguments.value("--push-type") {
+        if let type = try arguments.read(Keys.pushType) {
             guard let pushType = ExtensionPolicy.PushType(rawValue: type.lowercased()) else {
                 throw UsageError(
                     "--push-type takes one of \(ExtensionPolicy.PushType.allCases.map(\.rawValue).joined(separator: ", "))"
@@ -30,7 +30,7 @@ struct PolicyOptions {
             }
             policy.pushType = pushType
         }
-        if let name = try arguments.value("--sdk") {
+        if let name = try arguments.read(Keys.sdk) {
             guard let choice = DialectChoice(name: name) else {
                 throw UsageError(
                     "--sdk takes one of \(DialectChoice.names.joined(separator: ", ")), not '\(name.escapingControlCharacters)'"
@@ -38,21 +38,21 @@ struct PolicyOptions {
             }
             policy.dialect = choice
         }
-        if let endpoint = try arguments.value("--sdk-endpoint") {
+        if let endpoint = try arguments.read(Keys.sdkEndpoint) {
             if let problem = EndpointRule.problem(with: endpoint) {
                 throw UsageError("--sdk-endpoint '\(endpoint.escapingControlCharacters)' \(problem)")
             }
             policy.sdkCalls.endpoint = endpoint
         }
-        if let milliseconds = try arguments.duration("--sdk-latency", in: 0...60_000, unit: .milliseconds) {
+        if let milliseconds = try arguments.read(Keys.sdkLatency) {
             policy.sdkCalls.latency = .milliseconds(Int64(milliseconds))
         }
-        policy.sdkCalls.receipts = arguments.flag("--sdk-receipts")
-        policy.binaryMegabytes = arguments.flag("--binary-mb")
+        policy.sdkCalls.receipts = try arguments.read(Keys.sdkReceipts)
+        policy.binaryMegabytes = try arguments.read(Keys.binaryMegabytes)
         let download = try TLSOptions(parsing: &arguments)
         policy.fetch = download.policy
         try readApp(&arguments)
-        var iosText = try arguments.value("--ios")
+        var iosText = try arguments.read(Keys.ios)
         if iosText?.lowercased() == "all" {
             guard allowsEveryVersion else {
                 throw UsageError("--ios all is for 'richpush process' (one payload on every version); give one version")
@@ -64,7 +64,7 @@ struct PolicyOptions {
             guard let version = IOSVersion(parsing: text) else { throw Self.versionError("--ios", text) }
             return version
         }
-        let linked = try arguments.value("--linked-sdk").map { text in
+        let linked = try arguments.read(Keys.linkedSDK).map { text in
             guard let version = IOSVersion(parsing: text) else { throw Self.versionError("--linked-sdk", text) }
             return version
         }
@@ -96,10 +96,10 @@ struct PolicyOptions {
     /// used is unusable input (65) naming the file and the problem; a plist given to the wrong option,
     /// or a malformed option, is a usage error (64).
     private mutating func readApp(_ arguments: inout Arguments) throws {
-        let folder = try arguments.value("--app")
-        let service = try arguments.value("--service-plist")
-        let contents = try arguments.values("--content-plist")
-        let keys = try arguments.values("--require-key")
+        let folder = try arguments.read(Keys.app)
+        let service = try arguments.read(Keys.servicePlist)
+        let contents = try arguments.read(Keys.contentPlist)
+        let keys = try arguments.read(Keys.requireKey)
         do {
             policy.requiredKeys = try keys.map { text throws(AppConfigurationError) in try RequiredKey(parsing: text) }
             guard folder != nil || service != nil || !contents.isEmpty else {

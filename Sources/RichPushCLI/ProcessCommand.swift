@@ -6,19 +6,34 @@ import RichPushRuns
 /// `richpush process`: one payload through the emulated service extension.
 enum ProcessCommand {
     /// `-v`, `--verbose`, on process and fetch.
-    static let verbose = Option(
-        "--verbose", nil,
-        "Print the download's trace on stderr, as curl -v does (address, TLS version and cipher, ALPN, "
-            + "certificate, request and response headers, timings).", aliases: ["-v"])
+    static let verbose: Key<Bool> = .flag(
+        Option(
+            "--verbose", nil,
+            "Print the download's trace on stderr, as curl -v does (address, TLS version and cipher, ALPN, "
+                + "certificate, request and response headers, timings).", aliases: ["-v"]))
 
     /// `--braze-request FILE`: compose first, then run the composed payload.
-    static let brazeRequest = Option(
-        "--braze-request", "FILE",
-        "Read a Braze /messages/send body (or apple_push object) instead of a payload: compose it as 'richpush "
-            + "compose' does, then run the composed payload; its apns-push-type decides invocation, and the outcome's "
-            + "'composed' keeps the request's file and the payload. A request Braze would refuse is rejected "
-            + "(request-refused, exit 65) with Braze's words.",
-        example: "Samples/requests/rich-image.json")
+    static let brazeRequest: Key<String?> = .text(
+        Option(
+            "--braze-request", "FILE",
+            "Read a Braze /messages/send body (or apple_push object) instead of a payload: compose it as 'richpush "
+                + "compose' does, then run the composed payload; its apns-push-type decides invocation, and the outcome's "
+                + "'composed' keeps the request's file and the payload. A request Braze would refuse is rejected "
+                + "(request-refused, exit 65) with Braze's words.",
+            example: "Samples/requests/rich-image.json"))
+
+    // The options of this command, each declared once and read through its key.
+    static let junit = Keys.junit("one test case for the payload, failed unless it shows as intended")
+    static let out: Key<String?> = .text(
+        Option(
+            .out, "DIR", "Where attachments are stored (default ./\(defaultFolder); made only when one is).",
+            example: "out"))
+    static let report: Key<String?> = .text(
+        Option(
+            "--report", "FILE",
+            "Also write the full outcome as JSON (download timings, sniffed type); '-' is stdout, after the payload.",
+            example: "report.json"))
+    static let quiet: Key<Bool> = .flag(Option("--quiet", nil, "No verdict line on stderr.", aliases: ["-q"]))
 
     static let command = Command(
         name: "process", synopsis: "process [FILE]",
@@ -44,15 +59,10 @@ enum ProcessCommand {
             OptionGroup(
                 "Options",
                 [
-                    Option(
-                        "--out", "DIR", "Where attachments are stored (default ./richpush-out; made only when one is).",
-                        example: "out"),
-                    Option(
-                        "--report", "FILE",
-                        "Also write the full outcome as JSON (download timings, sniffed type); '-' is stdout, after the payload.",
-                        example: "report.json"),
-                    .junit("one test case for the payload, failed unless it shows as intended"),
-                    Option("--quiet", nil, "No verdict line on stderr.", aliases: ["-q"]),
+                    out,
+                    report,
+                    junit,
+                    quiet,
                     verbose, brazeRequest,
                 ]),
             .extensionPolicy(), .app, .download, .tracking, .output,
@@ -71,17 +81,20 @@ enum ProcessCommand {
         ],
         run: { try await run($0) })
 
+    /// Where attachments go without --out.
+    static let defaultFolder = "richpush-out"
+
     /// The largest input read; anything larger is far over APNs' limit and only its size matters.
     static let readLimit = 1 << 20
 
     static func run(_ arguments: Arguments) async throws -> ExitCode {
         var arguments = arguments
-        let output = try OutputOptions(parsing: &arguments, defaultFolder: "richpush-out")
-        let reportPath = try arguments.value("--report")
-        let junitPath = try arguments.value("--junit")
-        let quiet = arguments.flag("--quiet", "-q")
-        let verbose = arguments.flag("--verbose", "-v")
-        let requestFile = try arguments.value("--braze-request")
+        let output = try OutputOptions(parsing: &arguments, out: out, defaultFolder: defaultFolder)
+        let reportPath = try arguments.read(Self.report)
+        let junitPath = try arguments.read(Self.junit)
+        let quiet = try arguments.read(Self.quiet)
+        let verbose = try arguments.read(Self.verbose)
+        let requestFile = try arguments.read(Self.brazeRequest)
         let policyOptions = try PolicyOptions(parsing: &arguments, allowsEveryVersion: true)
         var policy = policyOptions.policy
         policy.fetch.tracesTransfer = verbose

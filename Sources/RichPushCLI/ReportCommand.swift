@@ -13,6 +13,18 @@ enum ReportCommand {
             """,
         subcommands: [merge])
 
+    // The options of this command, each declared once and read through its key.
+    static let json: Key<String?> = .text(
+        Option(
+            .json, "FILE", "Write the merged JSON to FILE instead of stdout (replaced atomically; '-' is stdout).",
+            example: "merged.json"))
+    static let html: Key<String?> = .text(
+        Option(.html, "FILE", "Also write the merged bench report as HTML.", example: "merged.html"))
+    static let requireAllShards: Key<Bool> = .flag(
+        Option(
+            "--require-all-shards", nil,
+            "Refuse (exit 65) a merge that lacks a shard of the run, instead of warning about it."))
+
     static let merge = Command(
         name: "merge", synopsis: "merge FILE...", summary: "Merge bench reports or batch summaries into one.",
         about: """
@@ -47,16 +59,11 @@ enum ReportCommand {
             OptionGroup(
                 "Options",
                 [
-                    Option(
-                        "--json", "FILE",
-                        "Write the merged JSON to FILE instead of stdout (replaced atomically; '-' is stdout).",
-                        example: "merged.json"),
-                    Option("--html", "FILE", "Also write the merged bench report as HTML.", example: "merged.html"),
-                    .metrics, .summaryMarkdown,
-                    .threshold(bench: true), .failUnder(devices: true), .maxP99,
-                    Option(
-                        "--require-all-shards", nil,
-                        "Refuse (exit 65) a merge that lacks a shard of the run, instead of warning about it."),
+                    json,
+                    html,
+                    Keys.metrics, Keys.summaryMarkdown,
+                    Keys.threshold(bench: true), Keys.failUnder(devices: true), Keys.maxP99,
+                    requireAllShards,
                 ])
         ],
         footer: """
@@ -75,16 +82,16 @@ enum ReportCommand {
         let exit = TerminationSignal.exitOnSignal()
         defer { TerminationSignal.remove(exit) }
         var arguments = arguments
-        let json = try arguments.value("--json")
-        let html = try arguments.value("--html")
-        let metrics = try arguments.value("--metrics")
-        let summaryMarkdown = try arguments.value("--summary-md")
-        let failUnder: Double? = try arguments.number("--fail-under", in: 0...100)
-        let maxP99: Double? = try arguments.duration("--max-p99", in: 0.001...86_400_000, unit: .milliseconds)
-        var thresholds = try arguments.values("--threshold").map {
+        let json = try arguments.read(Self.json)
+        let html = try arguments.read(Self.html)
+        let metrics = try arguments.read(Keys.metrics)
+        let summaryMarkdown = try arguments.read(Keys.summaryMarkdown)
+        let failUnder: Double? = try arguments.read(Keys.failUnder(devices: true))
+        let maxP99: Double? = try arguments.read(Keys.maxP99)
+        var thresholds = try arguments.read(Keys.threshold(bench: true)).map {
             ReportMerge.ThresholdText($0, origin: "--threshold")
         }
-        let requireAll = arguments.flag("--require-all-shards")
+        let requireAll = try arguments.read(Self.requireAllShards)
         if let failUnder { thresholds.append(.init("display>=\(failUnder)%", origin: "--fail-under")) }
         if let maxP99 { thresholds.append(.init("p99<=\(maxP99)ms", origin: "--max-p99")) }
         let merge = try ReportMerge(

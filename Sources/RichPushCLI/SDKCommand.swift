@@ -3,6 +3,9 @@ import RichPush
 
 /// `richpush sdk list`: the SDK dialects `--sdk` emulates, with their keys and rules.
 enum SDKCommand {
+    // The options of this command, each declared once and read through its key.
+    static let json: Key<Bool> = .flag(Option(.json, nil, "One JSON object per SDK and line instead."))
+
     static let command = Command(
         name: "sdk", synopsis: "sdk list", summary: "Show the SDK dialects --sdk emulates.",
         about: """
@@ -24,7 +27,7 @@ enum SDKCommand {
             --sdk auto tries the dialects in this order and takes the first whose keys the payload
             carries (Braze when none): \(DialectDetection.order.map(\.name).joined(separator: ", ")).
             """,
-        options: [OptionGroup("Options", [Option("--json", nil, "One JSON object per SDK and line instead.")])],
+        options: [OptionGroup("Options", [json])],
         run: { try run($0) })
 
     /// One dialect as `--json` prints it.
@@ -86,7 +89,7 @@ enum SDKCommand {
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
         var arguments = arguments
-        let json = arguments.flag("--json")
+        let json = try arguments.read(Self.json)
         if let extra = try arguments.positionals().first {
             throw UsageError("sdk list takes no argument '\(extra.escapingControlCharacters)'")
         }

@@ -6,6 +6,77 @@ import RichPushServices
 
 /// `richpush serve`: the embedded asset server in the foreground.
 enum ServeCommand {
+    // The options of this command, each declared once and read through its key.
+    static let port: Key<UInt16?> = .number(
+        Option("--port", "N", "HTTP port (default 0: any free port).", example: "0"), in: 0...65535)
+    static let httpsPort: Key<UInt16?> = .number(
+        Option("--https-port", "N", "HTTPS port (default 0: any free port).", example: "0"), in: 0...65535)
+    static let certificate: Key<String?> = .text(
+        Option(
+            .certificate, "FILE", "Certificate chain (PEM) for HTTPS (default Samples/certs/server.pem).",
+            example: "Samples/certs/server.pem"))
+    static let key: Key<String?> = .text(
+        Option(
+            .privateKey, "FILE", "Private key (PEM) for HTTPS (default Samples/certs/server-key.pem).",
+            example: "Samples/certs/server-key.pem"))
+    static let noTLS: Key<Bool> = .flag(Option(.noTLS, nil, "Serve plain HTTP only."))
+    static let host: Key<String?> = .text(
+        Option(
+            "--host", "ADDRESS", "IPv4 address to bind (default \(ServeConfiguration.defaultHost)).",
+            example: "127.0.0.1"))
+    static let perAddressLimit: Key<Int?> = .number(
+        Option(
+            "--per-ip-limit", "N",
+            "Connections one client address may hold per listener (default: all but an eighth of the "
+                + "connection limit, 3584 of 4096); more are closed on accept. On the default "
+                + "127.0.0.1 bind, local clients usually all connect from 127.0.0.1 and share one "
+                + "allowance: it protects only a client from another address (127.0.0.2, or another "
+                + "machine with --host).", example: "100"), in: 1...1_000_000)
+    static let headTimeout: Key<Double?> = .duration(
+        Option(
+            "--head-timeout", "SECONDS",
+            "Seconds a new connection has for its TLS handshake and whole request head (default \(Keys.shown(AssetServer.defaultHeadTimeout, in: .seconds))); a "
+                + "client that has not finished by then is closed, however it trickles.", example: "5"), in: 1...3600,
+        unit: .seconds)
+    static let accessLog: Key<Bool> = .flag(
+        Option(
+            "--access-log", nil,
+            "Print one line per request on stderr: method, target, status, body bytes, ms, and the "
+                + "query parameters no fault reads, which are ignored as a CDN ignores them."))
+    static let strictFaults: Key<Bool> = .flag(
+        Option(
+            "--strict-faults", nil,
+            "Answer a query parameter no fault reads (a typo such as stal=0) with a 400 that lists the "
+                + "known ones, instead of ignoring it."))
+    static let apiKeyFile: Key<String?> = .text(
+        Option(
+            .apiKeyFile, "FILE", "Also answer POST /users/track like Braze's REST API, for the key read from FILE.",
+            example: "key.txt"))
+    static let trackLog: Key<String?> = .text(
+        Option(
+            .trackLog, "FILE", "Append every object /users/track accepted to FILE, one JSON line each.",
+            example: "track.ndjson"))
+    static let trackLimit: Key<String?> = .text(
+        Option(
+            .trackLimit, "N[/S]",
+            "Requests /users/track accepts per S-second window (default \(UsersTrackOptions(apiKey: "").limit)/\(UsersTrackOptions(apiKey: "").windowSeconds)); more get 429.",
+            example: "3000/3"))
+    static let edge: Key<Bool> = .flag(
+        Option(
+            .edge, nil,
+            "Emulate a CDN edge in front of the folder: an LRU of request targets (path and query); a miss waits "
+                + "--edge-fill, then is stored; answers carry Cache-Status (and Age on a hit)."))
+    static let edgeCapacity: Key<Int?> = .number(
+        Option(
+            "--edge-capacity", "N",
+            "Objects the edge holds, least recently used evicted (default \(EdgeOptions().capacity)).", example: "100"),
+        in: 1...10_000_000)
+    static let edgeFill: Key<Double?> = .duration(
+        Option(
+            "--edge-fill", "MS",
+            "Milliseconds a miss takes to fill from the origin (default \(Keys.shown(EdgeOptions().fill, in: .milliseconds))).",
+            example: "80"), in: 0...600_000, unit: .milliseconds)
+
     static let command = Command(
         name: "serve", synopsis: "serve [DIR]",
         summary: "Serve a folder of assets over HTTP and HTTPS on 127.0.0.1, with fault modes.",
@@ -27,47 +98,19 @@ enum ServeCommand {
             OptionGroup(
                 "Options",
                 [
-                    Option("--port", "N", "HTTP port (default 0: any free port).", example: "0"),
-                    Option("--https-port", "N", "HTTPS port (default 0: any free port).", example: "0"),
-                    Option(
-                        "--cert", "FILE", "Certificate chain (PEM) for HTTPS (default Samples/certs/server.pem).",
-                        example: "Samples/certs/server.pem"),
-                    Option(
-                        "--key", "FILE", "Private key (PEM) for HTTPS (default Samples/certs/server-key.pem).",
-                        example: "Samples/certs/server-key.pem"),
-                    Option("--no-tls", nil, "Serve plain HTTP only."),
-                    Option("--host", "ADDRESS", "IPv4 address to bind (default 127.0.0.1).", example: "127.0.0.1"),
-                    Option(
-                        "--per-ip-limit", "N",
-                        "Connections one client address may hold per listener (default: all but an eighth of the "
-                            + "connection limit, 3584 of 4096); more are closed on accept. On the default "
-                            + "127.0.0.1 bind, local clients usually all connect from 127.0.0.1 and share one "
-                            + "allowance: it protects only a client from another address (127.0.0.2, or another "
-                            + "machine with --host).",
-                        example: "100"),
-                    Option(
-                        "--head-timeout", "SECONDS",
-                        "Seconds a new connection has for its TLS handshake and whole request head (default 10); a "
-                            + "client that has not finished by then is closed, however it trickles.", example: "5"),
-                    Option(
-                        "--access-log", nil,
-                        "Print one line per request on stderr: method, target, status, body bytes, ms, and the "
-                            + "query parameters no fault reads, which are ignored as a CDN ignores them."),
-                    Option(
-                        "--strict-faults", nil,
-                        "Answer a query parameter no fault reads (a typo such as stal=0) with a 400 that lists the "
-                            + "known ones, instead of ignoring it."),
-                    Option(
-                        "--api-key-file", "FILE",
-                        "Also answer POST /users/track like Braze's REST API, for the key read from FILE.",
-                        example: "key.txt"),
-                    Option(
-                        "--track-log", "FILE", "Append every object /users/track accepted to FILE, one JSON line each.",
-                        example: "track.ndjson"),
-                    Option(
-                        "--track-limit", "N[/S]",
-                        "Requests /users/track accepts per S-second window (default 20/1); more get 429.",
-                        example: "3000/3"),
+                    port,
+                    httpsPort,
+                    certificate,
+                    key,
+                    noTLS,
+                    host,
+                    perAddressLimit,
+                    headTimeout,
+                    accessLog,
+                    strictFaults,
+                    apiKeyFile,
+                    trackLog,
+                    trackLimit,
                 ] + edgeOptions)
         ],
         footer: """
@@ -83,30 +126,28 @@ enum ServeCommand {
         run: { try run($0) })
 
     /// The emulated edge's options, shared with `bench --serve`.
-    static let edgeOptions = [
-        Option(
-            "--edge", nil,
-            "Emulate a CDN edge in front of the folder: an LRU of request targets (path and query); a miss waits "
-                + "--edge-fill, then is stored; answers carry Cache-Status (and Age on a hit)."),
-        Option(
-            "--edge-capacity", "N", "Objects the edge holds, least recently used evicted (default 1000).",
-            example: "100"),
-        Option("--edge-fill", "MS", "Milliseconds a miss takes to fill from the origin (default 50).", example: "80"),
+    static let edgeOptions: [any Declared] = [
+        edge,
+        edgeCapacity,
+        edgeFill,
     ]
 
     /// Reads `--edge`, `--edge-capacity` and `--edge-fill`: nil without `--edge` (a size or fill without
     /// it is a usage error).
     static func edge(_ arguments: inout Arguments) throws -> EdgeOptions? {
-        let edge = arguments.flag("--edge")
-        let capacity: Int? = try arguments.number("--edge-capacity", in: 1...10_000_000)
-        let fill: Int? = try arguments.duration("--edge-fill", in: 0...600_000, unit: .milliseconds).map {
+        let edge = try arguments.read(Self.edge)
+        let capacity: Int? = try arguments.read(Self.edgeCapacity)
+        let fill: Int? = try arguments.read(Self.edgeFill).map {
             Int($0.rounded())
         }
         guard edge else {
             if capacity != nil || fill != nil { throw UsageError("--edge-capacity and --edge-fill need --edge") }
             return nil
         }
-        return EdgeOptions(capacity: capacity ?? 1000, fill: .milliseconds(fill ?? 50))
+        var options = EdgeOptions()
+        if let capacity { options.capacity = capacity }
+        if let fill { options.fill = .milliseconds(fill) }
+        return options
     }
 
     /// The fault modes, as the help lists them.
@@ -128,30 +169,30 @@ enum ServeCommand {
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
         var arguments = arguments
-        let httpPort: UInt16 = try arguments.number("--port", in: 0...65535) ?? 0
-        let httpsPort: UInt16 = try arguments.number("--https-port", in: 0...65535) ?? 0
-        let noTLS = arguments.flag("--no-tls")
-        let accessLog = arguments.flag("--access-log")
-        let strictFaults = arguments.flag("--strict-faults")
-        let host = try arguments.value("--host") ?? "127.0.0.1"
-        let perAddressLimit: Int? = try arguments.number("--per-ip-limit", in: 1...1_000_000)
-        let headTimeout: Int? = try arguments.duration("--head-timeout", in: 1...3600, unit: .seconds).map {
+        let httpPort = try arguments.read(Self.port)
+        let httpsPort = try arguments.read(Self.httpsPort)
+        let noTLS = try arguments.read(Self.noTLS)
+        let accessLog = try arguments.read(Self.accessLog)
+        let strictFaults = try arguments.read(Self.strictFaults)
+        let host = try arguments.read(Self.host)
+        let perAddressLimit: Int? = try arguments.read(Self.perAddressLimit)
+        let headTimeout: Int? = try arguments.read(Self.headTimeout).map {
             Int($0.rounded(.up))
         }
-        let certificate = try arguments.value("--cert")
-        let key = try arguments.value("--key")
+        let certificate = try arguments.read(Self.certificate)
+        let key = try arguments.read(Self.key)
         let usersTrack = try ServeConfiguration.UsersTrack.parse(
-            keyFile: try arguments.value("--api-key-file"), logPath: try arguments.value("--track-log"),
-            limit: try arguments.value("--track-limit"))
+            keyFile: try arguments.read(Self.apiKeyFile), logPath: try arguments.read(Self.trackLog),
+            limit: try arguments.read(Self.trackLimit))
         let edge = try edge(&arguments)
         let folders = try arguments.positionals()
         guard folders.count <= 1 else { throw UsageError("serve takes one folder, got \(folders.count)") }
         var configuration = try ServeConfiguration(
             folder: folders.first, samples: SamplesFolder.locate(), tls: !noTLS,
             certificate: certificate, key: key)
-        configuration.host = host
-        configuration.httpPort = httpPort
-        configuration.httpsPort = httpsPort
+        if let host { configuration.host = host }
+        if let httpPort { configuration.httpPort = httpPort }
+        if let httpsPort { configuration.httpsPort = httpsPort }
         configuration.usersTrack = usersTrack
         configuration.perAddressLimit = perAddressLimit
         configuration.headTimeout = headTimeout.map { .seconds($0) }

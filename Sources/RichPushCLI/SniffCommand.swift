@@ -4,6 +4,9 @@ import RichPush
 
 /// `richpush sniff`: what files really are, and what iOS would make of them.
 enum SniffCommand {
+    // The options of this command, each declared once and read through its key.
+    static let json: Key<Bool> = .flag(Option(.json, nil, "One JSON object per file and line instead."))
+
     static let command = Command(
         name: "sniff", synopsis: "sniff FILE...",
         summary: "Tell what files really are, and whether iOS would attach them.",
@@ -22,7 +25,7 @@ enum SniffCommand {
             """,
         options: [
             OptionGroup(
-                "Options", [Option("--json", nil, "One JSON object per file and line instead."), .binaryMegabytes])
+                "Options", [json, Keys.binaryMegabytes])
         ],
         footer: """
             Example:
@@ -37,9 +40,9 @@ enum SniffCommand {
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
         var arguments = arguments
-        let json = arguments.flag("--json")
+        let json = try arguments.read(Self.json)
         var policy = ExtensionPolicy()
-        policy.binaryMegabytes = arguments.flag("--binary-mb")
+        policy.binaryMegabytes = try arguments.read(Keys.binaryMegabytes)
         let files = try arguments.positionals()
         guard !files.isEmpty else { throw UsageError("sniff needs at least one file") }
         let sniffer = TypeSniffer(pool: MagicPool(capacity: 1))

@@ -25,7 +25,7 @@ struct TLSOptions {
 
     /// Reads `--network-mix MIX` (batch and bench), which cannot be given with `--network`.
     static func networkMix(_ arguments: inout Arguments, network: NetworkProfile?) throws -> NetworkMix? {
-        guard let text = try arguments.value("--network-mix") else { return nil }
+        guard let text = try arguments.read(Keys.networkMix) else { return nil }
         guard network == nil else {
             throw UsageError("give --network or --network-mix, not both (a mix names each device's profile)")
         }
@@ -37,32 +37,32 @@ struct TLSOptions {
     /// Reads the options out of `arguments`; a `--cacert` file that is missing or holds no
     /// certificate is unusable input (65).
     init(parsing arguments: inout Arguments) throws {
-        if let network = try arguments.value("--network") {
+        if let network = try arguments.read(Keys.network) {
             do throws(NetworkError) { policy.network = try NetworkProfile(parsing: network) } catch {
                 throw UsageError("--network: \(error.message)")
             }
         }
-        policy.allowHTTP = arguments.flag("--allow-http")
-        if arguments.flag("--reuse") { policy.connections = .shared }
-        if let seconds = try arguments.duration("--connect-timeout", in: 0.001...3600, unit: .seconds) {
+        policy.allowHTTP = try arguments.read(Keys.allowHTTP)
+        if try arguments.read(Keys.reuse) { policy.connections = .shared }
+        if let seconds = try arguments.read(Keys.connectTimeout) {
             policy.connectTimeout = .milliseconds(Int64(seconds * 1000))
         }
-        if let seconds = try arguments.duration("--stall-window", in: 1...3600, unit: .seconds) {
+        if let seconds = try arguments.read(Keys.stallWindow) {
             policy.stallWindow = .milliseconds(Int64(seconds * 1000))
         }
-        policy.maxBytes = try arguments.number("--max-bytes", in: 0...Int64.max)
-        policy.maxRedirects = try arguments.number("--max-redirs", in: 0...50) ?? policy.maxRedirects
-        if let caFile = try arguments.value("--cacert") {
+        policy.maxBytes = try arguments.read(Keys.maxBytes)
+        policy.maxRedirects = try arguments.read(Keys.maxRedirects) ?? policy.maxRedirects
+        if let caFile = try arguments.read(Keys.caFile) {
             // Readable and holding a certificate: a file without one would fail every download as tls-failed.
             try CertificateAuthorityFile.checkOption(caFile)
             policy.caFile = caFile
         }
-        for text in try arguments.values("--header") {
+        for text in try arguments.read(Keys.header) {
             do throws(RequestHeader.Failure) { policy.requestHeaders.append(try RequestHeader(parsing: text)) } catch {
                 throw UsageError("-H/--header: \(error.message)")
             }
         }
-        if let agent = try arguments.value("--user-agent") {
+        if let agent = try arguments.read(Keys.userAgent) {
             guard !agent.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
                 throw UsageError(
                     "--user-agent '\(agent.escapingControlCharacters)' holds CR, LF or NUL: a header is one line")
@@ -70,6 +70,6 @@ struct TLSOptions {
             policy.userAgent = agent
             userAgentGiven = true
         }
-        policy.hostMappings = try HostMapping.parsing(option: try arguments.values("--connect-to"))
+        policy.hostMappings = try HostMapping.parsing(option: try arguments.read(Keys.connectTo))
     }
 }

@@ -21,9 +21,9 @@ struct TrackOptions {
     init(parsing arguments: inout Arguments, policy: ExtensionPolicy) throws {
         let download = policy.fetch
         budget = policy.budget
-        let base = try arguments.value("--track-endpoint")
-        eventName = try arguments.value("--track-event") ?? DeliveryTracking.defaultEventName
-        let keyFile = try arguments.value("--api-key-file")
+        let base = try arguments.read(Keys.trackEndpoint)
+        eventName = try arguments.read(Keys.trackEvent) ?? DeliveryTracking.defaultEventName
+        let keyFile = try arguments.read(Keys.apiKeyFile)
         guard let base else {
             if keyFile != nil { throw UsageError("--api-key-file goes with --track-endpoint URL") }
             return

@@ -8,8 +8,9 @@ import Testing
     static func read(_ text: String, unit: Arguments.DurationUnit = .seconds, range: ClosedRange<Double> = 0...86_400)
         throws -> Double?
     {
-        var arguments = try Arguments(["--budget", text], options: ProcessCommand.command.allOptions)
-        return try arguments.duration("--budget", in: range, unit: unit)
+        let key = Key<Double?>.duration(Option("--budget", "SECONDS", "A duration."), in: range, unit: unit)
+        var arguments = try Arguments(["--budget", text], options: [key.option])
+        return try arguments.read(key)
     }
 
     @Test(arguments: [

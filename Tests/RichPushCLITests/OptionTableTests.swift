@@ -129,6 +129,33 @@ import Testing
         }
     }
 
+    /// Commands read options only through typed keys (the string readers are private to `Arguments`),
+    /// so a name is spelled in a message or a help text alone: each `--name` the command line's
+    /// sources write is one some command declares (or a word of the top level: `--version`, `help --man`).
+    @Test func everyOptionNameTheSourcesWriteIsDeclared() throws {
+        let declared = Set(Self.everyCommand.flatMap { $0.command.allOptions.flatMap(\.names) })
+        let topLevel: Set<String> = ["--help", "--version", "--man", "--reference"]
+        let refused = Set(Arguments.refused.keys)
+        // Placeholders of doc comments: `--name VALUE`, and Suggestion's example of a typo.
+        let placeholders: Set<String> = ["--name", "--budgte"]
+        let folder = Fixtures.root + "/Sources/RichPushCLI"
+        var checked = 0
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+            let regex = try NSRegularExpression(pattern: "(?<![\\w-])--[a-z][a-z0-9-]*")
+            for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                guard let range = Range(match.range, in: text) else { continue }
+                let name = String(text[range])
+                checked += 1
+                #expect(
+                    declared.contains(name) || topLevel.contains(name) || refused.contains(name)
+                        || placeholders.contains(name),
+                    "\(file) writes \(name), which no command declares")
+            }
+        }
+        #expect(checked > 200)
+    }
+
     @Test func everySettingTheLibraryNamesIsAnOption() {
         let declared = Set(Self.everyCommand.flatMap { $0.command.allOptions.flatMap(\.names) })
         for setting in Setting.allCases {
@@ -225,7 +252,7 @@ import Testing
         }
         // An alias is read with its option.
         var quiet = try Arguments(["-q"], options: options)
-        let given = quiet.flag("--quiet")
+        let given = try quiet.read(ProcessCommand.quiet)
         #expect(given)
         #expect(try quiet.positionals().isEmpty)
     }

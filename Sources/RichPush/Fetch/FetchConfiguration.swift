@@ -17,7 +17,9 @@ public struct FetchConfiguration: Sendable {
     /// Download this many times and summarise (bodies discarded); nil downloads once.
     public var repeatCount: Int?
     /// Downloads in flight at once with ``repeatCount``.
-    public var parallel = 16
+    public var parallel = Self.defaultParallel
+    /// Downloads in flight when none is given.
+    package static let defaultParallel = 16
     /// Fetch loop threads.
     public var loops = ProcessInfo.processInfo.activeProcessorCount
     /// Trust, host mappings, ATS, timeouts and caps.

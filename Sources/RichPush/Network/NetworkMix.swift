@@ -12,6 +12,9 @@ import Foundation
 /// let profiles = mix.assignments(devices: 1000, seed: 7)  // 200 x 3G, 700 x LTE, 100 x Wi-Fi
 /// ```
 package struct NetworkMix: Sendable, Hashable {
+    /// The seed of every draw (the network mix, the audience, a bench's jitter) when none is given.
+    package static let defaultSeed: UInt64 = 1
+
     /// One profile and its share.
     package struct Entry: Sendable, Hashable {
         package var profile: NetworkProfile

@@ -18,7 +18,9 @@ public struct BatchConfiguration: Sendable {
     /// Each file is flushed to disk before it gets its name.
     public var durable = false
     /// Payloads in flight at once.
-    public var concurrency = 32
+    public var concurrency = Self.defaultConcurrency
+    /// Payloads in flight when none is given.
+    package static let defaultConcurrency = 32
     /// Redo payloads an earlier run completed, and accept changed settings.
     public var force = false
     /// Each URL is downloaded once per run.
@@ -30,7 +32,7 @@ public struct BatchConfiguration: Sendable {
     /// A phone per payload, by share (``AudienceMix``), drawn with ``seed``; nil: every payload on the
     /// policy's own.
     package var audience: AudienceMix?
-    public var seed: UInt64 = 1
+    public var seed: UInt64 = NetworkMix.defaultSeed
     /// Every N-th payload by position in the sorted input, or all of them.
     package var shard: Shard?
     /// Path A: a delivery event per payload, when given.

@@ -56,9 +56,11 @@ public struct BenchConfiguration: Sendable {
     /// Each arrival is delayed by a random 0 to this many seconds.
     public var jitterSeconds: Double = 0
     /// The seed of the jitter and the network mix.
-    public var seed: UInt64 = 1
+    public var seed: UInt64 = NetworkMix.defaultSeed
     /// Devices in flight at most.
-    public var concurrency = 1000
+    public var concurrency = Self.defaultConcurrency
+    /// Devices in flight when none is given.
+    package static let defaultConcurrency = 1000
     /// The output folder the stored attachments are kept in (nil: keep nothing).
     public var keepFolder: String?
     /// No device is launched after this many seconds (nil: the schedule plus the budget plus 60 s).

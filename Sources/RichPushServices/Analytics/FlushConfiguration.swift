@@ -25,7 +25,9 @@ package struct FlushConfiguration: Sendable {
     /// Host mappings, `HOST:PORT:HOST2:PORT2` as curl takes them.
     package var connectTo: [String] = []
     /// Time allowed for one request.
-    package var requestTimeout: Duration = .seconds(30)
+    package var requestTimeout: Duration = Self.defaultRequestTimeout
+    /// The time one request has when none is given.
+    package static let defaultRequestTimeout: Duration = .seconds(30)
     /// The user, the pacing and the retries.
     package var options: FlushOptions
 

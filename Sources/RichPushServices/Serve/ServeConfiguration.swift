@@ -69,7 +69,9 @@ package struct ServeConfiguration: Sendable {
     /// The folder of assets served.
     package var root: String
     /// The IPv4 address to bind.
-    package var host = "127.0.0.1"
+    package var host = Self.defaultHost
+    /// The address bound when none is given: this machine only.
+    package static let defaultHost = "127.0.0.1"
     /// The HTTP port (0: any free port).
     package var httpPort: UInt16 = 0
     /// The HTTPS port (0: any free port).
