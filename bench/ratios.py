@@ -7,6 +7,7 @@ calls one subcommand of this file for everything else:
     ratios.py trust-store BUNDLE CA OUT          the production-sized store: BUNDLE with CA in its middle
     ratios.py payloads RW DIR N PORT ASSET...    N batch payloads in DIR, RW/urls.cfg, RW/expected.json
     ratios.py payload URL TYPE OUT               the one payload of the start-up row
+    ratios.py curl-config OUT URL N              a curl -K config: N times URL, each body to /dev/null
     ratios.py expect OUT NAME=FILE...            a file of expected sizes (for count-files)
     ratios.py count-files DIR EXPECTED           "present bad": files of EXPECTED in DIR with the right size
     ratios.py report RW [settings]               the table, one RATIO line per row, results.jsonl
@@ -14,7 +15,9 @@ calls one subcommand of this file for everything else:
 Conventions (the ones bench/RESULTS.md uses): a rate is items over the whole process's wall time, start-up
 included; a row's value is the median of its counted runs; its ratio is richpush's rate over the peer's, so
 above 1 richpush is faster (for the start-up rows, where one process is one item: the peer's time over
-richpush's). A run that fails a check (exit status, verdicts, sizes, and for richpush bench the
+richpush's). The CPU rows (CPU_ROWS: bench against curl doing the same transfers) keep that direction: their
+ratio is the peer's CPU per transfer (user + system) over richpush's CPU per device, so above 1 richpush
+spends less. A run that fails a check (exit status, verdicts, sizes, and for richpush bench the
 --fail-under 100 threshold in its own report) is listed as a problem and not counted; any problem makes
 report exit 1.
 
@@ -35,8 +38,8 @@ STARTUP = ("startup-process", "startup-sniff")
 # Every tool of a workload, richpush's first. "true" is /bin/true under the same wrappers as the start-up
 # runs: what /usr/bin/time, timeout and an exec cost, inside both sides of a start-up row.
 TOOLS = {
-    "http-fresh": ["richpush", "h2load"],
-    "http-reuse": ["richpush", "h2load"],
+    "http-fresh": ["richpush", "h2load", "curl"],
+    "http-reuse": ["richpush", "h2load", "curl"],
     "https-store": ["richpush", "richpush-1ca", "h2load"],
     "batch": ["richpush", "curl"],
     "fetch-store": ["richpush", "richpush-1ca"],
@@ -99,6 +102,17 @@ ROWS = [
     ("startup-sniff", "richpush", "file", Goal.report(), "start-up: sniff FILE vs file --mime-type"),
 ]
 
+# The CPU rows, after ROWS in the table and in the RATIO lines: richpush bench against curl --parallel doing
+# the same transfers (the same URL, count and concurrency, each body to /dev/null). The goal: richpush spends
+# at most curl's CPU per transfer on a device, that is a ratio (curl's CPU over richpush's) of at least 1.
+CPU_ROWS = [
+    ("http-fresh", "richpush", "curl", Goal.at_least(1.0), "bench, fresh, HTTP: CPU per transfer"),
+    ("http-reuse", "richpush", "curl", Goal.at_least(1.0), "bench --reuse, HTTP: CPU per transfer"),
+]
+
+# The workloads where curl does richpush bench's transfers and writes one -w line per transfer.
+CURL_TRANSFERS = ("http-fresh", "http-reuse")
+
 
 def read(path, default=""):
     try:
@@ -118,6 +132,11 @@ def ratio(rate, peer_rate):
     if not rate or not peer_rate or rate <= 0 or peer_rate <= 0:
         return None
     return rate / peer_rate
+
+
+def cpu_ratio(cpu, peer_cpu):
+    """The peer's CPU per item over richpush's (above 1: richpush spends less), None unless both are positive."""
+    return ratio(peer_cpu, cpu)
 
 
 def fmt(value, spec="{:.0f}"):
@@ -147,6 +166,12 @@ def attachment_payload(url, kind):
 def write_payload(url, kind, out):
     with open(out, "w") as f:
         f.write(json.dumps(attachment_payload(url, kind), separators=(",", ":")) + "\n")
+
+
+def write_curl_config(out, url, count):
+    """A curl -K config of COUNT transfers of URL, each body written to /dev/null."""
+    with open(out, "w") as f:
+        f.write(f'url = "{url}"\noutput = "/dev/null"\n' * count)
 
 
 def write_payloads(rw, folder, count, port, assets):
@@ -203,12 +228,29 @@ def check_bench_report(report, items):
     return None
 
 
-def check(workload, tool, base, items):
-    """Why the run at BASE does not count, or None."""
+def check_transfers(out, items, size):
+    """Why curl's stdout (-w '%{http_code} %{size_download}\\n': one line per transfer) does not show ITEMS
+    transfers, each a 200 of SIZE bytes, or None."""
+    if size is None:
+        return "curl: no expected size to check its transfers against"
+    lines = out.splitlines()
+    if len(lines) != items:
+        return f"curl: {len(lines)} transfer lines for {items} transfers"
+    wrong = sum(1 for line in lines if line.split() != ["200", str(size)])
+    if wrong:
+        return f"curl: {wrong} of {items} transfers not a 200 of {size} bytes"
+    return None
+
+
+def check(workload, tool, base, items, size=None):
+    """Why the run at BASE does not count, or None. SIZE: the bytes of every transfer where curl does
+    richpush bench's transfers (CURL_TRANSFERS)."""
     status = meta(base)[0]
     if status != 0:
         return f"exit {status}"
     out = read(base + ".out")
+    if tool == "curl" and workload in CURL_TRANSFERS:
+        return check_transfers(out, items, size)
     if tool == "h2load":
         m = re.search(r"requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded", out)
         if not m or int(m.group(1)) != items:
@@ -275,16 +317,17 @@ def client_bound(base):
         return False
 
 
-def collect(rw, workloads, runs, startup_runs, counts):
-    """{(workload, tool): row} over every run, and the problems (runs not counted)."""
+def collect(rw, workloads, runs, startup_runs, counts, image_size=None):
+    """{(workload, tool): row} over every run, and the problems (runs not counted). IMAGE_SIZE: the bytes of
+    the bench workloads' JPEG, which every curl transfer of CURL_TRANSFERS must have."""
     rows, problems = {}, []
     for w in workloads:
         items = 1 if w in STARTUP else counts[w]
         for tool in TOOLS[w]:
-            rates, seconds, cpus, rss, bound, failed = [], [], [], [], False, 0
+            rates, seconds, cpus, rss, connections, bound, failed = [], [], [], [], [], False, 0
             for base in run_bases(rw, w, tool, runs, startup_runs):
-                why = check(w, tool, base, items)
-                _, _, t0, t1 = meta(base)
+                why = check(w, tool, base, items, image_size)
+                _, accepted, t0, t1 = meta(base)
                 if why is None and t1 <= t0:
                     why = "no wall time recorded"
                 if why:
@@ -293,6 +336,8 @@ def collect(rw, workloads, runs, startup_runs, counts):
                     continue
                 seconds.append(t1 - t0)
                 rates.append(items / (t1 - t0))
+                if accepted >= 0:  # nginx's accepted connections during the run (-1: not recorded)
+                    connections.append(accepted)
                 lines = read(base + ".time").strip().splitlines()
                 try:
                     _, peak, user, system = lines[-1].split()
@@ -306,13 +351,14 @@ def collect(rw, workloads, runs, startup_runs, counts):
             # over many runs says anything there.
             cpu_us = (sum(cpus) / len(cpus) if cpus else None) if w in STARTUP else median(cpus)
             rows[(w, tool)] = {"rates": rates, "seconds": seconds, "median": median(rates),
-                               "median_seconds": median(seconds), "cpu_us": cpu_us,
-                               "rss_mb": max(rss) if rss else None, "client_bound": bound, "failed": failed}
+                               "median_seconds": median(seconds), "cpus": cpus, "cpu_us": cpu_us,
+                               "rss_mb": max(rss) if rss else None, "connections": median(connections),
+                               "client_bound": bound, "failed": failed}
     return rows, problems
 
 
 def results(rows, workloads):
-    """One result per row of ROWS whose workload ran."""
+    """One result per row of ROWS whose workload ran, then one per row of CPU_ROWS whose workload ran."""
     out = []
     for w, tool, peer, goal, what in ROWS:
         if w not in workloads:
@@ -326,11 +372,29 @@ def results(rows, workloads):
         if w in STARTUP:
             result["seconds"], result["peer_seconds"] = a["median_seconds"], b["median_seconds"]
         out.append(result)
+    for w, tool, peer, goal, what in CPU_ROWS:
+        if w not in workloads:
+            continue
+        a, b = rows[(w, tool)], rows[(w, peer)]
+        r = cpu_ratio(a["cpu_us"], b["cpu_us"])
+        # The keys of the rate rows keep their meaning (rate, runs: items per second of wall time); "metric"
+        # and the cpu keys are these rows' own. ratio: the peer's CPU per item over richpush's.
+        out.append({"workload": w, "tool": tool, "peer": peer, "what": what, "metric": "cpu_per_item",
+                    "goal": goal.threshold(), "goal_text": goal.text(), "ratio": r, "met": goal.met(r),
+                    "cpu_us": a["cpu_us"], "peer_cpu_us": b["cpu_us"], "cpu_runs": a["cpus"],
+                    "peer_cpu_runs": b["cpus"], "seconds": a["median_seconds"],
+                    "peer_seconds": b["median_seconds"], "rate": a["median"], "peer_rate": b["median"],
+                    "runs": a["rates"], "peer_runs": b["rates"], "not_counted": a["failed"],
+                    "peer_not_counted": b["failed"]})
     return out
 
 
 def value_text(result, side):
-    """A row's median for SIDE ("" for richpush, "peer_"): a rate, or at start-up milliseconds per process."""
+    """A row's median for SIDE ("" for richpush, "peer_"): a rate, at start-up milliseconds per process, in a
+    CPU row microseconds of CPU per item."""
+    if result.get("metric") == "cpu_per_item":
+        cpu = result.get(side + "cpu_us")
+        return "-" if cpu is None else f"{cpu:.0f} us"
     if result["workload"] in STARTUP:
         seconds = result.get(side + "seconds")
         return "-" if seconds is None else f"{seconds * 1e3:.1f} ms"
@@ -338,6 +402,9 @@ def value_text(result, side):
 
 
 def runs_text(result):
+    if result.get("metric") == "cpu_per_item":
+        return (" ".join(f"{x:.0f}" for x in result["cpu_runs"]) + " | "
+                + " ".join(f"{x:.0f}" for x in result["peer_cpu_runs"]))
     if result["workload"] in STARTUP:
         def spread(values):
             return f"{len(values)} runs {min(values) * 1e3:.1f}-{max(values) * 1e3:.1f} ms" if values else "0 runs"
@@ -349,27 +416,35 @@ def met_text(met):
     return {True: "yes", False: "NO", None: "-"}[met]
 
 
-LABEL = max(len(f"{what} (vs {peer})") for _, _, peer, _, what in ROWS)
+LABEL = max(len(f"{what} (vs {peer})") for _, _, peer, _, what in ROWS + CPU_ROWS)
 
 
 def table(results_list, rows):
-    """The report's lines: the ratio table (goals in the last column), then CPU and memory per tool."""
+    """The report's lines: the ratio table (goals in the last column), which way is better, then CPU, wall
+    time, connections and memory per tool."""
     lines = [f"{'workload':<{LABEL}} {'richpush':>10} {'peer':>10} {'ratio':>7}  {'met':<4} "
-             f"{'runs (per s; start-up: ms)':<44} {'goal':>11}"]
+             f"{'runs (per s; start-up: ms; CPU: us)':<44} {'goal':>11}"]
     for r in results_list:
         label = f"{r['what']} (vs {r['peer']})"
         lines.append(f"{label:<{LABEL}} {value_text(r, ''):>10} {value_text(r, 'peer_'):>10} "
                      f"{fmt(r['ratio'], '{:.2f}x'):>7}  {met_text(r['met']):<4} {runs_text(r):<44} "
                      f"{r['goal_text']:>11}")
+    lines.append("ratio: above 1 richpush is better, in every row (rates: richpush's over the peer's; start-up: "
+                 "the peer's time over richpush's)")
+    if any(r.get("metric") == "cpu_per_item" for r in results_list):
+        lines.append("CPU per transfer rows: the peer's CPU (user + system) per transfer over richpush's per device, "
+                     "so 1.0x or more = richpush spends at most the peer's CPU")
     baseline = rows.get(("startup-process", "true"))
     if baseline and baseline["median_seconds"] is not None:
         lines.append(f"start-up rows include the wrappers (/usr/bin/time, timeout, exec): /bin/true takes "
                      f"{baseline['median_seconds'] * 1e3:.1f} ms the same way")
     lines.append("")
-    lines.append(f"{'workload/tool':<30} {'CPU us/item':>12} {'peak RSS MB':>12}  client-bound"
-                 "   (start-up: CPU per process, the mean of all runs)")
+    lines.append(f"{'workload/tool':<30} {'CPU us/item':>12} {'wall s':>8} {'conns/run':>10} {'peak RSS MB':>12}  "
+                 "client-bound   (medians of counted runs; start-up: CPU per process is the mean of all runs, "
+                 "wall per process)")
     for (w, tool), row in rows.items():
-        lines.append(f"{w + ' ' + tool:<30} {fmt(row['cpu_us']):>12} {fmt(row['rss_mb'], '{:.1f}'):>12}  "
+        lines.append(f"{w + ' ' + tool:<30} {fmt(row['cpu_us']):>12} {fmt(row['median_seconds'], '{:.3f}'):>8} "
+                     f"{fmt(row['connections']):>10} {fmt(row['rss_mb'], '{:.1f}'):>12}  "
                      f"{'yes' if row['client_bound'] else '-'}")
     return lines
 
@@ -378,11 +453,11 @@ def ratio_line(result):
     return "RATIO " + json.dumps(result, sort_keys=True)
 
 
-def report(rw, runs, startup_runs, workloads, counts, out=None):
+def report(rw, runs, startup_runs, workloads, counts, out=None, image_size=None):
     """Prints the table, the RATIO lines (also written to RW/results.jsonl) and the problems on OUT (stdout);
     returns the exit status: 1 when a run was not counted, else 0."""
     out = out or sys.stdout
-    rows, problems = collect(rw, workloads, runs, startup_runs, counts)
+    rows, problems = collect(rw, workloads, runs, startup_runs, counts, image_size)
     res = results(rows, workloads)
     print("", file=out)
     for line in table(res, rows):
@@ -415,6 +490,10 @@ def main(argv):
     p.add_argument("url")
     p.add_argument("type")
     p.add_argument("out")
+    p = sub.add_parser("curl-config", help="Write a curl -K config of COUNT transfers of URL to /dev/null.")
+    p.add_argument("out")
+    p.add_argument("url")
+    p.add_argument("count", type=int)
     p = sub.add_parser("expect", help="Write the expected sizes of NAME=FILE pairs.")
     p.add_argument("out")
     p.add_argument("pairs", nargs="+")
@@ -428,6 +507,7 @@ def main(argv):
     p.add_argument("--workloads", required=True)
     for w in ("http-fresh", "http-reuse", "https-store", "batch", "fetch-store"):
         p.add_argument("--" + w, type=int, required=True, dest=w.replace("-", "_"))
+    p.add_argument("--image-size", type=int, required=True, help="bytes of every curl transfer of the bench rows")
     args = parser.parse_args(argv)
 
     if args.command == "trust-store":
@@ -436,6 +516,8 @@ def main(argv):
         write_payloads(args.rw, args.folder, args.count, args.port, args.assets)
     elif args.command == "payload":
         write_payload(args.url, args.type, args.out)
+    elif args.command == "curl-config":
+        write_curl_config(args.out, args.url, args.count)
     elif args.command == "expect":
         expected = {}
         for pair in args.pairs:
@@ -452,7 +534,7 @@ def main(argv):
         if unknown:
             parser.error(f"unknown workload(s): {' '.join(unknown)}")
         counts = {w: getattr(args, w.replace("-", "_")) for w in WORKLOADS if w not in STARTUP}
-        return report(args.rw, args.runs, args.startup_runs, workloads, counts)
+        return report(args.rw, args.runs, args.startup_runs, workloads, counts, image_size=args.image_size)
     return 0
 
 

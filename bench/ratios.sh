@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ratios.sh: one command, one table: richpush against its peer tool for each workload of the
-# performance goals (bench/RESULTS.md, "Ratios"), whole-process wall time, median of interleaved runs.
+# performance goals (bench/RESULTS.md, "Ratios"), whole-process wall time, median of interleaved runs;
+# and, for the two HTTP bench workloads, richpush's CPU per device against curl's per transfer.
 #
 # Usage: bench/ratios.sh            (from anywhere; paths are found relative to this script)
 #
@@ -9,8 +10,8 @@
 #                               in an order that rotates each round, so drift hits every tool alike
 #   BENCH_CONCURRENCY=64        in flight for every tool (richpush --concurrency / --parallel, h2load -c,
 #                               curl --parallel-max)
-#   BENCH_FRESH_DEVICES=4000    devices in http-fresh (h2load -n)
-#   BENCH_REUSE_DEVICES=12000   devices in http-reuse
+#   BENCH_FRESH_DEVICES=4000    devices in http-fresh (h2load -n, curl transfers)
+#   BENCH_REUSE_DEVICES=12000   devices in http-reuse (the same)
 #   BENCH_TLS_DEVICES=2000      devices in https-store and downloads in fetch-store
 #   BENCH_PAYLOADS=10000        payloads in batch (curl downloads)
 #   BENCH_IMAGE_SIZE=300000     bytes of the JPEG of the bench and fetch workloads
@@ -29,7 +30,12 @@
 # with comment segments; "fresh" ports close after every response, so each download is a new connection):
 #   http-fresh   richpush bench --url http://cdn.example.com/hero-300k.jpg --allow-http --connect-to ...
 #                    --devices N --concurrency C        vs  h2load --h1 -n N -c C -t T (fresh port)
-#   http-reuse   the same with --reuse and the keep-alive port   vs  h2load --h1 (keep-alive)
+#                and vs  curl --parallel --parallel-max C --parallel-immediate --connect-to ... -K CONFIG: the
+#                same N GETs of the same URL (CONFIG: N times url = ..., output = "/dev/null"), one
+#                -w '%{http_code} %{size_download}' line each; its row compares CPU (user + system) per
+#                transfer, richpush's per device against curl's (goal: at most curl's), not wall time
+#   http-reuse   the same with --reuse and the keep-alive port   vs  h2load --h1 (keep-alive), and vs curl
+#                on the keep-alive port (curl keeps its connections open between transfers by itself)
 #   https-store  richpush bench over HTTPS with --cacert STORE, where STORE is a copy of the system bundle
 #                with the test CA inside it (a production-sized trust store, about 140 certificates);
 #                the peers: h2load (it verifies nothing) and the same richpush run with --cacert of the
@@ -46,8 +52,10 @@
 # Every richpush bench run has --fail-under 100. Every run is checked (exit status; richpush bench: its
 # report's --fail-under 100 threshold passed, every device shown; batch and process: every payload attached;
 # fetch: every download succeeded; h2load: every request succeeded with 2xx; curl: every file there with the
-# right size; sniff and file: image/jpeg) and a run that fails a check is reported and not counted (the
-# script then exits 1). The table (the goals in its last column), a "RATIO {json}" line per row (also in
+# right size, and in http-fresh and http-reuse N lines on stdout, each "200 SIZE"; sniff and file:
+# image/jpeg) and a run that fails a check is reported and not counted (the script then exits 1). The table
+# (the goals in its last column; ratios above 1 favour richpush in every row), CPU per item, wall time and
+# nginx's accepted connections per tool, a "RATIO {json}" line per row (also in
 # bench/work/ratios/results.jsonl) and the exact commands go to stdout. This script runs the tools; its
 # Python (inputs, checks, the report) is bench/ratios.py, tested by bench/test_ratios.py (lib.sh's free
 # ports, nginx snapshots and JPEG padding keep their own small Python).
@@ -155,6 +163,14 @@ if [[ " ${WORKLOADS[*]} " == *" batch "* ]]; then
     log "writing $N_BATCH payloads to $BATCH_IN and the curl config"
     "${PY[@]}" payloads "$RW" "$BATCH_IN" "$N_BATCH" "$FRESH_PORT" "${ASSETS[@]}" || die "could not write the payloads"
 fi
+# The bench workloads' curl configs: the URL richpush bench downloads, once per device, bodies to /dev/null.
+BENCH_URL=http://cdn.example.com/$IMAGE
+for w in http-fresh http-reuse; do
+    [[ " ${WORKLOADS[*]} " == *" $w "* ]] || continue
+    n=$N_FRESH
+    [[ $w == http-reuse ]] && n=$N_REUSE
+    "${PY[@]}" curl-config "$RW/$w.cfg" "$BENCH_URL" "$n" || die "could not write $RW/$w.cfg"
+done
 # The start-up workloads: one payload whose attachment is on the fresh port, the file curl must write.
 STARTUP_URL=http://127.0.0.1:$FRESH_PORT/hero.jpg
 STARTUP_PAYLOAD=$RW/startup-payload.json
@@ -166,7 +182,7 @@ STARTUP_FILE=$RW/www/hero.jpg
 # --- 2. the runs -----------------------------------------------------------------------------------
 tools_of() { # workload: the tools, richpush's first
     case $1 in
-    http-fresh | http-reuse) echo richpush h2load ;;
+    http-fresh | http-reuse) echo richpush h2load curl ;;
     https-store) echo richpush richpush-1ca h2load ;;
     batch) echo richpush curl ;;
     fetch-store) echo richpush richpush-1ca ;;
@@ -186,13 +202,21 @@ bench_argv() { # scheme port devices json [extra...]
     ARGV=("$RICHPUSH" bench --url "$scheme://cdn.example.com/$IMAGE" --devices "$devices" --concurrency "$C"
         --connect-to "cdn.example.com:$default_port:127.0.0.1:$port" --json "$json" --no-progress --fail-under 100 "$@")
 }
+# curl doing richpush bench's HTTP transfers: the URLs of CONFIG (the same URL, Host and connection target as
+# bench_argv's), C at a time, each body to /dev/null, one "status bytes" line per transfer on stdout.
+curl_bench_argv() { # port config
+    ARGV=("$CURL" -q --parallel --parallel-max "$C" --parallel-immediate --noproxy '*' --fail -sS
+        --connect-to "cdn.example.com:80:127.0.0.1:$1" -w '%{http_code} %{size_download}\n' -K "$2")
+}
 run_argv() { # workload tool base
     local w=$1 tool=$2 base=$3
     case $w/$tool in
     http-fresh/richpush) bench_argv http "$FRESH_PORT" "$N_FRESH" "$base.json" --allow-http ;;
     http-fresh/h2load) ARGV=("$H2LOAD" --h1 -n "$N_FRESH" -c "$C" -t "$T" "http://127.0.0.1:$FRESH_PORT/$IMAGE") ;;
+    http-fresh/curl) curl_bench_argv "$FRESH_PORT" "$RW/http-fresh.cfg" ;;
     http-reuse/richpush) bench_argv http "$REUSE_PORT" "$N_REUSE" "$base.json" --allow-http --reuse ;;
     http-reuse/h2load) ARGV=("$H2LOAD" --h1 -n "$N_REUSE" -c "$C" -t "$T" "http://127.0.0.1:$REUSE_PORT/$IMAGE") ;;
+    http-reuse/curl) curl_bench_argv "$REUSE_PORT" "$RW/http-reuse.cfg" ;;
     https-store/richpush) bench_argv https "$TLS_PORT" "$N_TLS" "$base.json" --cacert "$STORE" ;;
     https-store/richpush-1ca) bench_argv https "$TLS_PORT" "$N_TLS" "$base.json" --cacert "$CA" ;;
     https-store/h2load) ARGV=("$H2LOAD" --h1 -n "$N_TLS" -c "$C" -t "$T" "https://127.0.0.1:$TLS_PORT/$IMAGE") ;;
@@ -294,12 +318,16 @@ done
 summary_status=0
 "${PY[@]}" report "$RW" --runs "$RUNS" --startup-runs "$N_STARTUP" --workloads "${WORKLOADS[*]}" \
     --http-fresh "$N_FRESH" --http-reuse "$N_REUSE" --https-store "$N_TLS" --batch "$N_BATCH" \
-    --fetch-store "$N_TLS" || summary_status=$?
+    --fetch-store "$N_TLS" --image-size "$IMAGE_SIZE" || summary_status=$?
 
 [[ $OUT_ROOT == /dev/shm ]] && rm -rf "$BATCH_IN"
 echo
 echo "commands (round 1):"
 for f in "$RW"/runs/*-1.cmd; do printf '  %s\n' "$(<"$f")"; done
+for w in http-fresh http-reuse; do
+    [[ -s $RW/$w.cfg ]] || continue
+    echo "  $RW/$w.cfg: $(($(wc -l <"$RW/$w.cfg") / 2)) times: $(head -2 "$RW/$w.cfg" | paste -sd' ')"
+done
 echo "batch and curl outputs: $OUT_ROOT ($(stat -f -c %T "$OUT_ROOT" 2>/dev/null || echo "?"))"
 echo "trust store: $STORE ($STORE_CERTS certificates: $SYSTEM_BUNDLE with the test CA inside)"
 print_machine

@@ -25,6 +25,18 @@ requests: {n} total, {n} started, {n} done, {ok} succeeded, 0 failed, 0 errored,
 status codes: {ok} 2xx, 0 3xx, 0 4xx, 0 5xx
 """
 
+IMAGE_SIZE = 300000
+
+
+def curl_out(transfers, size=IMAGE_SIZE, status=200):
+    """What curl -w '%{http_code} %{size_download}\\n' prints for TRANSFERS transfers alike."""
+    return f"{status} {size}\n" * transfers
+
+
+# The keys of a rate row's RATIO line, which other tooling reads: the CPU rows must not change them.
+RATE_KEYS = {"workload", "tool", "peer", "what", "goal", "goal_text", "ratio", "met", "rate", "peer_rate", "runs",
+             "peer_runs", "not_counted", "peer_not_counted"}
+
 
 class Rig:
     """A fake bench/work/ratios folder: runs written as ratios.sh writes them."""
@@ -35,10 +47,10 @@ class Rig:
         self.rw = self.dir.name
         os.makedirs(os.path.join(self.rw, "runs"))
 
-    def run(self, name, seconds, status=0, out="", cpu=(0.5, 0.25), peak_kb=51200, **extra):
+    def run(self, name, seconds, status=0, out="", cpu=(0.5, 0.25), peak_kb=51200, connections=10, **extra):
         base = os.path.join(self.rw, "runs", name)
         with open(base + ".meta", "w") as f:
-            f.write(f"{status} 10 0 0 1000.0 {1000.0 + seconds}\n")
+            f.write(f"{status} {connections} 0 0 1000.0 {1000.0 + seconds}\n")
         with open(base + ".out", "w") as f:
             f.write(out)
         with open(base + ".err", "w") as f:
@@ -50,8 +62,12 @@ class Rig:
                 f.write(text)
         return base
 
-    def bench(self, name, seconds, devices, **report):
-        return self.run(name, seconds, json=json.dumps(bench_report(devices, **report)))
+    def bench(self, name, seconds, devices, cpu=(0.5, 0.25), **report):
+        return self.run(name, seconds, cpu=cpu, json=json.dumps(bench_report(devices, **report)))
+
+    def curl(self, name, seconds, transfers, cpu=(0.5, 0.25), **run):
+        """A curl run of the bench workloads: one '200 SIZE' line per transfer."""
+        return self.run(name, seconds, out=curl_out(transfers), cpu=cpu, **run)
 
 
 class MedianAndRatioTests(unittest.TestCase):
@@ -63,6 +79,12 @@ class MedianAndRatioTests(unittest.TestCase):
     def test_ratio_is_richpush_over_peer_so_above_one_is_richpush_faster(self):
         self.assertEqual(ratios.ratio(300.0, 600.0), 0.5)
         self.assertEqual(ratios.ratio(600.0, 300.0), 2.0)
+
+    def test_cpu_ratio_is_the_peers_cpu_over_richpushs_so_above_one_is_richpush_spending_less(self):
+        self.assertEqual(ratios.cpu_ratio(200.0, 100.0), 0.5)
+        self.assertEqual(ratios.cpu_ratio(100.0, 200.0), 2.0)
+        self.assertIsNone(ratios.cpu_ratio(None, 100.0))
+        self.assertIsNone(ratios.cpu_ratio(100.0, 0.0))
 
     def test_no_ratio_without_two_positive_rates(self):
         self.assertIsNone(ratios.ratio(None, 600.0))
@@ -108,8 +130,20 @@ class GoalTests(unittest.TestCase):
             ("startup-sniff", "file"): "report",
         })
 
+    def test_the_cpu_rows_ask_richpush_for_at_most_curls_cpu_per_transfer(self):
+        goals = {(w, tool, peer): g.text() for w, tool, peer, g, _ in ratios.CPU_ROWS}
+        self.assertEqual(goals, {("http-fresh", "richpush", "curl"): "1.0x",
+                                 ("http-reuse", "richpush", "curl"): "1.0x"})
+        for _, _, _, goal, _ in ratios.CPU_ROWS:
+            self.assertTrue(goal.met(1.0))  # the same CPU per transfer as curl meets the goal
+            self.assertFalse(goal.met(0.99))
+
+    def test_the_bench_workloads_run_curl_after_h2load(self):
+        self.assertEqual(ratios.TOOLS["http-fresh"], ["richpush", "h2load", "curl"])
+        self.assertEqual(ratios.TOOLS["http-reuse"], ["richpush", "h2load", "curl"])
+
     def test_every_row_compares_tools_of_its_workload(self):
-        for w, tool, peer, _, _ in ratios.ROWS:
+        for w, tool, peer, _, _ in ratios.ROWS + ratios.CPU_ROWS:
             self.assertIn(w, ratios.WORKLOADS)
             self.assertEqual(ratios.TOOLS[w][0], "richpush")
             self.assertIn(tool, ratios.TOOLS[w])
@@ -163,6 +197,38 @@ class CheckTests(unittest.TestCase):
         base = self.rig.run("c3", 1.0)
         self.assertIsNotNone(ratios.check("startup-process", "curl", base, 1))
 
+    def test_curl_in_the_bench_workloads_needs_a_200_of_the_image_size_for_every_transfer(self):
+        for w in ("http-fresh", "http-reuse"):
+            base = self.rig.curl(f"{w}-ok", 1.0, 100)
+            self.assertIsNone(ratios.check(w, "curl", base, 100, IMAGE_SIZE))
+        base = self.rig.run("short", 1.0, out=curl_out(99))
+        self.assertEqual(ratios.check("http-fresh", "curl", base, 100, IMAGE_SIZE),
+                         "curl: 99 transfer lines for 100 transfers")
+        base = self.rig.run("extra", 1.0, out=curl_out(101))
+        self.assertEqual(ratios.check("http-reuse", "curl", base, 100, IMAGE_SIZE),
+                         "curl: 101 transfer lines for 100 transfers")
+        base = self.rig.run("404", 1.0, out=curl_out(98) + "404 153\n" + "000 0\n")
+        self.assertEqual(ratios.check("http-fresh", "curl", base, 100, IMAGE_SIZE),
+                         "curl: 2 of 100 transfers not a 200 of 300000 bytes")
+        base = self.rig.run("cut", 1.0, out=curl_out(99) + f"200 {IMAGE_SIZE - 1}\n")
+        self.assertEqual(ratios.check("http-reuse", "curl", base, 100, IMAGE_SIZE),
+                         "curl: 1 of 100 transfers not a 200 of 300000 bytes")
+        base = self.rig.run("other-size", 1.0, out=curl_out(100, size=1000))
+        self.assertIsNotNone(ratios.check("http-fresh", "curl", base, 100, IMAGE_SIZE))
+
+    def test_curl_in_the_bench_workloads_must_exit_zero_even_with_every_line_right(self):
+        base = self.rig.curl("c", 1.0, 100, status=22)  # --fail: an HTTP error somewhere
+        self.assertEqual(ratios.check("http-fresh", "curl", base, 100, IMAGE_SIZE), "exit 22")
+
+    def test_curl_in_the_bench_workloads_needs_the_expected_size(self):
+        base = self.rig.curl("c", 1.0, 100)
+        self.assertEqual(ratios.check("http-fresh", "curl", base, 100),
+                         "curl: no expected size to check its transfers against")
+
+    def test_curl_in_batch_still_counts_files_not_lines(self):
+        base = self.rig.run("b", 1.0, out=curl_out(10, size=5), files="10 0\n")
+        self.assertIsNone(ratios.check("batch", "curl", base, 10, IMAGE_SIZE))
+
     def test_batch_needs_every_payload_attached(self):
         base = self.rig.run("r1", 1.0, summary_json=json.dumps({"verdicts": {"attached": 10}}))
         self.assertIsNone(ratios.check("batch", "richpush", base, 10))
@@ -207,7 +273,8 @@ class CollectTests(unittest.TestCase):
         self.rig.bench("http-fresh-richpush-3", 4.0, 100)
         for r, seconds in enumerate([1.0, 1.0, 1.0], 1):
             self.rig.run(f"http-fresh-h2load-{r}", seconds, out=H2LOAD_OUT.format(n=100, ok=100))
-        rows, problems = ratios.collect(self.rig.rw, ["http-fresh"], 3, 1, {"http-fresh": 100})
+            self.rig.curl(f"http-fresh-curl-{r}", seconds, 100)
+        rows, problems = ratios.collect(self.rig.rw, ["http-fresh"], 3, 1, {"http-fresh": 100}, IMAGE_SIZE)
         row = rows[("http-fresh", "richpush")]
         self.assertEqual(row["rates"], [50.0, 25.0])
         self.assertEqual(row["median"], 37.5)
@@ -221,10 +288,74 @@ class CollectTests(unittest.TestCase):
         self.rig.bench("http-fresh-richpush-1", 1.0, 100)
         self.rig.run("http-fresh-h2load-1", 1.0, out=H2LOAD_OUT.format(n=100, ok=100), cpu=(0.01, 0.01),
                      peak_kb=10240)
-        rows, _ = ratios.collect(self.rig.rw, ["http-fresh"], 1, 1, {"http-fresh": 100})
+        self.rig.curl("http-fresh-curl-1", 1.0, 100, cpu=(0.02, 0.01))
+        rows, _ = ratios.collect(self.rig.rw, ["http-fresh"], 1, 1, {"http-fresh": 100}, IMAGE_SIZE)
         self.assertAlmostEqual(rows[("http-fresh", "richpush")]["cpu_us"], 7500.0)
         self.assertAlmostEqual(rows[("http-fresh", "h2load")]["cpu_us"], 200.0)
+        self.assertAlmostEqual(rows[("http-fresh", "curl")]["cpu_us"], 300.0)
         self.assertEqual(rows[("http-fresh", "h2load")]["rss_mb"], 10.0)
+
+    def test_the_cpu_row_is_curls_cpu_per_transfer_over_richpushs_per_device(self):
+        # richpush: 400 us per device (user 0.3 s + sys 0.1 s over 1000); curl: 200, 250 and 300 us per transfer.
+        for r, curl_cpu in enumerate([(0.15, 0.05), (0.2, 0.05), (0.2, 0.1)], 1):
+            self.rig.bench(f"http-reuse-richpush-{r}", 1.0, 1000, cpu=(0.3, 0.1))
+            self.rig.run(f"http-reuse-h2load-{r}", 0.5, out=H2LOAD_OUT.format(n=1000, ok=1000))
+            self.rig.curl(f"http-reuse-curl-{r}", 0.8, 1000, cpu=curl_cpu, connections=64)
+        rows, problems = ratios.collect(self.rig.rw, ["http-reuse"], 3, 1, {"http-reuse": 1000}, IMAGE_SIZE)
+        self.assertEqual(problems, [])
+        self.assertAlmostEqual(rows[("http-reuse", "curl")]["cpu_us"], 250.0)
+        self.assertEqual(rows[("http-reuse", "curl")]["connections"], 64)
+        self.assertAlmostEqual(rows[("http-reuse", "curl")]["median_seconds"], 0.8)
+        by_peer = {r["peer"]: r for r in ratios.results(rows, ["http-reuse"])}
+        self.assertAlmostEqual(by_peer["h2load"]["ratio"], 0.5)  # the rate row is unchanged
+        cpu = by_peer["curl"]
+        self.assertEqual(cpu["metric"], "cpu_per_item")
+        self.assertAlmostEqual(cpu["cpu_us"], 400.0)
+        self.assertAlmostEqual(cpu["peer_cpu_us"], 250.0)
+        self.assertAlmostEqual(cpu["ratio"], 0.625)  # richpush spends 1.6 times curl's CPU: under 1, a miss
+        self.assertIs(cpu["met"], False)
+        self.assertEqual((cpu["goal"], cpu["goal_text"]), (1.0, "1.0x"))
+        self.assertAlmostEqual(cpu["seconds"], 1.0)
+        self.assertAlmostEqual(cpu["peer_seconds"], 0.8)
+        self.assertEqual(len(cpu["peer_cpu_runs"]), 3)
+
+    def test_richpush_spending_at_most_curls_cpu_meets_the_cpu_goal(self):
+        self.rig.bench("http-fresh-richpush-1", 1.0, 100, cpu=(0.01, 0.01))
+        self.rig.run("http-fresh-h2load-1", 1.0, out=H2LOAD_OUT.format(n=100, ok=100))
+        self.rig.curl("http-fresh-curl-1", 1.0, 100, cpu=(0.02, 0.02))
+        rows, _ = ratios.collect(self.rig.rw, ["http-fresh"], 1, 1, {"http-fresh": 100}, IMAGE_SIZE)
+        cpu = next(r for r in ratios.results(rows, ["http-fresh"]) if r["peer"] == "curl")
+        self.assertAlmostEqual(cpu["ratio"], 2.0)
+        self.assertIs(cpu["met"], True)
+
+    def test_a_failed_curl_run_is_not_counted_and_is_a_problem(self):
+        for r in (1, 2, 3):
+            self.rig.bench(f"http-fresh-richpush-{r}", 1.0, 100)
+            self.rig.run(f"http-fresh-h2load-{r}", 1.0, out=H2LOAD_OUT.format(n=100, ok=100))
+        self.rig.curl("http-fresh-curl-1", 1.0, 100, cpu=(0.01, 0.01))
+        self.rig.run("http-fresh-curl-2", 0.1, out=curl_out(100, status=503), cpu=(0.0, 0.0))  # fast, wrong
+        self.rig.curl("http-fresh-curl-3", 1.0, 100, cpu=(0.02, 0.02))
+        rows, problems = ratios.collect(self.rig.rw, ["http-fresh"], 3, 1, {"http-fresh": 100}, IMAGE_SIZE)
+        self.assertEqual(len(problems), 1)
+        self.assertIn("http-fresh curl http-fresh-curl-2: curl: 100 of 100 transfers not a 200", problems[0])
+        self.assertIn("not counted", problems[0])
+        row = rows[("http-fresh", "curl")]
+        self.assertEqual(row["failed"], 1)
+        self.assertEqual(row["rates"], [100.0, 100.0])
+        self.assertAlmostEqual(row["cpu_us"], 300.0)  # the median of 200 and 400: the failed run is not in it
+        cpu = next(r for r in ratios.results(rows, ["http-fresh"]) if r["peer"] == "curl")
+        self.assertEqual(cpu["peer_not_counted"], 1)
+
+    def test_a_cpu_row_without_any_counted_curl_run_is_not_met(self):
+        self.rig.bench("http-fresh-richpush-1", 1.0, 100)
+        self.rig.run("http-fresh-h2load-1", 1.0, out=H2LOAD_OUT.format(n=100, ok=100))
+        self.rig.curl("http-fresh-curl-1", 1.0, 100, status=7)
+        rows, problems = ratios.collect(self.rig.rw, ["http-fresh"], 1, 1, {"http-fresh": 100}, IMAGE_SIZE)
+        self.assertEqual(len(problems), 1)
+        cpu = next(r for r in ratios.results(rows, ["http-fresh"]) if r["peer"] == "curl")
+        self.assertIsNone(cpu["ratio"])
+        self.assertIsNone(cpu["peer_cpu_us"])
+        self.assertIs(cpu["met"], False)
 
     def test_startup_rows_take_the_median_of_every_sequential_run(self):
         attached = json.dumps({"richpush": {"verdict": "attached"}})
@@ -263,15 +394,16 @@ class ReportTests(unittest.TestCase):
     def setUp(self):
         self.rig = Rig(self)
         for r in (1, 2, 3):
-            self.rig.bench(f"http-reuse-richpush-{r}", 2.0, 1000)
-            self.rig.run(f"http-reuse-h2load-{r}", 1.0, out=H2LOAD_OUT.format(n=1000, ok=1000))
+            self.rig.bench(f"http-reuse-richpush-{r}", 2.0, 1000, cpu=(0.3, 0.1))
+            self.rig.run(f"http-reuse-h2load-{r}", 1.0, out=H2LOAD_OUT.format(n=1000, ok=1000), connections=64)
+            self.rig.curl(f"http-reuse-curl-{r}", 1.25, 1000, cpu=(0.15, 0.05), connections=64)
             for i in (1, 2):
                 self.rig.run(f"startup-sniff-richpush-{r}-{i}", 0.015, out="x: image/jpeg public.jpeg\n")
                 self.rig.run(f"startup-sniff-file-{r}-{i}", 0.003, out="image/jpeg\n")
 
     def report(self, workloads):
         out = io.StringIO()
-        status = ratios.report(self.rig.rw, 3, 2, workloads, {"http-reuse": 1000}, out=out)
+        status = ratios.report(self.rig.rw, 3, 2, workloads, {"http-reuse": 1000}, out=out, image_size=IMAGE_SIZE)
         return status, out.getvalue().splitlines()
 
     def test_table_rows_end_with_their_goal(self):
@@ -280,7 +412,7 @@ class ReportTests(unittest.TestCase):
         header = next(line for line in lines if line.startswith("workload "))
         self.assertTrue(header.rstrip().endswith("goal"))
         rows = [line for line in lines if "(vs " in line]
-        self.assertEqual(len(rows), 2)
+        self.assertEqual(len(rows), 3)
         for row in rows:
             self.assertEqual(len(row), len(header), row)  # the columns line up
         reuse = next(line for line in lines if line.startswith("bench --reuse, HTTP (vs h2load)"))
@@ -296,13 +428,45 @@ class ReportTests(unittest.TestCase):
         self.assertIn("0.20x", sniff)
         self.assertIn("6 runs", sniff)
 
+    def test_the_cpu_row_comes_after_the_rate_rows_and_says_which_way_is_better(self):
+        _, lines = self.report(["http-reuse", "startup-sniff"])
+        rows = [line for line in lines if "(vs " in line]
+        self.assertTrue(rows[0].startswith("bench --reuse, HTTP (vs h2load)"))
+        self.assertTrue(rows[1].startswith("start-up: sniff"))
+        cpu = rows[2]
+        self.assertTrue(cpu.startswith("bench --reuse, HTTP: CPU per transfer (vs curl)"))
+        self.assertTrue(cpu.rstrip().endswith("1.0x"))
+        self.assertIn(" 400 us ", cpu)  # richpush per device
+        self.assertIn(" 200 us ", cpu)  # curl per transfer
+        self.assertIn("0.50x", cpu)
+        self.assertIn(" NO ", cpu)
+        self.assertIn("400 400 400 | 200 200 200", cpu)
+        self.assertTrue(any(line.startswith("ratio: above 1 richpush is better") for line in lines))
+        self.assertTrue(any(line.startswith("CPU per transfer rows: the peer's CPU") for line in lines))
+
+    def test_cpu_wall_time_and_connections_of_richpush_h2load_and_curl(self):
+        _, lines = self.report(["http-reuse"])
+        header = next(line for line in lines if line.startswith("workload/tool "))
+        self.assertIn("CPU us/item", header)
+        self.assertIn("wall s", header)
+        self.assertIn("conns/run", header)
+        per_tool = {line.split()[1]: line.split()[2:5] for line in lines if line.startswith("http-reuse ")}
+        self.assertEqual(per_tool, {"richpush": ["400", "2.000", "10"], "h2load": ["750", "1.000", "64"],
+                                    "curl": ["200", "1.250", "64"]})
+
+    def test_without_a_cpu_row_no_cpu_note(self):
+        _, lines = self.report(["startup-sniff"])
+        self.assertFalse(any("CPU per transfer" in line for line in lines))
+
     def test_ratio_lines_are_json_and_match_results_jsonl(self):
         _, lines = self.report(["http-reuse", "startup-sniff"])
         ratio_lines = [line for line in lines if line.startswith("RATIO ")]
-        self.assertEqual(len(ratio_lines), 2)
+        self.assertEqual(len(ratio_lines), 3)
         parsed = [json.loads(line[len("RATIO "):]) for line in ratio_lines]
-        self.assertEqual([p["workload"] for p in parsed], ["http-reuse", "startup-sniff"])
+        self.assertEqual([(p["workload"], p["peer"]) for p in parsed],
+                         [("http-reuse", "h2load"), ("startup-sniff", "file"), ("http-reuse", "curl")])
         reuse = parsed[0]
+        self.assertEqual(set(reuse), RATE_KEYS)
         self.assertEqual((reuse["tool"], reuse["peer"], reuse["goal"], reuse["goal_text"]),
                          ("richpush", "h2load", 0.8, "0.8x"))
         self.assertAlmostEqual(reuse["ratio"], 0.5)
@@ -310,13 +474,30 @@ class ReportTests(unittest.TestCase):
         self.assertEqual(reuse["runs"], [500.0, 500.0, 500.0])
         self.assertIsNone(parsed[1]["goal"])
         self.assertIsNone(parsed[1]["met"])
+        self.assertEqual(set(parsed[1]), RATE_KEYS | {"seconds", "peer_seconds"})
+        cpu = parsed[2]
+        self.assertTrue(RATE_KEYS <= set(cpu))
+        self.assertEqual((cpu["tool"], cpu["metric"], cpu["goal"], cpu["goal_text"]),
+                         ("richpush", "cpu_per_item", 1.0, "1.0x"))
+        self.assertAlmostEqual(cpu["ratio"], 0.5)
+        self.assertIs(cpu["met"], False)
+        self.assertAlmostEqual(cpu["cpu_us"], 400.0)
+        self.assertAlmostEqual(cpu["peer_cpu_us"], 200.0)
+        self.assertEqual(cpu["peer_runs"], [800.0, 800.0, 800.0])  # transfers per second of wall time
         with open(os.path.join(self.rig.rw, "results.jsonl")) as f:
             self.assertEqual([json.loads(line) for line in f], parsed)
 
     def test_only_the_rows_of_the_workloads_that_ran(self):
         _, lines = self.report(["startup-sniff"])
         self.assertEqual(len([line for line in lines if line.startswith("RATIO ")]), 1)
-        self.assertFalse(any("h2load" in line for line in lines))
+        self.assertFalse(any("h2load" in line or "curl" in line for line in lines))
+
+    def test_a_curl_run_not_counted_makes_the_report_fail(self):
+        self.rig.run("http-reuse-curl-3", 1.0, out=curl_out(999))
+        status, lines = self.report(["http-reuse"])
+        self.assertEqual(status, 1)
+        [problem] = [line for line in lines if line.startswith("problem: ")]
+        self.assertIn("http-reuse-curl-3: curl: 999 transfer lines for 1000 transfers", problem)
 
     def test_a_run_not_counted_makes_the_report_fail(self):
         self.rig.run("http-reuse-h2load-2", 1.0, status=124, out=H2LOAD_OUT.format(n=1000, ok=1000))
@@ -331,7 +512,8 @@ class ReportTests(unittest.TestCase):
             self.rig.bench(f"http-reuse-richpush-{r}", 0.001, 1000, display_rate=0.1, passed=False)
         status, lines = self.report(["http-reuse"])
         self.assertEqual(status, 1)
-        [line] = [json.loads(x[len("RATIO "):]) for x in lines if x.startswith("RATIO ")]
+        [line, cpu] = [json.loads(x[len("RATIO "):]) for x in lines if x.startswith("RATIO ")]
+        self.assertEqual((cpu["peer"], cpu["ratio"], cpu["met"]), ("curl", None, False))
         self.assertIsNone(line["ratio"])
         self.assertIs(line["met"], False)
         self.assertEqual(line["not_counted"], 3)
@@ -339,7 +521,7 @@ class ReportTests(unittest.TestCase):
     def test_the_command_line_report(self):
         argv = ["report", self.rig.rw, "--runs", "3", "--startup-runs", "2", "--workloads", "http-reuse",
                 "--http-fresh", "1", "--http-reuse", "1000", "--https-store", "1", "--batch", "1",
-                "--fetch-store", "1"]
+                "--fetch-store", "1", "--image-size", str(IMAGE_SIZE)]
         stdout = sys.stdout
         sys.stdout = io.StringIO()
         try:
@@ -397,6 +579,16 @@ class InputTests(unittest.TestCase):
         self.assertEqual(cfg[2:4], ['url = "http://127.0.0.1:8080/b.mp4?n=2"', 'output = "p000002.mp4"'])
         with open(os.path.join(self.path, "expected.json")) as f:
             self.assertEqual(json.load(f), expected)
+
+    def test_curl_config_repeats_the_url_with_each_body_to_dev_null(self):
+        out = os.path.join(self.path, "bench.cfg")
+        ratios.write_curl_config(out, "http://cdn.example.com/hero-300k.jpg", 3)
+        with open(out) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(lines, ['url = "http://cdn.example.com/hero-300k.jpg"', 'output = "/dev/null"'] * 3)
+        self.assertEqual(ratios.main(["curl-config", out, "http://127.0.0.1:1/x.jpg", "2"]), 0)
+        with open(out) as f:
+            self.assertEqual(f.read().count('output = "/dev/null"'), 2)
 
     def test_count_files(self):
         self.write("ok.jpg", "abc")
