@@ -33,7 +33,18 @@ package final class CurlLoop: @unchecked Sendable {
         let completion: @Sendable (TransferOutcome) -> Void
     }
 
-    let inbox = Mutex(LoopInbox<Pending>())
+    /// What reaches the loop thread through its inbox: a transfer to start, or a job of a task that
+    /// prefers this loop as its executor (``enqueue(_:)``), to run between passes.
+    enum Arrival {
+        case transfer(Pending)
+        case job(UnownedJob)
+    }
+
+    let inbox = Mutex(LoopInbox<Arrival>())
+
+    /// The loop a task runs on when it chose one (``CurlLoopGroup/onLoop(_:_:)``): its transfers go to
+    /// this loop, so their completions resume the task where it already runs.
+    @TaskLocal static var preferred: CurlLoop?
     let multi: UnsafeMutableRawPointer
     let events: OpaquePointer
     let exited = DispatchSemaphore(value: 0)
@@ -71,6 +82,9 @@ package final class CurlLoop: @unchecked Sendable {
         let thread = Thread {
             guard let owner = handOff.thread else { return }
             handOff.thread = nil
+            // The thread's own name (what ps, top and perf show, at most 15 bytes), which a thread
+            // inherits from the one that made it otherwise.
+            rp_name_this_thread(name)
             owner.run()
         }
         thread.name = name
@@ -83,7 +97,7 @@ package final class CurlLoop: @unchecked Sendable {
     func submit(_ pending: Pending) {
         load.add(1, ordering: .relaxed)
         let action = inbox.withLock { inbox in
-            let action = inbox.submit(pending)
+            let action = inbox.submit(.transfer(pending))
             if action == .queuedWake { rp_loop_wakeup(events) }
             return action
         }
@@ -91,6 +105,16 @@ package final class CurlLoop: @unchecked Sendable {
             load.subtract(1, ordering: .relaxed)
             pending.completion(.notStarted(.engineStopped, diagnostic: "the fetch engine has stopped"))
         }
+    }
+
+    /// Runs `job` on the loop thread, between its passes; after ``stop()``, on the global executor.
+    func run(_ job: UnownedJob) {
+        let action = inbox.withLock { inbox in
+            let action = inbox.submit(.job(job))
+            if action == .queuedWake { rp_loop_wakeup(events) }
+            return action
+        }
+        if action == .rejected { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 
     /// Asks the loop to abort a transfer; it completes as cancelled. Unknown ids are ignored.
@@ -147,5 +171,16 @@ package final class CurlLoop: @unchecked Sendable {
         default:
             return failure
         }
+    }
+}
+
+/// A loop is also an executor: a task that prefers it (``CurlLoopGroup/onLoop(_:_:)``) runs on the
+/// loop thread, so a transfer's completion continues the task there, with no wake-up of another
+/// thread and no hop back: a bench device's verdict and its next download start where its last
+/// transfer ended. Jobs run between the loop's passes; what blocks goes to the blocking pool as
+/// everywhere else.
+extension CurlLoop: TaskExecutor {
+    package func enqueue(_ job: consuming ExecutorJob) {
+        run(UnownedJob(job))
     }
 }

@@ -42,6 +42,16 @@ package final class CurlLoopGroup: Sendable {
         TrustStore.buildCount(CurlLoop.trustSource(systemCAFile: systemCAFile, caFile: caFile))
     }
 
+    /// Runs `body` on loop `index` (modulo the loop count) as its executor, its transfers on that
+    /// loop: work that waits on one transfer after another (a bench's concurrency slot) then never
+    /// leaves the loop thread between them.
+    package func onLoop<T: Sendable>(_ index: Int, _ body: @Sendable () async -> T) async -> T {
+        let loop = loops[index % loops.count]
+        return await withTaskExecutorPreference(loop) {
+            await CurlLoop.$preferred.withValue(loop) { await body() }
+        }
+    }
+
     /// Transfers currently submitted and unfinished, over all loops.
     package var inFlight: Int { loops.reduce(0) { $0 + $1.inFlight } }
 
@@ -52,7 +62,9 @@ package final class CurlLoopGroup: Sendable {
     @inline(never)
     package func transfer(_ spec: TransferSpec, writingTo descriptor: Int32) async -> TransferOutcome {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        let loop = loops.min { $0.inFlight < $1.inFlight } ?? loops[0]
+        let loop =
+            CurlLoop.preferred.flatMap { preferred in loops.first { $0 === preferred } }
+            ?? loops.min { $0.inFlight < $1.inFlight } ?? loops[0]
         let state = Mutex(SubmitState.idle)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<TransferOutcome, Never>) in

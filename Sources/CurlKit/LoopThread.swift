@@ -26,7 +26,12 @@ final class LoopThread {
                 let drain = inbox.drain(previousPassIdle: idle)
                 return (drain, inbox.maySleep)
             }
-            for pending in drain.arrived { start(pending) }
+            for arrival in drain.arrived {
+                switch arrival {
+                case .transfer(let pending): start(pending)
+                case .job(let job): job.runSynchronously(on: façade.asUnownedTaskExecutor())
+                }
+            }
             for id in drain.cancelled {
                 if let transfer = active[id] { finish(transfer, code: CURLE_ABORTED_BY_CALLBACK, reason: .cancelled) }
             }
@@ -55,9 +60,14 @@ final class LoopThread {
             curl_multi_cleanup(façade.multi)
             return late
         }
-        for pending in late {
-            façade.load.subtract(1, ordering: .relaxed)
-            pending.completion(.notStarted(.engineStopped, diagnostic: "the fetch engine has stopped"))
+        for arrival in late {
+            switch arrival {
+            case .transfer(let pending):
+                façade.load.subtract(1, ordering: .relaxed)
+                pending.completion(.notStarted(.engineStopped, diagnostic: "the fetch engine has stopped"))
+            case .job(let job):
+                globalConcurrentExecutor.enqueue(ExecutorJob(job))
+            }
         }
         façade.exited.signal()
     }

@@ -1,5 +1,6 @@
 import CurlKit
 import Dispatch
+import Foundation
 import Testing
 
 /// The loop group's lifecycle, without a network: libcurl's own answers for what cannot start.
@@ -88,6 +89,68 @@ import Testing
             return count
         }
         #expect(completed == 64)
+        #expect(group.inFlight == 0)
+    }
+
+    /// The name of the thread this runs on (a loop's thread is `richpush.curl.N`).
+    static func threadName() -> String? { Thread.current.name }
+
+    /// A task that chose a loop runs on that loop's thread, before its transfer and after it: the
+    /// completion continues the task where the transfer ended, not on the cooperative pool.
+    @Test func aTaskOnALoopRunsOnItsThreadAcrossATransfer() async throws {
+        let group = try CurlLoopGroup(loops: 2)
+        defer { group.stop() }
+        let spec = TransferSpec(url: "http://127.0.0.1:1/x", schemes: ["http"], deadline: .now + .seconds(60))
+        let (before, failure, after) = await group.onLoop(3) {
+            let before = Self.threadName()
+            let outcome = await group.transfer(spec, writingTo: -1)
+            return (before, outcome.failure, Self.threadName())
+        }
+        #expect(before == "richpush.curl.1")
+        #expect(failure == .connectFailed)
+        #expect(after == "richpush.curl.1")
+        #expect(group.inFlight == 0)
+    }
+
+    /// A task on a loop that has stopped still runs to its end (on the global executor): nothing
+    /// enqueued on a stopped loop is lost.
+    @Test func aTaskOnAStoppedLoopStillFinishes() async throws {
+        let group = try CurlLoopGroup(loops: 1)
+        group.stop()
+        let spec = TransferSpec(url: "http://127.0.0.1:1/x", schemes: ["http"], deadline: .now + .seconds(60))
+        let failure = await group.onLoop(0) { await group.transfer(spec, writingTo: -1).failure }
+        #expect(failure == .engineStopped)
+    }
+
+    /// Tasks living on the loops while the group stops: each finishes exactly once.
+    @Test(arguments: 0..<10) func stopsWhileTasksRunOnTheLoops(round: Int) async throws {
+        let group = try CurlLoopGroup(loops: 2)
+        let spec = TransferSpec(url: "http://127.0.0.1:1/x", schemes: ["http"], deadline: .now + .seconds(60))
+        let completed = await withTaskGroup(of: Int.self) { tasks in
+            for index in 0..<32 {
+                tasks.addTask {
+                    await group.onLoop(index) {
+                        var done = 0
+                        for _ in 0..<3 {
+                            _ = await group.transfer(spec, writingTo: -1)
+                            done += 1
+                        }
+                        return done == 3 ? 1 : 0
+                    }
+                }
+                if index == 10 + round {
+                    tasks.addTask {
+                        group.stop()
+                        return 0
+                    }
+                }
+            }
+            var count = 0
+            for await finished in tasks { count += finished }
+            return count
+        }
+        group.stop()
+        #expect(completed == 32)
         #expect(group.inFlight == 0)
     }
 

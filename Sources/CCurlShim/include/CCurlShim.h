@@ -138,6 +138,10 @@ rp_loop *rp_loop_create(CURLM *multi);
 void rp_loop_destroy(rp_loop *loop);
 /// Wakes the loop from another thread. Async-signal-safe.
 void rp_loop_wakeup(rp_loop *loop);
+
+/* Names the calling thread (at most 15 bytes are kept), as ps, top and perf show it; a thread
+ * otherwise keeps the name of the thread that created it. */
+void rp_name_this_thread(const char *name);
 /// Waits for socket events, curl's timeout or a wakeup (at most `max_wait_ms`), then lets curl act.
 /// Returns the number of transfers still running, or -1 (errno set) when the epoll descriptor is
 /// unusable: the call then waited `max_wait_ms` (10 ms at least) instead of spinning, and still

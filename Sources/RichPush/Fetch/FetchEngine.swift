@@ -27,6 +27,12 @@ package final class FetchEngine: Sendable {
     package var loopCount: Int { group.loopCount }
     /// Transfers in flight over all loops.
     package var inFlight: Int { group.inFlight }
+
+    /// Runs `body` on fetch loop `index` (modulo ``loopCount``), its downloads on that loop: see
+    /// ``CurlLoopGroup/onLoop(_:_:)``.
+    package func onLoop<T: Sendable>(_ index: Int, _ body: @Sendable () async -> T) async -> T {
+        await group.onLoop(index, body)
+    }
     /// How many times this process built the certificate store `policy` trusts: once at most, however
     /// many engines, loops and connections use it.
     package static func trustStoreBuilds(for policy: FetchPolicy) -> Int {
@@ -155,7 +161,7 @@ package final class FetchEngine: Sendable {
         var connections = 0
         while true {
             let minimumMinor: Int
-            let scheme = URLComponents(string: url)?.scheme?.lowercased() ?? ""
+            let scheme = Self.scheme(of: url)
             if let transportSecurity {
                 switch transportSecurity.decide(url) {
                 case .allowed(let version, _):
@@ -224,6 +230,22 @@ package final class FetchEngine: Sendable {
             earlier = .microseconds(outcome.totalMicros)
             url = location
         }
+    }
+
+    /// The URL's scheme, lowercased (what `URLComponents` reads before the first colon, when that
+    /// prefix is a scheme), or "" when it has none: read per hop, without parsing the whole URL.
+    static func scheme(of url: String) -> String {
+        var scheme = ""
+        for byte in url.utf8 {
+            if byte == UInt8(ascii: ":") { return scheme }
+            guard isSchemeByte(byte), !(scheme.isEmpty && !isLetter(byte)) else { return "" }
+            scheme.unicodeScalars.append(Unicode.Scalar(byte | (isLetter(byte) ? 0x20 : 0)))
+        }
+        return ""
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
     }
 
     private static func minor(_ version: TLSVersion) -> Int {

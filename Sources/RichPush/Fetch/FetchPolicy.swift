@@ -77,7 +77,9 @@ public struct FetchPolicy: Sendable {
     /// sent (no `Accept-Encoding`). Apple's size caps (``maxBytes``) apply to the decoded bytes.
     package var acceptEncoding: String? = "gzip, deflate, br"
     /// Headers given by the user (`-H`): each replaces the device's header of its name, `Name:` removes it.
-    package var requestHeaders: [RequestHeader] = []
+    package var requestHeaders: [RequestHeader] = [] {
+        didSet { headerLines = Self.lines(merging: requestHeaders) }
+    }
     /// Offer HTTP/2 through ALPN on https, as iOS does (a server that only speaks 1.1 gets 1.1).
     package var offersHTTP2 = true
     /// Read the cache headers of each response (`CacheResult/headerNames`) into `FetchResult.cache`:
@@ -88,9 +90,12 @@ public struct FetchPolicy: Sendable {
     package var redirectsStayLocal = false
 
     /// The header lines sent besides User-Agent and Accept-Encoding (libcurl's own): the device's,
-    /// with the user's merged in (``RequestHeader/merged(_:with:)``).
-    var headerLines: [String] {
-        RequestHeader.merged(Self.deviceHeaders, with: requestHeaders).map(\.description)
+    /// with the user's merged in (``RequestHeader/merged(_:with:)``). Merged when the headers are set,
+    /// not per download: a bench's devices all send the same lines.
+    private(set) var headerLines: [String] = FetchPolicy.lines(merging: [])
+
+    private static func lines(merging headers: [RequestHeader]) -> [String] {
+        RequestHeader.merged(deviceHeaders, with: headers).map(\.description)
     }
 
     public init() {}

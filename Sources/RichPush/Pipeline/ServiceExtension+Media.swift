@@ -248,7 +248,10 @@ extension ServiceExtension {
     static func standIn(for url: String) -> String {
         var hash: UInt32 = 2_166_136_261
         for byte in url.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-        return String(format: "%06x", hash & 0xFF_FFFF)
+        // Six lowercase hex digits, as "%06x" writes them (String(format:) costs more than the hash).
+        let digits = Array("0123456789abcdef".utf8)
+        return String(
+            decoding: (0..<6).reversed().map { digits[Int((hash >> (4 * UInt32($0))) & 0xF)] }, as: UTF8.self)
     }
 
     /// What the judge needs besides the download.
@@ -273,12 +276,12 @@ extension ServiceExtension {
         do {
             let sniff = try sniffs.sniff(body: result.body, with: sniffer)
             sniffResult = sniff
-            let named = dialect.name(
+            let named = names.name(
                 NamingInput(
                     url: context.item.url, responseURL: result.effectiveURL, contentType: result.contentType,
                     contentDisposition: result.contentDisposition, declared: context.item.declared,
                     head: dialect.naming.readsHead ? result.body.head : []),
-                stand: Self.standIn(for: context.item.url + (context.item.id ?? "")))
+                stand: Self.standIn(for: context.item.url + (context.item.id ?? "")), dialect: dialect)
             naming = named
             let said = "\(dialect.title) named it '\(named.name ?? "")' from \(named.from)"
             if let limit = dialect.maxContentLength, let length = result.contentLength, length > limit {

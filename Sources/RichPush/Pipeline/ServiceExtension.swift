@@ -54,6 +54,8 @@ package struct ServiceExtension: Sendable {
     /// extension: a campaign sends every device the same asset, and the same input always sniffs the same.
     /// Shared by the copies ``over(_:)`` makes.
     let sniffs = SniffCache()
+    /// The names the SDK gave each input it read, for the same reason (``NamingCache``).
+    let names = NamingCache()
 
     package init(
         engine: FetchEngine, sniffer: TypeSniffer = TypeSniffer(), store: AttachmentStore?,

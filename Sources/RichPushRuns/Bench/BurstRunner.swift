@@ -146,10 +146,16 @@ package struct BurstRunner: Sendable {
                 shared.deliver(shared.withLock { $0.progress })
             }
         }
+        let engine = service.engine
         await withDiscardingTaskGroup { group in
-            for _ in 0..<min(concurrency, admission.plan.count) {
+            for slot in 0..<min(concurrency, admission.plan.count) {
+                // Each slot lives on one fetch loop: a device's download completes on the loop thread and
+                // its verdict, bookkeeping and the next device's download continue there, with no hop to
+                // the cooperative pool and back per device.
                 group.addTask {
-                    await Self.slot(shared: shared, deliveries: deliveries, began: began, origin: origin)
+                    await engine.onLoop(slot) {
+                        await Self.slot(shared: shared, deliveries: deliveries, began: began, origin: origin)
+                    }
                 }
             }
             // Devices still running end within their own budget (each has its deadline), so the run
