@@ -52,6 +52,25 @@ package final class MagicPool: Sendable {
         available = DispatchSemaphore(value: self.capacity)
     }
 
+    /// Loads one cookie's database now, unless one exists or is being made: called off the hot path
+    /// (a blocking thread) so that the first ``identify(_:describing:)`` finds it ready. Blocks while
+    /// it loads.
+    package func prewarm() {
+        available.wait()
+        defer { available.signal() }
+        let first = state.withLock { state -> Bool in
+            guard state.created == 0 else { return false }
+            state.created += 1
+            return true
+        }
+        guard first else { return }
+        if let cookie = MagicCookie() {
+            state.withLock { $0.idle.append(cookie) }
+        } else {
+            state.withLock { $0.created -= 1 }
+        }
+    }
+
     /// Identifies `bytes`; blocks briefly when every cookie is busy. Without `describing`, only the
     /// MIME type is asked for and the description is empty (half the work).
     package func identify(_ bytes: UnsafeRawBufferPointer, describing: Bool = true) throws(MagicKitError)

@@ -11,12 +11,25 @@ public func richpushMain() async -> Never {
 
 /// The entry point: picks the subcommand, runs it, and turns every error into a message and an exit code.
 package enum RichPushCommand {
-    /// Every command, in the order the command list shows them: dispatch and help both read this table.
-    static let commands: [Command] = [
-        ProcessCommand.command, ComposeCommand.command, BatchCommand.command, BenchCommand.command,
-        ReportCommand.command, DemoCommand.command, ServeCommand.command, FetchCommand.command, SniffCommand.command,
-        NetworkCommand.command, AnalyticsCommand.command, SDKCommand.command,
+    /// Every command by name, in the order the command list shows them: dispatch and help both read
+    /// this table. A command's declaration (its help, its option table) is built when first asked
+    /// for, so a run builds its own command's and no other (a tenth of a millisecond each).
+    static let registry: [(name: String, command: @Sendable () -> Command)] = [
+        ("process", { ProcessCommand.command }), ("compose", { ComposeCommand.command }),
+        ("batch", { BatchCommand.command }), ("bench", { BenchCommand.command }),
+        ("report", { ReportCommand.command }), ("demo", { DemoCommand.command }),
+        ("serve", { ServeCommand.command }), ("fetch", { FetchCommand.command }),
+        ("sniff", { SniffCommand.command }), ("network", { NetworkCommand.command }),
+        ("analytics", { AnalyticsCommand.command }), ("sdk", { SDKCommand.command }),
     ]
+
+    /// Every command, in the command list's order.
+    static var commands: [Command] { registry.map { $0.command() } }
+
+    /// The command called `name`, if there is one.
+    static func command(named name: String) -> Command? {
+        registry.first { $0.name == name }?.command()
+    }
 
     /// The command list: what `richpush` alone, `richpush help` and an unknown command print.
     static var commandList: String {
@@ -69,7 +82,7 @@ package enum RichPushCommand {
         let shown = displayName(name, words).escapingControlCharacters
         // A command's own help for a command's usage error; the overview for a word that is no command.
         let usage =
-            commands.contains { $0.name == name }
+            registry.contains { $0.name == name }
             ? "\nRun 'richpush \(shown) --help' for usage." : "\nRun 'richpush --help' for usage."
         let code: ExitCode
         do {
@@ -94,7 +107,7 @@ package enum RichPushCommand {
     /// Runs the command `name` with the words after it: its subcommand when it has them, its help
     /// for `--help` or `-h`, else its options checked against its table, then its work.
     static func run(_ name: String, _ words: [String]) async throws -> ExitCode {
-        if let command = commands.first(where: { $0.name == name }) {
+        if let command = command(named: name) {
             return try await command.dispatch(words)
         }
         switch name {
@@ -107,7 +120,7 @@ package enum RichPushCommand {
                 fflush(nil)
                 return .success
             }
-            guard var command = commands.first(where: { $0.name == topic }) else {
+            guard var command = command(named: topic) else {
                 throw unknownCommand(topic)
             }
             if let action = words.dropFirst().first, let sub = command.subcommands.first(where: { $0.name == action }) {
@@ -134,7 +147,7 @@ package enum RichPushCommand {
 
     /// The command as messages name it: `analytics flush`, not `analytics`.
     static func displayName(_ name: String, _ words: [String]) -> String {
-        guard let command = commands.first(where: { $0.name == name }), let action = words.first,
+        guard let command = command(named: name), let action = words.first,
             command.subcommands.contains(where: { $0.name == action })
         else { return name }
         return name + " " + action
@@ -146,7 +159,7 @@ package enum RichPushCommand {
     /// An unknown command: the closest command's name, and the list.
     static func unknownCommand(_ name: String) -> CommandFailure {
         let shown = name.escapingControlCharacters
-        let guess = Suggestion.closest(to: name, in: commands.map(\.name)).map { " Did you mean '\($0)'?" } ?? ""
+        let guess = Suggestion.closest(to: name, in: registry.map(\.name)).map { " Did you mean '\($0)'?" } ?? ""
         return CommandFailure(.usage, "unknown command '\(shown)'.\(guess)\n\n\(commandList)")
     }
 

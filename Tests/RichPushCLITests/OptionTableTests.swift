@@ -122,6 +122,18 @@ import Testing
         }
     }
 
+    /// The registry builds a command only when asked for it; each name it files a command under is
+    /// that command's own, once.
+    @Test func theRegistryNamesEachCommandByItsName() {
+        let names = RichPushCommand.registry.map(\.name)
+        #expect(Set(names).count == names.count)
+        for (name, command) in RichPushCommand.registry {
+            #expect(command().name == name)
+            #expect(RichPushCommand.command(named: name)?.name == name)
+        }
+        #expect(RichPushCommand.command(named: "frob") == nil)
+    }
+
     @Test func noCommandDeclaresAnOptionTwice() {
         for (path, command) in Self.everyCommand {
             let names = command.allOptions.flatMap(\.names)

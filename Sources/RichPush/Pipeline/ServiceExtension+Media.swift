@@ -211,6 +211,7 @@ extension ServiceExtension {
     ) async -> (Outcome, HeldFile?) {
         let context = JudgeContext(
             item: planned.item, dialect: dialect, deadline: deadline, payloadBytes: payloadBytes, status: nil)
+        sniffs.warmUp(sniffer)
         switch await download(request) {
         case .success(let (temporary, result)):
             guard let temporary else { return (name(nil, result: result, context: context), nil) }

@@ -54,6 +54,17 @@ final class SniffCache: Sendable {
     }
 
     private let state = Mutex(State())
+    private let warmed = Atomic<Bool>(false)
+
+    /// The first time a download starts, starts loading `sniffer`'s database in the background
+    /// (``TypeSniffer/prewarm()``): a single payload's run overlaps the two instead of loading the
+    /// database after the body arrived. Every later call is one atomic load.
+    func warmUp(_ sniffer: TypeSniffer) {
+        guard !warmed.load(ordering: .relaxed),
+            warmed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+        else { return }
+        sniffer.prewarm()
+    }
     /// Inputs remembered at most.
     let capacity: Int
     /// Bytes of inputs remembered at most (16 KiB heads: 128 of them in the default 4 MiB).

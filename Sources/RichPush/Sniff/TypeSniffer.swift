@@ -97,6 +97,13 @@ public struct TypeSniffer: Sendable {
         self.init(pool: MagicPool(), description: description)
     }
 
+    /// Starts loading libmagic's database on a blocking thread, which also starts the blocking pool:
+    /// a download that starts meanwhile overlaps with both instead of waiting for them after it.
+    func prewarm() {
+        let pool = self.pool
+        BlockingPool.shared.submit { pool.prewarm() }
+    }
+
     /// A sniffer drawing libmagic handles from `pool`.
     package init(pool: MagicPool, description: Description = .always) {
         self.pool = pool
