@@ -152,11 +152,24 @@ package struct DescriptorBudget: Sendable, Equatable {
     /// `option` (the concurrency option of the command, as the caller spells it). The advice never
     /// proposes a concurrency below 1, which no command takes.
     package func shortfall(_ need: Need, option: some CustomStringConvertible) -> String? {
-        let setting = option.description
+        shortfall(
+            need, lead: "\(option) \(need.concurrency)", share: "\(need.perDownload) per download: ",
+            option: option.description)
+    }
+
+    /// Nil when one download (`process`, a single `fetch`) fits; otherwise the sentence that says
+    /// why not and what to do. Checked before a single run as before a batch: a process that holds
+    /// its last descriptor leaves none for the runtime (libdispatch opens `/proc/TID/stat` each second
+    /// while work is queued, and stops the process when it cannot), so the run is refused instead.
+    package func shortfall(single need: Need) -> String? {
+        shortfall(need, lead: "too many open files: one download", share: "", option: nil)
+    }
+
+    private func shortfall(_ need: Need, lead: String, share: String, option setting: String?) -> String? {
         let total = needed(need)
         guard total > limit else { return nil }
         var text =
-            "\(setting) \(need.concurrency) needs about \(total) open files (\(need.perDownload) per download: "
+            "\(lead) needs about \(total) open files (\(share)"
             + "\(need.parts); \(open) already open; \(Self.reserve) kept for richpush itself"
             + (need.fixed > 0 ? "; \(need.fixed) for the network profile's relay itself" : "")
             + "), but this process may "
@@ -167,7 +180,7 @@ package struct DescriptorBudget: Sendable, Equatable {
             text += "Raise the hard limit (as root, or in /etc/security/limits.conf) to \(total)"
         }
         let fits = fitting(need)
-        if fits >= 1 && fits < need.concurrency { text += ", or lower \(setting) to \(fits)" }
+        if let setting, fits >= 1 && fits < need.concurrency { text += ", or lower \(setting) to \(fits)" }
         if open > 64 { text += "; or close the descriptors the parent process left open (\(open))" }
         return text + "."
     }

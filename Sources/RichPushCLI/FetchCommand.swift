@@ -15,7 +15,7 @@ enum FetchCommand {
         in: 1...10_000_000)
     static let parallel: Key<Int?> = .number(
         Option(
-            "--parallel", "N",
+            .parallel, "N",
             "Downloads in flight at once with --repeat (default \(FetchConfiguration.defaultParallel)).", example: "2"),
         in: 1...100_000)
     static let loops: Key<Int?> = .number(

@@ -1,3 +1,4 @@
+import AssetServer
 import Foundation
 import TestSupport
 import Testing
@@ -61,10 +62,11 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder + "/out"), "nothing written")
     }
 
-    /// Whatever runs out at a tight limit (the socket, the trust store, the attachment's temporary, the
-    /// payload file itself), the verdict is the client's: `process` either attaches or says
-    /// `too-many-open-files` with exit 69, never a host's failure (connect, TLS) or a bad input.
-    @Test func runningOutMidRunIsAlwaysTheClientsFault() async throws {
+    /// `process` at a limit that cannot hold one download beside richpush's reserve is refused before
+    /// it makes anything (exit 69, the numbers, the fix); with enough free it attaches. (Where the
+    /// boundary falls moves by a descriptor from run to run: the count is read while the runtime's
+    /// threads start.)
+    @Test func processIsRefusedBeforeItCanRunOutOfDescriptors() async throws {
         let server = try Fixtures.startServer()
         let folder = try Fixtures.temporaryFolder("richpush-descriptors")
         defer {
@@ -72,29 +74,36 @@ import Testing
             try? FileManager.default.removeItem(atPath: folder)
         }
         try Data(HostileInputTests.hero).write(to: URL(fileURLWithPath: folder + "/p.json"))
-        var starved = 0
-        for leaked in 0...12 {
-            let run = try await Shell.run(
-                "ulimit -n 20; for fd in $(seq 3 \(2 + leaked)); do eval \"exec $fd</dev/null\"; done; "
-                    + HostileInputTests.process + " p.json; status=$?; rm -rf out; exit $status",
-                in: folder,
-                environment: [
-                    "CA": Fixtures.caFile, "MAP": "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)",
-                ])
+        var outcomes: [Bool] = []  // true: attached, false: refused
+        for leaked in 0...24 {
+            let run = try await Self.process(leaked: leaked, limit: Self.tightLimit, in: folder, server: server)
             let reason = HostileInputTests.reason(of: run)
+            if run.status == 0 {
+                #expect(reason == "ok", "\(leaked) left open: \(run.stdout) \(run.stderr)")
+                outcomes.append(true)
+            } else {
+                #expect(run.status == 69, "\(leaked) left open: \(run.status) \(run.stderr)")
+                #expect(
+                    run.stderr.contains("too many open files: one download needs about"), "\(run.stderr)")
+                #expect(run.stderr.contains("already open"), "\(run.stderr)")
+                #expect(run.stdout.isEmpty, "no verdict for a run that never started")
+                outcomes.append(false)
+            }
             #expect(
-                (run.status == 0 && reason == "ok") || (run.status == 69 && reason == "too-many-open-files")
-                    || (run.status == 69 && run.stderr.contains("too many open files")),
-                "\(leaked) left open: \(run.status) \(run.stderr)")
-            if run.status == 69 { starved += 1 }
+                outcomes.last == true || !FileManager.default.fileExists(atPath: folder + "/out"),
+                "a refused run makes nothing")
+            try? FileManager.default.removeItem(atPath: folder + "/out")
         }
-        #expect(starved > 0, "some limit was tight enough")
+        #expect(outcomes.first == true, "the limit holds one download when nothing leaked: \(outcomes)")
+        #expect(outcomes.last == false, "24 leaked descriptors are too many: \(outcomes)")
     }
 
-    /// At a limit that leaves next to nothing, the main thread's move to dispatch_main needed one more
-    /// descriptor (libdispatch's main-queue eventfd) and trapped with SIGILL about once in 200 runs;
-    /// richpush now makes it at start. 200 runs at the two tightest limits (a guard, not a proof): no trap.
-    @Test func aTightLimitNeverTrapsTheRuntime() async throws {
+    /// A run that held its last descriptor trapped in libdispatch (its worker-pool monitor opens
+    /// `/proc/TID/stat` each second while work is queued and stops the process with SIGILL when it
+    /// cannot), about once in 100 runs on a loaded machine; runs are now refused before they can get
+    /// there. 100 rounds at the two leak counts around the boundary (a guard, not a proof): exits are
+    /// 0 or 69, never a trap.
+    @Test func theTightestLimitAProcessStartsAtNeverTrapsTheRuntime() async throws {
         let server = try Fixtures.startServer()
         let folder = try Fixtures.temporaryFolder("richpush-descriptor-trap")
         defer {
@@ -102,8 +111,15 @@ import Testing
             try? FileManager.default.removeItem(atPath: folder)
         }
         try Data(HostileInputTests.hero).write(to: URL(fileURLWithPath: folder + "/p.json"))
+        var boundary = 0
+        while boundary < 40,
+            try await Self.process(leaked: boundary + 1, limit: Self.tightLimit, in: folder, server: server).status == 0
+        {
+            try? FileManager.default.removeItem(atPath: folder + "/out")
+            boundary += 1
+        }
         let run = try await Shell.run(
-            "ulimit -n 20; for round in $(seq 1 100); do for leaked in 6 7; do ("
+            "ulimit -n \(Self.tightLimit); for round in $(seq 1 100); do for leaked in \(boundary) \(boundary + 1); do ("
                 + "for fd in $(seq 3 $((2 + leaked))); do eval \"exec $fd</dev/null\"; done; "
                 + HostileInputTests.process + " p.json >/dev/null 2>&1; status=$?; rm -rf out; "
                 + "if [ $status -ne 0 ] && [ $status -ne 69 ]; then echo \"round $round, $leaked leaked: $status\"; fi"
@@ -112,5 +128,17 @@ import Testing
             environment: ["CA": Fixtures.caFile, "MAP": "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)"])
         #expect(run.status == 0)
         #expect(run.stdout.isEmpty, "exits other than 0 and 69: \(run.stdout)")
+    }
+
+    /// A limit a `process` run fits under only with few descriptors left open by its parent.
+    static let tightLimit = 84
+
+    /// `process` of `folder`'s p.json under `ulimit -n limit` with descriptors 3...2+leaked held open.
+    static func process(leaked: Int, limit: Int, in folder: String, server: AssetServer) async throws -> ShellRun {
+        try await Shell.run(
+            "ulimit -n \(limit); for fd in $(seq 3 \(2 + leaked)); do eval \"exec $fd</dev/null\"; done; "
+                + HostileInputTests.process + " p.json",
+            in: folder,
+            environment: ["CA": Fixtures.caFile, "MAP": "cdn.example.com:443:127.0.0.1:\(server.httpsPort ?? 0)"])
     }
 }

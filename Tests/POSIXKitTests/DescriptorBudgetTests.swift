@@ -41,6 +41,21 @@ import Testing
         #expect(relayed.contains("4 per download: a socket, 2 for the network profile's relay, a temporary file"))
     }
 
+    /// One download (`process`) is checked like a batch, with no concurrency to lower.
+    @Test func oneDownloadIsRefusedWithTheNumbersAndNoConcurrencyAdvice() throws {
+        let need = DescriptorBudget.Need(concurrency: 1, relayShare: 0, storing: true)
+        #expect(DescriptorBudget(limit: 1024, hardLimit: 1024, open: 10).shortfall(single: need) == nil)
+        let fits = DescriptorBudget(limit: 10 + DescriptorBudget.reserve + 2, hardLimit: 100, open: 10)
+        #expect(fits.shortfall(single: need) == nil, "exactly enough")
+        let short = try #require(
+            DescriptorBudget(limit: 20, hardLimit: 4096, open: 10).shortfall(single: need))
+        let total = 10 + DescriptorBudget.reserve + 2
+        #expect(short.hasPrefix("too many open files: one download needs about \(total) open files"), "\(short)")
+        #expect(short.contains("(a socket, a temporary file; 10 already open;"), "\(short)")
+        #expect(short.contains("Raise it with 'ulimit -n \(total)'"), "\(short)")
+        #expect(!short.contains("lower"), "\(short)")
+    }
+
     @Test func theLimitsAreReadInOnePlaceWithOneAnswerForUnknown() throws {
         let limits = try #require(DescriptorBudget.limits(), "getrlimit works on Linux")
         #expect(limits.soft >= 1 && limits.soft <= limits.hard)

@@ -1,4 +1,5 @@
 import Foundation
+import POSIXKit
 
 /// One `richpush fetch` run: the fetch engine started for a ``FetchConfiguration``, one download or a
 /// repeat run, and what the command line prints and returns for it.
@@ -14,9 +15,21 @@ public final class FetchSession: Sendable {
     public let configuration: FetchConfiguration
     private let engine: FetchEngine
 
-    /// Starts the engine; an engine that cannot start is `unavailable`, with the reason.
+    /// Starts the engine; an engine that cannot start is `unavailable`, with the reason, and an
+    /// open-file limit that cannot hold the downloads in flight (one, or ``FetchConfiguration/parallel``
+    /// with a repeat) beside richpush's own reserve is `too-few-descriptors` (``DescriptorBudget``).
     public init(_ configuration: FetchConfiguration) throws(ConfigurationError) {
         self.configuration = configuration
+        let relayed = configuration.policy.network != nil
+        let budget = DescriptorBudget.current(raising: true)
+        let shortfall =
+            configuration.repeatCount == nil
+            ? budget.shortfall(single: DescriptorBudget.Need(concurrency: 1, relayed: relayed, storing: false))
+            : budget.shortfall(
+                DescriptorBudget.Need(
+                    concurrency: min(configuration.parallel, configuration.repeatCount ?? 1), relayed: relayed,
+                    storing: false), setting: .parallel)
+        if let shortfall { throw ConfigurationError(.tooFewDescriptors, shortfall) }
         do { engine = try FetchEngine(loops: configuration.loops) } catch {
             throw ConfigurationError(.unavailable, error.engineStartMessage)
         }

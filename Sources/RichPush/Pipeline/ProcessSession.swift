@@ -15,7 +15,9 @@ public struct ProcessSession: Sendable {
 
     /// A session whose attachments go to `folder` (made when missing; `durable`: each file is flushed
     /// to disk before it gets its name). A folder that cannot be written is `unwritable-output`; an
-    /// engine that cannot start, `unavailable`.
+    /// engine that cannot start, `unavailable`; an open-file limit that cannot hold one download and
+    /// richpush's own reserve (``DescriptorBudget``, after raising the soft limit to the hard one),
+    /// `too-few-descriptors`, before anything is made.
     public init(policy: ExtensionPolicy, folder: String, durable: Bool = false) throws(ConfigurationError) {
         try self.init(policy: policy, folder: folder, durable: durable, tracker: nil)
     }
@@ -24,6 +26,12 @@ public struct ProcessSession: Sendable {
     package init(policy: ExtensionPolicy, folder: String, durable: Bool, tracker: DeliveryTracker?)
         throws(ConfigurationError)
     {
+        // A run that reached its last descriptor would leave none for the runtime, which stops the
+        // process when it cannot open one (see DescriptorBudget.shortfall(single:)).
+        let need = DescriptorBudget.Need(concurrency: 1, relayed: policy.fetch.network != nil, storing: true)
+        if let shortfall = DescriptorBudget.current(raising: true).shortfall(single: need) {
+            throw ConfigurationError(.tooFewDescriptors, shortfall)
+        }
         do { store = try AttachmentStore(folder: folder, durable: durable, recordsNewFiles: true) } catch {
             throw ConfigurationError(.unwritableOutput, error.message, setting: nil)
         }

@@ -20,7 +20,7 @@ package enum Setting: String, Sendable, CaseIterable, CustomStringConvertible {
     // The app's own files.
     case app, servicePlist = "service-plist", contentPlist = "content-plist", requireKey = "require-key"
     // Runs and their outputs.
-    case concurrency, shard, seed, out, force, samples, html, json, brazeRequests = "braze-requests"
+    case concurrency, parallel, shard, seed, out, force, samples, html, json, brazeRequests = "braze-requests"
     // A bench's target and arrival.
     case payload, url, type, ownsHost = "i-own-this-host", arrival, ramp, rate, devices, timeLimit = "time-limit"
     case startAt = "start-at"
