@@ -17,7 +17,7 @@ public final class FetchSession: Sendable {
 
     /// Starts the engine; an engine that cannot start is `unavailable`, with the reason, and an
     /// open-file limit that cannot hold the downloads in flight (one, or ``FetchConfiguration/parallel``
-    /// with a repeat) beside richpush's own reserve is `too-few-descriptors` (``DescriptorBudget``).
+    /// with a repeat) beside the 64 descriptors richpush keeps for itself is `too-few-descriptors`.
     public init(_ configuration: FetchConfiguration) throws(ConfigurationError) {
         self.configuration = configuration
         let relayed = configuration.policy.network != nil

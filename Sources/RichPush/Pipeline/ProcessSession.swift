@@ -16,7 +16,7 @@ public struct ProcessSession: Sendable {
     /// A session whose attachments go to `folder` (made when missing; `durable`: each file is flushed
     /// to disk before it gets its name). A folder that cannot be written is `unwritable-output`; an
     /// engine that cannot start, `unavailable`; an open-file limit that cannot hold one download and
-    /// richpush's own reserve (``DescriptorBudget``, after raising the soft limit to the hard one),
+    /// the 64 descriptors richpush keeps for itself (after raising the soft limit to the hard one),
     /// `too-few-descriptors`, before anything is made.
     public init(policy: ExtensionPolicy, folder: String, durable: Bool = false) throws(ConfigurationError) {
         try self.init(policy: policy, folder: folder, durable: durable, tracker: nil)
