@@ -153,83 +153,116 @@ package final class FetchEngine: Sendable {
     private func fetchHopByHop(
         _ request: FetchRequest, transportSecurity: AppTransportSecurity?, writingTo descriptor: Int32
     ) async throws(FetchError) -> FetchResult {
-        let policy = request.policy
-        var url = request.url
+        // The async frame keeps only the chain's state, the spec and the transfer's outcome: the
+        // checks before a hop and the reading after it are functions of their own (@inline(never)),
+        // so their values do not stay in the frame of a task that may run thousands of downloads.
+        var chain = HopChain(url: request.url)
+        while true {
+            let spec = try hopSpec(request, chain: chain, transportSecurity: transportSecurity)
+            let outcome = await group.transfer(spec, writingTo: descriptor)
+            if let result = try Self.afterHop(outcome, chain: &chain, request: request, writingTo: descriptor) {
+                return result
+            }
+        }
+    }
+
+    /// Where a chain of redirects stands between its hops.
+    private struct HopChain {
+        var url: String
         var hops = 0
         var earlier = Duration.zero
         var earlierTrace: TransferTrace?
         var connections = 0
-        while true {
-            let minimumMinor: Int
-            let scheme = Self.scheme(of: url)
-            if let transportSecurity {
-                switch transportSecurity.decide(url) {
-                case .allowed(let version, _):
-                    minimumMinor = Self.minor(version)
-                case .blocked(_, let message, let hint):
-                    if hops > 0, !["http", "https"].contains(scheme) {
-                        throw FetchError(
-                            .redirectNotAllowed, "\(request.url) redirected to \(url), whose scheme is not allowed",
-                            redirectTarget: url)
-                    }
-                    var error = FetchError(
-                        .atsBlocked, hops > 0 ? "\(request.url) redirected to \(url): \(message)" : message,
-                        redirectTarget: hops > 0 ? url : nil)
-                    error.hint = hint
-                    throw error
-                }
-            } else {
-                if hops > 0, !policy.allows(scheme: scheme) {
+    }
+
+    /// The next hop's transfer, or the error that stops the chain before it: a scheme or ATS refusal.
+    @inline(never)
+    private func hopSpec(_ request: FetchRequest, chain: HopChain, transportSecurity: AppTransportSecurity?)
+        throws(FetchError) -> TransferSpec
+    {
+        let policy = request.policy
+        let url = chain.url
+        let hops = chain.hops
+        let minimumMinor: Int
+        let scheme = Self.scheme(of: url)
+        if let transportSecurity {
+            switch transportSecurity.decide(url) {
+            case .allowed(let version, _):
+                minimumMinor = Self.minor(version)
+            case .blocked(_, let message, let hint):
+                if hops > 0, !["http", "https"].contains(scheme) {
                     throw FetchError(
-                        .redirectNotAllowed,
-                        "\(request.url) redirected to \(url), whose scheme is not allowed (allowed: \(policy.schemesText))",
+                        .redirectNotAllowed, "\(request.url) redirected to \(url), whose scheme is not allowed",
                         redirectTarget: url)
                 }
-                minimumMinor = policy.requireTLS12 ? 2 : 0
+                var error = FetchError(
+                    .atsBlocked, hops > 0 ? "\(request.url) redirected to \(url): \(message)" : message,
+                    redirectTarget: hops > 0 ? url : nil)
+                error.hint = hint
+                throw error
             }
-            var hop = request
-            hop.url = url
-            var spec = Self.spec(
-                url, policy: policy, deadline: request.deadline,
-                schemes: transportSecurity == nil ? policy.schemes : ["http", "https"],
-                minimumTLSMinor: minimumMinor, followRedirects: false, connectTo: try connectRules(for: hop))
-            // A download task does not fail on a 4xx or 5xx: it receives the body and saves it, and the
-            // extension decides. Receive it too, so the verdict can say what the extension would attach.
-            spec.failOnHTTPError = false
-            var outcome = await group.transfer(spec, writingTo: descriptor)
-            outcome.totalMicros += earlier.saturatingMicroseconds
-            outcome.redirectCount = hops
-            connections += outcome.connectionsMade
-            outcome.connectionsMade = connections
-            if let before = earlierTrace, let trace = outcome.trace { outcome.trace = before.followed(by: trace) }
-            earlierTrace = outcome.trace
-            guard case .redirect(let location)? = outcome.failure, Self.followedRedirects.contains(outcome.httpStatus)
-            else {
-                return try Self.result(of: outcome, request: hop).get()
-            }
-            hops += 1
-            if policy.redirectsStayLocal, !EndpointRule.isLoopback(url: location, mappings: policy.hostMappings) {
+        } else {
+            if hops > 0, !policy.allows(scheme: scheme) {
                 throw FetchError(
                     .redirectNotAllowed,
-                    "\(request.url) redirected to \(location), which is not on this machine: a bench follows "
-                        + "redirects to other hosts only with \(Setting.ownsHost)",
-                    redirectTarget: location)
+                    "\(request.url) redirected to \(url), whose scheme is not allowed (allowed: \(policy.schemesText))",
+                    redirectTarget: url)
             }
-            guard hops <= policy.maxRedirects else {
-                throw FetchError(
-                    .tooManyRedirects,
-                    "\(request.url) redirected more than \(policy.maxRedirects) times (URLSession stops there with "
-                        + "NSURLErrorHTTPTooManyRedirects, -1007)")
-            }
-            // The redirect's own body is not the asset: start the file again for the next hop.
-            if descriptor >= 0 {
-                _ = ftruncate(descriptor, 0)
-                _ = lseek(descriptor, 0, SEEK_SET)
-            }
-            // Later hops' totals count from the first hop's start.
-            earlier = .microseconds(outcome.totalMicros)
-            url = location
+            minimumMinor = policy.requireTLS12 ? 2 : 0
         }
+        var hop = request
+        hop.url = url
+        var spec = Self.spec(
+            url, policy: policy, deadline: request.deadline,
+            schemes: transportSecurity == nil ? policy.schemes : ["http", "https"],
+            minimumTLSMinor: minimumMinor, followRedirects: false, connectTo: try connectRules(for: hop))
+        // A download task does not fail on a 4xx or 5xx: it receives the body and saves it, and the
+        // extension decides. Receive it too, so the verdict can say what the extension would attach.
+        spec.failOnHTTPError = false
+        return spec
+    }
+
+    /// A hop's outcome: the chain's result, or nil when it follows a redirect (`chain` moves on).
+    @inline(never)
+    private static func afterHop(
+        _ outcome: TransferOutcome, chain: inout HopChain, request: FetchRequest, writingTo descriptor: Int32
+    ) throws(FetchError) -> FetchResult? {
+        let policy = request.policy
+        var outcome = outcome
+        outcome.totalMicros += chain.earlier.saturatingMicroseconds
+        outcome.redirectCount = chain.hops
+        chain.connections += outcome.connectionsMade
+        outcome.connectionsMade = chain.connections
+        if let before = chain.earlierTrace, let trace = outcome.trace { outcome.trace = before.followed(by: trace) }
+        chain.earlierTrace = outcome.trace
+        guard case .redirect(let location)? = outcome.failure, followedRedirects.contains(outcome.httpStatus) else {
+            var hop = request
+            hop.url = chain.url
+            return try result(of: outcome, request: hop).get()
+        }
+        chain.hops += 1
+        if policy.redirectsStayLocal, !EndpointRule.isLoopback(url: location, mappings: policy.hostMappings) {
+            throw FetchError(
+                .redirectNotAllowed,
+                "\(request.url) redirected to \(location), which is not on this machine: a bench follows "
+                    + "redirects to other hosts only with \(Setting.ownsHost)",
+                redirectTarget: location)
+        }
+        guard chain.hops <= policy.maxRedirects else {
+            throw FetchError(
+                .tooManyRedirects,
+                "\(request.url) redirected more than \(policy.maxRedirects) times (URLSession stops there with "
+                    + "NSURLErrorHTTPTooManyRedirects, -1007)")
+        }
+        // The redirect's own body is not the asset: start the file again for the next hop.
+        if descriptor >= 0 {
+            _ = ftruncate(descriptor, 0)
+            _ = lseek(descriptor, 0, SEEK_SET)
+        }
+        // Later hops' totals count from the first hop's start.
+        chain.earlier = .microseconds(outcome.totalMicros)
+        chain.url = location
+        return nil
     }
 
     /// The URL's scheme, lowercased (what `URLComponents` reads before the first colon, when that
