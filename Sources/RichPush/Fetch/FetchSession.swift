@@ -20,16 +20,12 @@ public final class FetchSession: Sendable {
     /// with a repeat) beside the 64 descriptors richpush keeps for itself is `too-few-descriptors`.
     public init(_ configuration: FetchConfiguration) throws(ConfigurationError) {
         self.configuration = configuration
-        let relayed = configuration.policy.network != nil
-        let budget = DescriptorBudget.current(raising: true)
-        let shortfall =
-            configuration.repeatCount == nil
-            ? budget.shortfall(single: DescriptorBudget.Need(concurrency: 1, relayed: relayed, storing: false))
-            : budget.shortfall(
-                DescriptorBudget.Need(
-                    concurrency: min(configuration.parallel, configuration.repeatCount ?? 1), relayed: relayed,
-                    storing: false), setting: .parallel)
-        if let shortfall { throw ConfigurationError(.tooFewDescriptors, shortfall) }
+        // One download, or up to --parallel of a repeat run.
+        let inFlight = configuration.repeatCount.map { min(configuration.parallel, $0) }
+        try DescriptorBudget.require(
+            DescriptorBudget.Need(
+                concurrency: inFlight ?? 1, relayed: configuration.policy.network != nil, storing: false),
+            lowering: inFlight == nil ? nil : .parallel)
         do { engine = try FetchEngine(loops: configuration.loops) } catch {
             throw ConfigurationError(.unavailable, error.engineStartMessage)
         }

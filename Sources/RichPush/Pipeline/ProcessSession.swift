@@ -28,10 +28,8 @@ public struct ProcessSession: Sendable {
     {
         // A run that reached its last descriptor would leave none for the runtime, which stops the
         // process when it cannot open one (see DescriptorBudget.shortfall(single:)).
-        let need = DescriptorBudget.Need(concurrency: 1, relayed: policy.fetch.network != nil, storing: true)
-        if let shortfall = DescriptorBudget.current(raising: true).shortfall(single: need) {
-            throw ConfigurationError(.tooFewDescriptors, shortfall)
-        }
+        try DescriptorBudget.require(
+            DescriptorBudget.Need(concurrency: 1, relayed: policy.fetch.network != nil, storing: true), lowering: nil)
         do { store = try AttachmentStore(folder: folder, durable: durable, recordsNewFiles: true) } catch {
             throw ConfigurationError(.unwritableOutput, error.message, setting: nil)
         }

@@ -17,4 +17,18 @@ extension DescriptorBudget {
     package func shortfall(_ need: Need, setting: Setting) -> String? {
         shortfall(need, option: setting)
     }
+
+    /// Refuses a run whose downloads do not fit this process's open-file limit, raised to the hard
+    /// limit first: `too-few-descriptors` with the numbers and the fix. `setting` is the concurrency
+    /// the advice may lower; nil for a run of one download (`process`, a single `fetch`).
+    package static func require(_ need: Need, lowering setting: Setting?) throws(ConfigurationError) {
+        let budget = current(raising: true)
+        let shortfall: String?
+        if let setting {
+            shortfall = budget.shortfall(need, setting: setting)
+        } else {
+            shortfall = budget.shortfall(single: need)
+        }
+        if let shortfall { throw ConfigurationError(.tooFewDescriptors, shortfall) }
+    }
 }

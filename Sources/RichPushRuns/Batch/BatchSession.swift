@@ -44,9 +44,7 @@ public struct BatchSession: Sendable {
             concurrency: min(configuration.concurrency, items.count),
             relayed: configuration.policy.fetch.network != nil || configuration.networkMix != nil, storing: true,
             profiles: configuration.networkMix?.entries.count ?? 1)
-        if let shortfall = DescriptorBudget.current(raising: true).shortfall(need, setting: .concurrency) {
-            throw ConfigurationError(.tooFewDescriptors, shortfall)
-        }
+        try DescriptorBudget.require(need, lowering: .concurrency)
         let out = configuration.outFolder
         store = try AttachmentStore(folder: out, durable: configuration.durable)
         // Before anything in the folder is touched: another batch's temporaries are not leftovers.
